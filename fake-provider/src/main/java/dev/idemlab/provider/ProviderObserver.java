@@ -1,0 +1,20 @@
+package dev.idemlab.provider;
+
+/**
+ * Callbacks from inside the provider, on the charging thread. Scenarios use them to record a
+ * timeline; tests use them to learn that a caller is inside the provider.
+ */
+public interface ProviderObserver {
+
+    /** Nothing observed. */
+    ProviderObserver NONE = new ProviderObserver() { };
+
+    /** A call entered the provider; nothing is charged yet. */
+    default void callStarted(int callNumber, String orderId, long amount) { }
+
+    /** A call was charged and the charge is in the ledger. */
+    default void charged(int callNumber, Charge charge) { }
+
+    /** A call failed by the fault plan; nothing was charged. */
+    default void timedOut(int callNumber, String orderId) { }
+}

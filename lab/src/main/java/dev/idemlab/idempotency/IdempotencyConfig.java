@@ -1,0 +1,205 @@
+package dev.idemlab.idempotency;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How a coordinator behaves: the in-flight policy, the lease, the record ttl, how long a waiter
+ * waits, what happens when the store is down, and the largest result it stores.
+ *
+ * <p>Immutable and thread-safe; build one with {@link #custom()} or take {@link #ofDefaults()}.
+ * Every rule is checked when the config is built, never later.
+ */
+public final class IdempotencyConfig {
+
+    /** Reserve, and let a second caller wait for the first one's result. */
+    public static final InFlightPolicy DEFAULT_POLICY = InFlightPolicy.WAIT;
+    /** Longer than the slowest honest attempt. */
+    public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
+    /** Longer than a crashed batch job's retry. */
+    public static final Duration DEFAULT_TTL = Duration.ofHours(24);
+    /** A record shorter-lived than this cannot outlive the request that wrote it. */
+    public static final Duration MIN_TTL = Duration.ofSeconds(60);
+    /** Beyond this a record is an archive, not an idempotency record. */
+    public static final Duration MAX_TTL = Duration.ofDays(30);
+    /** How much longer than the lease a waiter waits by default before answering 409. */
+    public static final Duration DEFAULT_WAIT_MARGIN = Duration.ofSeconds(1);
+    /** Availability over exactly-once when the store is down. */
+    public static final StoreFailureMode DEFAULT_STORE_FAILURE_MODE = StoreFailureMode.FAIL_OPEN;
+    /** The largest result, as UTF-8 JSON, that is stored for replay. */
+    public static final int DEFAULT_MAX_RESULT_BYTES = 64 * 1024;
+    /** The first pause of a waiter polling for the outcome; it doubles up to {@link #DEFAULT_MAX_POLL_INTERVAL}. */
+    public static final Duration DEFAULT_MIN_POLL_INTERVAL = Duration.ofMillis(2);
+    /** The longest pause between two polls of a waiter. */
+    public static final Duration DEFAULT_MAX_POLL_INTERVAL = Duration.ofMillis(25);
+
+    private static final IdempotencyConfig DEFAULTS = custom().build();
+
+    private final InFlightPolicy policy;
+    private final Duration lease;
+    private final Duration ttl;
+    private final Duration waitTimeout;
+    private final StoreFailureMode storeFailureMode;
+    private final int maxResultBytes;
+    private final Duration minPollInterval;
+    private final Duration maxPollInterval;
+
+    private IdempotencyConfig(Builder b) {
+        this.policy = b.policy;
+        this.lease = b.lease;
+        this.ttl = b.ttl;
+        this.waitTimeout = b.waitTimeout != null ? b.waitTimeout : b.lease.plus(DEFAULT_WAIT_MARGIN);
+        this.storeFailureMode = b.storeFailureMode;
+        this.maxResultBytes = b.maxResultBytes;
+        this.minPollInterval = b.minPollInterval;
+        this.maxPollInterval = b.maxPollInterval;
+    }
+
+    /** The defaults: WAIT, 30 s lease, 24 h ttl, fail open, 64 KiB results. */
+    public static IdempotencyConfig ofDefaults() {
+        return DEFAULTS;
+    }
+
+    /** A builder starting from the defaults. */
+    public static Builder custom() {
+        return new Builder();
+    }
+
+    /** A builder starting from this config. */
+    public Builder toBuilder() {
+        return new Builder()
+                .policy(policy).lease(lease).ttl(ttl).waitTimeout(waitTimeout)
+                .storeFailureMode(storeFailureMode).maxResultBytes(maxResultBytes)
+                .pollInterval(minPollInterval, maxPollInterval);
+    }
+
+    public InFlightPolicy policy() {
+        return policy;
+    }
+
+    public Duration lease() {
+        return lease;
+    }
+
+    public Duration ttl() {
+        return ttl;
+    }
+
+    /** How long a WAIT caller waits for an in-flight result before answering 409. */
+    public Duration waitTimeout() {
+        return waitTimeout;
+    }
+
+    public StoreFailureMode storeFailureMode() {
+        return storeFailureMode;
+    }
+
+    public int maxResultBytes() {
+        return maxResultBytes;
+    }
+
+    public Duration minPollInterval() {
+        return minPollInterval;
+    }
+
+    public Duration maxPollInterval() {
+        return maxPollInterval;
+    }
+
+    @Override
+    public String toString() {
+        return "IdempotencyConfig{policy=" + policy + ", lease=" + lease + ", ttl=" + ttl
+                + ", waitTimeout=" + waitTimeout + ", storeFailureMode=" + storeFailureMode
+                + ", maxResultBytes=" + maxResultBytes + '}';
+    }
+
+    /** Builds an {@link IdempotencyConfig}. Not thread-safe. */
+    public static final class Builder {
+
+        private InFlightPolicy policy = DEFAULT_POLICY;
+        private Duration lease = DEFAULT_LEASE;
+        private Duration ttl = DEFAULT_TTL;
+        private Duration waitTimeout;
+        private StoreFailureMode storeFailureMode = DEFAULT_STORE_FAILURE_MODE;
+        private int maxResultBytes = DEFAULT_MAX_RESULT_BYTES;
+        private Duration minPollInterval = DEFAULT_MIN_POLL_INTERVAL;
+        private Duration maxPollInterval = DEFAULT_MAX_POLL_INTERVAL;
+
+        private Builder() { }
+
+        public Builder policy(InFlightPolicy policy) {
+            this.policy = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /** How long a reservation protects the key; positive, shorter than the ttl. */
+        public Builder lease(Duration lease) {
+            this.lease = Objects.requireNonNull(lease, "lease");
+            return this;
+        }
+
+        /** How long a completed record is kept: 60 s to 30 days. */
+        public Builder ttl(Duration ttl) {
+            this.ttl = Objects.requireNonNull(ttl, "ttl");
+            return this;
+        }
+
+        /** How long a WAIT caller waits; positive. Default: the lease plus one second. */
+        public Builder waitTimeout(Duration waitTimeout) {
+            this.waitTimeout = Objects.requireNonNull(waitTimeout, "waitTimeout");
+            return this;
+        }
+
+        public Builder storeFailureMode(StoreFailureMode storeFailureMode) {
+            this.storeFailureMode = Objects.requireNonNull(storeFailureMode, "storeFailureMode");
+            return this;
+        }
+
+        /** The largest result stored for replay, in bytes of UTF-8 JSON; positive. */
+        public Builder maxResultBytes(int maxResultBytes) {
+            this.maxResultBytes = maxResultBytes;
+            return this;
+        }
+
+        /** A waiter's polling back-off: from {@code min}, doubling, up to {@code max}. */
+        public Builder pollInterval(Duration min, Duration max) {
+            this.minPollInterval = Objects.requireNonNull(min, "min");
+            this.maxPollInterval = Objects.requireNonNull(max, "max");
+            return this;
+        }
+
+        /**
+         * @throws InvalidIdempotencyConfigException naming the rule a value breaks
+         */
+        public IdempotencyConfig build() {
+            requirePositive("lease", lease);
+            if (ttl.compareTo(MIN_TTL) < 0 || ttl.compareTo(MAX_TTL) > 0) {
+                throw new InvalidIdempotencyConfigException("ttl", ttl,
+                        "ttl must be between " + MIN_TTL + " and " + MAX_TTL);
+            }
+            if (lease.compareTo(ttl) >= 0) {
+                throw new InvalidIdempotencyConfigException("lease", lease,
+                        "lease must be shorter than ttl (" + ttl + ")");
+            }
+            if (waitTimeout != null) {
+                requirePositive("waitTimeout", waitTimeout);
+            }
+            if (maxResultBytes <= 0) {
+                throw new InvalidIdempotencyConfigException("maxResultBytes", maxResultBytes,
+                        "maxResultBytes must be positive");
+            }
+            requirePositive("minPollInterval", minPollInterval);
+            if (maxPollInterval.compareTo(minPollInterval) < 0) {
+                throw new InvalidIdempotencyConfigException("maxPollInterval", maxPollInterval,
+                        "maxPollInterval must not be shorter than minPollInterval (" + minPollInterval + ")");
+            }
+            return new IdempotencyConfig(this);
+        }
+
+        private static void requirePositive(String setting, Duration value) {
+            if (value.isNegative() || value.isZero()) {
+                throw new InvalidIdempotencyConfigException(setting, value, setting + " must be positive");
+            }
+        }
+    }
+}

@@ -1,0 +1,76 @@
+package dev.idemlab.idempotency;
+
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * One request as the coordinator sees it: the operation, the client's key and the request's
+ * fingerprint. The record lives under {@code operation:key}, so one key may be used once per operation.
+ *
+ * <p>Immutable and thread-safe. Arguments are checked here, once.
+ *
+ * @param operation {@code [A-Za-z0-9._-]{1,100}}, e.g. {@code payment.charge}
+ * @param key the client's key, 1 to 255 characters without control characters; {@code null} means
+ *     no idempotency was asked for and the action runs directly
+ * @param fingerprint what makes this request this request
+ */
+public record IdempotentCall(String operation, String key, Fingerprint fingerprint) {
+
+    /** The longest key accepted. */
+    public static final int MAX_KEY_LENGTH = 255;
+
+    private static final Pattern OPERATION = Pattern.compile("[A-Za-z0-9._-]{1,100}");
+
+    /**
+     * @throws IllegalArgumentException if the operation breaks its rule
+     * @throws InvalidIdempotencyKeyException if the key breaks its rule
+     */
+    public IdempotentCall {
+        Objects.requireNonNull(operation, "operation");
+        Objects.requireNonNull(fingerprint, "fingerprint");
+        if (!OPERATION.matcher(operation).matches()) {
+            throw new IllegalArgumentException("operation must match [A-Za-z0-9._-]{1,100}: '" + operation + "'");
+        }
+        if (key != null) {
+            String broken = brokenKeyRule(key);
+            if (broken != null) {
+                throw new InvalidIdempotencyKeyException(operation, key, broken);
+            }
+        }
+    }
+
+    /** A call; see the record's rules. */
+    public static IdempotentCall of(String operation, String key, Fingerprint fingerprint) {
+        return new IdempotentCall(operation, key, fingerprint);
+    }
+
+    /**
+     * The rule {@code key} breaks, or {@code null} if it is a valid key. Exposed so that an API or
+     * CLI layer can validate a key before building a call.
+     */
+    public static String brokenKeyRule(String key) {
+        if (key.isEmpty()) {
+            return "key must be 1 to " + MAX_KEY_LENGTH + " characters, got an empty key";
+        }
+        if (key.length() > MAX_KEY_LENGTH) {
+            return "key must be 1 to " + MAX_KEY_LENGTH + " characters, got " + key.length();
+        }
+        for (int i = 0; i < key.length(); i++) {
+            if (Character.isISOControl(key.charAt(i))) {
+                return "key must not contain control characters (found U+"
+                        + String.format("%04X", (int) key.charAt(i)) + " at index " + i + ")";
+            }
+        }
+        return null;
+    }
+
+    /** Whether the caller asked for idempotency at all. */
+    public boolean hasKey() {
+        return key != null;
+    }
+
+    /** The store namespace of this call: {@code operation:key}. */
+    public String namespace() {
+        return operation + ':' + key;
+    }
+}

@@ -1,0 +1,156 @@
+package dev.idemlab.idempotency.store.memory;
+
+import dev.idemlab.idempotency.Ticker;
+import dev.idemlab.idempotency.spi.IdempotencyRecord;
+import dev.idemlab.idempotency.spi.IdempotencyRecord.Completed;
+import dev.idemlab.idempotency.spi.IdempotencyRecord.Pending;
+import dev.idemlab.idempotency.spi.IdempotencyStore;
+import dev.idemlab.idempotency.spi.Reservation;
+import dev.idemlab.idempotency.spi.StoreDescription;
+import dev.idemlab.idempotency.spi.StoredResult;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A single-process store: a {@link ConcurrentHashMap} whose every operation is one atomic
+ * {@code compute}. Expiry follows an injected {@link Ticker}, so tests advance time instead of
+ * sleeping. Expired entries are dropped when touched and swept every {@value #SWEEP_EVERY} writes,
+ * so memory stays bounded by the live records.
+ *
+ * <p>Thread-safe.
+ */
+public final class InMemoryIdempotencyStore implements IdempotencyStore {
+
+    static final int SWEEP_EVERY = 4096;
+
+    private static final StoreDescription DESCRIPTION = new StoreDescription("memory", "in-process", "in-process");
+
+    private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
+    private final Ticker ticker;
+    private final AtomicLong writes = new AtomicLong();
+
+    /** One record and the ticker reading at which it expires. */
+    private record Entry(IdempotencyRecord record, long expiresAtNanos) {
+        boolean liveAt(long now) {
+            return now - expiresAtNanos < 0;
+        }
+    }
+
+    /** A store on the system's monotonic clock. */
+    public InMemoryIdempotencyStore() {
+        this(Ticker.system());
+    }
+
+    /** A store on the given ticker. */
+    public InMemoryIdempotencyStore(Ticker ticker) {
+        this.ticker = Objects.requireNonNull(ticker, "ticker");
+    }
+
+    @Override
+    public Reservation reserve(String namespace, String token, String fingerprint, Duration lease) {
+        long now = ticker.read();
+        Reservation[] answer = new Reservation[1];
+        entries.compute(namespace, (ns, entry) -> {
+            if (entry != null && entry.liveAt(now)
+                    && !(entry.record() instanceof Pending pending && pending.token().equals(token))) {
+                answer[0] = Reservation.found(withRemainingLease(entry, now));
+                return entry;
+            }
+            answer[0] = Reservation.ACQUIRED;
+            return new Entry(new Pending(token, fingerprint, lease), now + lease.toNanos());
+        });
+        maybeSweep();
+        return answer[0];
+    }
+
+    @Override
+    public boolean complete(String namespace, String token, StoredResult result, Duration ttl) {
+        long now = ticker.read();
+        boolean[] done = new boolean[1];
+        entries.computeIfPresent(namespace, (ns, entry) -> {
+            if (heldBy(entry, token, now)) {
+                done[0] = true;
+                return new Entry(new Completed(entry.record().fingerprint(), result), now + ttl.toNanos());
+            }
+            return entry;
+        });
+        return done[0];
+    }
+
+    @Override
+    public boolean release(String namespace, String token) {
+        long now = ticker.read();
+        boolean[] done = new boolean[1];
+        entries.computeIfPresent(namespace, (ns, entry) -> {
+            if (heldBy(entry, token, now)) {
+                done[0] = true;
+                return null;
+            }
+            return entry;
+        });
+        return done[0];
+    }
+
+    @Override
+    public Optional<IdempotencyRecord> lookup(String namespace) {
+        Entry entry = entries.get(namespace);
+        long now = ticker.read();
+        if (entry == null || !entry.liveAt(now)) {
+            return Optional.empty();
+        }
+        return Optional.of(withRemainingLease(entry, now));
+    }
+
+    @Override
+    public Optional<IdempotencyRecord> putIfAbsent(String namespace, String fingerprint, StoredResult result,
+                                                   Duration ttl) {
+        long now = ticker.read();
+        IdempotencyRecord[] existing = new IdempotencyRecord[1];
+        entries.compute(namespace, (ns, entry) -> {
+            if (entry != null && entry.liveAt(now)) {
+                existing[0] = withRemainingLease(entry, now);
+                return entry;
+            }
+            return new Entry(new Completed(fingerprint, result), now + ttl.toNanos());
+        });
+        maybeSweep();
+        return Optional.ofNullable(existing[0]);
+    }
+
+    @Override
+    public StoreDescription describe() {
+        return DESCRIPTION;
+    }
+
+    /** How many entries the map holds, live or not yet swept. */
+    public int size() {
+        return entries.size();
+    }
+
+    /** Drops every expired entry now. */
+    public void sweepExpired() {
+        long now = ticker.read();
+        entries.values().removeIf(entry -> !entry.liveAt(now));
+    }
+
+    private static boolean heldBy(Entry entry, String token, long now) {
+        return entry.liveAt(now) && entry.record() instanceof Pending pending && pending.token().equals(token);
+    }
+
+    private static IdempotencyRecord withRemainingLease(Entry entry, long now) {
+        if (entry.record() instanceof Pending pending) {
+            return new Pending(pending.token(), pending.fingerprint(), Duration.ofNanos(entry.expiresAtNanos() - now));
+        }
+        return entry.record();
+    }
+
+    private void maybeSweep() {
+        if (writes.incrementAndGet() % SWEEP_EVERY == 0) {
+            sweepExpired();
+        }
+    }
+}
