@@ -1,0 +1,26 @@
+package dev.idemlab.lab.infra;
+
+import java.util.Objects;
+
+/**
+ * What every lab output says about the store it used.
+ *
+ * @param store the store's name: memory, redis, postgres
+ * @param version the server's version as it reports it
+ * @param origin where the server came from
+ * @param address where it listens, or {@code in-process}
+ */
+public record ServerInfo(String store, String version, Origin origin, String address) {
+
+    public ServerInfo {
+        Objects.requireNonNull(store, "store");
+        Objects.requireNonNull(version, "version");
+        Objects.requireNonNull(origin, "origin");
+        Objects.requireNonNull(address, "address");
+    }
+
+    /** One line for humans: {@code redis 7.2.4 (bundled binary, private instance) at 127.0.0.1:40123}. */
+    public String describe() {
+        return store + " " + version + " (" + origin.description() + ") at " + address;
+    }
+}

@@ -1,0 +1,23 @@
+package dev.idemlab.lab.infra;
+
+import java.util.List;
+
+/** Opens a {@link StoreBackend} by name, provisioning its server as {@link ProvisioningOptions} say. */
+public final class StoreBackends {
+
+    /** Every store the lab knows, in the order {@code lab check} runs them. */
+    public static final List<String> NAMES = List.of("memory");
+
+    private StoreBackends() { }
+
+    /**
+     * @throws IllegalArgumentException for an unknown store name
+     * @throws ProvisioningException when no server could be had, saying how to get one
+     */
+    public static StoreBackend open(String name, ProvisioningOptions options) {
+        return switch (name) {
+            case "memory" -> new MemoryBackend();
+            default -> throw new IllegalArgumentException("unknown store '" + name + "'; known: " + String.join(", ", NAMES));
+        };
+    }
+}
