@@ -8,6 +8,17 @@ public final class StoreBackends {
     /** Every store the lab knows, in the order {@code lab check} runs them. */
     public static final List<String> NAMES = List.of("memory");
 
+    /** The store scenarios use when none is named. */
+    public static final String DEFAULT = "memory";
+
+    /** The names, for command-line completion and help. */
+    public static final class Names implements Iterable<String> {
+        @Override
+        public java.util.Iterator<String> iterator() {
+            return NAMES.iterator();
+        }
+    }
+
     private StoreBackends() { }
 
     /**
