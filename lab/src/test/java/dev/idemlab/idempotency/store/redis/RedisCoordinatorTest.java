@@ -39,6 +39,8 @@ class RedisCoordinatorTest {
 
     private static final ResultCodec<String> CODEC = ResultCodec.json(String.class);
 
+    private static final int DEAD_CALLS = 5;
+
     private static RedisBackend backend;
 
     @BeforeAll
@@ -70,19 +72,24 @@ class RedisCoordinatorTest {
 
     @Test
     void aDeadServerFailsOpenFastRunningTheActionAndCountingAReserveError() {
-        try (StoreOutage outage = backend.openOutage()) {
+        try (StoreOutage outage = backend.openOutage(); IdempotencyStore healthy = backend.openStore()) {
             System.out.println("outage: " + outage.how());
+            // One call on a live server first, so that loading the coordinator's classes is not timed.
+            coordinator(healthy, StoreFailureMode.FAIL_OPEN).call(call(), CODEC, () -> "warm-up");
             IdempotencyCoordinator coordinator = coordinator(outage.store(), StoreFailureMode.FAIL_OPEN);
             AtomicInteger charges = new AtomicInteger();
 
-            long start = System.nanoTime();
-            IdempotentResult<String> result = coordinator.call(call(), CODEC, () -> "ch_" + charges.incrementAndGet());
-            long micros = (System.nanoTime() - start) / 1_000;
-            System.out.printf("dead-server call, fail open: %d.%03d ms%n", micros / 1000, micros % 1000);
+            for (int i = 1; i <= DEAD_CALLS; i++) {
+                IdempotentCall call = call();
+                long start = System.nanoTime();
+                IdempotentResult<String> result = coordinator.call(call, CODEC, () -> "ch_" + charges.incrementAndGet());
+                printElapsed("fail open, call " + i, start);
+                assertThat(result).isEqualTo(new IdempotentResult<>("ch_" + i, Outcome.FAILED_OPEN));
+            }
 
-            assertThat(result).isEqualTo(new IdempotentResult<>("ch_1", Outcome.FAILED_OPEN));
-            assertThat(charges).hasValue(1);
-            assertThat(coordinator.stats().storageErrors()).containsEntry(StorePhase.RESERVE, 1L);
+            assertThat(charges).hasValue(DEAD_CALLS);
+            assertThat(coordinator.stats().storageErrors()).containsEntry(StorePhase.RESERVE, (long) DEAD_CALLS);
+            assertThat(coordinator.stats().count(Outcome.FAILED_OPEN)).isEqualTo(DEAD_CALLS);
         }
     }
 
@@ -92,16 +99,22 @@ class RedisCoordinatorTest {
             IdempotencyCoordinator coordinator = coordinator(outage.store(), StoreFailureMode.FAIL_CLOSED);
             AtomicInteger charges = new AtomicInteger();
 
+            IdempotentCall call = call();
             long start = System.nanoTime();
-            assertThatThrownBy(() -> coordinator.call(call(), CODEC, () -> "ch_" + charges.incrementAndGet()))
+            assertThatThrownBy(() -> coordinator.call(call, CODEC, () -> "ch_" + charges.incrementAndGet()))
                     .isInstanceOfSatisfying(IdempotencyStoreUnavailableException.class,
                             e -> assertThat(e.phase()).isEqualTo(StorePhase.RESERVE));
-            long micros = (System.nanoTime() - start) / 1_000;
-            System.out.printf("dead-server call, fail closed: %d.%03d ms%n", micros / 1000, micros % 1000);
+            printElapsed("fail closed", start);
 
             assertThat(charges).hasValue(0);
             assertThat(coordinator.stats().storageErrors()).containsEntry(StorePhase.RESERVE, 1L);
         }
+    }
+
+    /** Printed for the record, never asserted: timing belongs in results, not in tests. */
+    private static void printElapsed(String what, long startNanos) {
+        long micros = (System.nanoTime() - startNanos) / 1_000;
+        System.out.printf("dead-server call, %s: %d.%03d ms%n", what, micros / 1000, micros % 1000);
     }
 
     private static IdempotencyCoordinator coordinator(IdempotencyStore store, StoreFailureMode mode) {
