@@ -103,8 +103,8 @@ class RedisBackendTest {
     }
 
     private static boolean accepts(int port) {
-        try (Socket ignored = new Socket("127.0.0.1", port)) {
-            return true;
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            return socket.isConnected();
         } catch (IOException refused) {
             return false;
         }
