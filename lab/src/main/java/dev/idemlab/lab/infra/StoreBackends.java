@@ -6,7 +6,7 @@ import java.util.List;
 public final class StoreBackends {
 
     /** Every store the lab knows, in the order {@code lab check} runs them. */
-    public static final List<String> NAMES = List.of("memory");
+    public static final List<String> NAMES = List.of("memory", "redis");
 
     /** The store scenarios use when none is named. */
     public static final String DEFAULT = "memory";
@@ -28,6 +28,7 @@ public final class StoreBackends {
     public static StoreBackend open(String name, ProvisioningOptions options) {
         return switch (name) {
             case "memory" -> new MemoryBackend();
+            case "redis" -> RedisBackend.open(options);
             default -> throw new IllegalArgumentException("unknown store '" + name + "'; known: " + String.join(", ", NAMES));
         };
     }
