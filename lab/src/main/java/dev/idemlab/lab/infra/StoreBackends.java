@@ -9,7 +9,7 @@ public final class StoreBackends {
     public static final List<String> NAMES = List.of("memory", "redis");
 
     /** The store scenarios use when none is named. */
-    public static final String DEFAULT = "memory";
+    public static final String DEFAULT = "redis";
 
     /** The names, for command-line completion and help. */
     public static final class Names implements Iterable<String> {

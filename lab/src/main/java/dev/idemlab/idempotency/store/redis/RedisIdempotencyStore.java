@@ -39,7 +39,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     private final RedisStoreConfig config;
     private final RedisScriptClient scripts;
-    private final StoreDescription description;
+    /** Re-read while the version is unknown: a cold client's first INFO can miss the short timeout. */
+    private volatile StoreDescription description;
 
     /** Connects to the server {@code config} names and reads its version once. */
     public RedisIdempotencyStore(RedisStoreConfig config) {
@@ -96,7 +97,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     @Override
     public StoreDescription describe() {
-        return description;
+        StoreDescription known = description;
+        if (known.serverVersion().equals(UNKNOWN_VERSION)) {
+            known = new StoreDescription("redis", serverVersion(), config.address());
+            description = known;
+        }
+        return known;
     }
 
     /** The configuration this store was created with. */
