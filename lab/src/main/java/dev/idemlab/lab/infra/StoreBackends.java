@@ -6,7 +6,7 @@ import java.util.List;
 public final class StoreBackends {
 
     /** Every store the lab knows, in the order {@code lab check} runs them. */
-    public static final List<String> NAMES = List.of("memory");
+    public static final List<String> NAMES = List.of("memory", "postgres");
 
     private StoreBackends() { }
 
@@ -17,6 +17,7 @@ public final class StoreBackends {
     public static StoreBackend open(String name, ProvisioningOptions options) {
         return switch (name) {
             case "memory" -> new MemoryBackend();
+            case "postgres" -> PostgresBackend.open(options);
             default -> throw new IllegalArgumentException("unknown store '" + name + "'; known: " + String.join(", ", NAMES));
         };
     }
