@@ -1,5 +1,12 @@
 package dev.idemlab.idempotency.store.postgres;
 
+import dev.idemlab.idempotency.Fingerprint;
+import dev.idemlab.idempotency.IdempotencyConfig;
+import dev.idemlab.idempotency.IdempotencyCoordinator;
+import dev.idemlab.idempotency.IdempotentCall;
+import dev.idemlab.idempotency.IdempotentReplayUnavailableException;
+import dev.idemlab.idempotency.InFlightPolicy;
+import dev.idemlab.idempotency.ResultCodec;
 import dev.idemlab.idempotency.spi.IdempotencyRecord.Completed;
 import dev.idemlab.idempotency.spi.IdempotencyRecord.Pending;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
@@ -15,13 +22,17 @@ import org.junit.jupiter.api.TestInstance;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The store contract, and what only a real PostgreSQL can show, against a private server. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -174,5 +185,44 @@ class PostgresIdempotencyStoreTest extends IdempotencyStoreContract {
         assertThat(store.sweepExpired()).isGreaterThanOrEqualTo(1);
         assertThat(table.countRows(expired)).isZero();
         assertThat(table.countRows(live)).isEqualTo(1);
+    }
+
+    @Test
+    void aRowWithAnUnknownStateIsReplayedAsUnavailableAndTheActionDoesNotRun() {
+        String key = UUID.randomUUID().toString();
+        Fingerprint fingerprint = Fingerprint.ofFields(Map.of("amount", 10));
+        table.plant("payment.charge:" + key, "refunded", null, fingerprint.hex(), "\"ch_1\"", null);
+        assertNoRerun(key, fingerprint);
+    }
+
+    @Test
+    void aCompletedRowWithNeitherResultNorReasonIsReplayedAsUnavailableAndTheActionDoesNotRun() {
+        String key = UUID.randomUUID().toString();
+        Fingerprint fingerprint = Fingerprint.ofFields(Map.of("amount", 10));
+        table.plant("payment.charge:" + key, "completed", null, fingerprint.hex(), null, null);
+        assertNoRerun(key, fingerprint);
+    }
+
+    @Test
+    void aPendingRowWithoutATokenIsReplayedAsUnavailableAndTheActionDoesNotRun() {
+        String key = UUID.randomUUID().toString();
+        Fingerprint fingerprint = Fingerprint.ofFields(Map.of("amount", 10));
+        table.plant("payment.charge:" + key, "pending", null, fingerprint.hex(), null, null);
+        assertNoRerun(key, fingerprint);
+    }
+
+    private void assertNoRerun(String key, Fingerprint fingerprint) {
+        for (InFlightPolicy policy : InFlightPolicy.values()) {
+            IdempotencyCoordinator coordinator = IdempotencyCoordinator.builder(store)
+                    .config(IdempotencyConfig.custom().policy(policy).build()).build();
+            AtomicInteger charges = new AtomicInteger();
+            assertThatThrownBy(() -> coordinator.execute(IdempotentCall.of("payment.charge", key, fingerprint),
+                    ResultCodec.json(String.class), () -> "ch_" + charges.incrementAndGet()))
+                    .as("policy %s", policy)
+                    .isInstanceOf(IdempotentReplayUnavailableException.class)
+                    .hasMessageContaining("unreadable");
+            assertThat(charges).as("charges under policy %s", policy).hasValue(0);
+            assertThat(coordinator.stats().totalStorageErrors()).isZero();
+        }
     }
 }
