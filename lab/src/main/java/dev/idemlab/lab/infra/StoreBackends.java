@@ -6,7 +6,7 @@ import java.util.List;
 public final class StoreBackends {
 
     /** Every store the lab knows, in the order {@code lab check} runs them. */
-    public static final List<String> NAMES = List.of("memory", "redis");
+    public static final List<String> NAMES = List.of("memory", "redis", "postgres");
 
     /** The store scenarios use when none is named. */
     public static final String DEFAULT = "redis";
@@ -29,6 +29,7 @@ public final class StoreBackends {
         return switch (name) {
             case "memory" -> new MemoryBackend();
             case "redis" -> RedisBackend.open(options);
+            case "postgres" -> PostgresBackend.open(options);
             default -> throw new IllegalArgumentException("unknown store '" + name + "'; known: " + String.join(", ", NAMES));
         };
     }
