@@ -96,7 +96,7 @@ class RedisBackendTest {
 
     @Test
     void redisIsAStoreTheLabKnowsAfterMemory() {
-        assertThat(StoreBackends.NAMES).containsExactly("memory", "redis");
+        assertThat(StoreBackends.NAMES).startsWith("memory", "redis");
         try (StoreBackend backend = StoreBackends.open("redis", new ProvisioningOptions(null, Origin.BUNDLED, null, null))) {
             assertThat(backend.name()).isEqualTo("redis");
         }
