@@ -36,9 +36,9 @@ final class ChargeClient {
      * throwaway coordinator, provider and key on the same store, so that class loading and the
      * store client's first round trips do not land inside the timed race. Nothing of it is reported.
      */
-    static void warmUp(ScenarioContext context, IdempotencyStore store) {
+    static void warmUp(ScenarioContext context, IdempotencyStore store, dev.idemlab.idempotency.InFlightPolicy policy) {
         FakePaymentProvider scratch = FakePaymentProvider.builder().latency(java.time.Duration.ZERO).build();
-        IdempotencyCoordinator coordinator = context.coordinator(store, dev.idemlab.idempotency.InFlightPolicy.WAIT);
+        IdempotencyCoordinator coordinator = context.coordinator(store, policy);
         ChargeClient client = new ChargeClient(coordinator, scratch, new Timeline());
         String key = "warm-up-" + java.util.UUID.randomUUID();
         client.charge("warm-up", key, ScenarioSettings.AMOUNT);

@@ -38,7 +38,7 @@ public final class InFlightScenario implements Scenario {
         Timeline timeline = new Timeline();
         FakePaymentProvider provider = context.provider(timeline);
         try (IdempotencyStore store = context.backend().openStore()) {
-            ChargeClient.warmUp(context, store);
+            ChargeClient.warmUp(context, store, policy);
             IdempotencyCoordinator coordinator = context.coordinator(store, policy);
             ChargeClient client = new ChargeClient(coordinator, provider, timeline);
             CallerResult[] results = new CallerResult[settings.callers()];

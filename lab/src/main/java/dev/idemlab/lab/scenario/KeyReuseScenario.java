@@ -29,7 +29,7 @@ public final class KeyReuseScenario implements Scenario {
         Timeline timeline = new Timeline();
         FakePaymentProvider provider = context.provider(timeline);
         try (IdempotencyStore store = context.backend().openStore()) {
-            ChargeClient.warmUp(context, store);
+            ChargeClient.warmUp(context, store, policy);
             IdempotencyCoordinator coordinator = context.coordinator(store, policy);
             ChargeClient client = new ChargeClient(coordinator, provider, timeline);
             List<CallerResult> callers = List.of(

@@ -30,7 +30,7 @@ public final class ProviderTimeoutScenario implements Scenario {
         FakePaymentProvider provider = context.provider(timeline);
         provider.failNextCalls(1);
         try (IdempotencyStore store = context.backend().openStore()) {
-            ChargeClient.warmUp(context, store);
+            ChargeClient.warmUp(context, store, policy);
             IdempotencyCoordinator coordinator = context.coordinator(store, policy);
             ChargeClient client = new ChargeClient(coordinator, provider, timeline);
             List<CallerResult> callers = List.of(

@@ -13,12 +13,13 @@ import java.nio.file.Path;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The command line in this JVM. The race is widened (a slow provider, an early retry) so that the
- * retry is surely inside the first call on a noisy machine; nothing here asserts a duration.
+ * The command line in this JVM. The race is widened (an 800 ms provider, retries at 200 ms) so that
+ * on a noisy machine the retry is surely inside the first call and the first call surely stores its
+ * result first; nothing here asserts a duration.
  */
 class LabCommandTest {
 
-    private static final String[] WIDE_RACE = {"--latency-ms", "800", "--retry-at-ms", "20"};
+    private static final String[] WIDE_RACE = {"--latency-ms", "800", "--retry-at-ms", "200"};
 
     private static String[] args(String... head) {
         String[] all = new String[head.length + WIDE_RACE.length];
