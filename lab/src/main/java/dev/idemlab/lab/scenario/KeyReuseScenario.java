@@ -26,10 +26,11 @@ public final class KeyReuseScenario implements Scenario {
     @Override
     public ScenarioRun run(ScenarioContext context, InFlightPolicy policy) {
         ScenarioSettings settings = context.settings();
-        Timeline timeline = new Timeline();
-        FakePaymentProvider provider = context.provider(timeline);
         try (IdempotencyStore store = context.backend().openStore()) {
             ChargeClient.warmUp(context, store, policy);
+            // The clock starts after the warm-up: arrival times are relative to the race itself.
+            Timeline timeline = new Timeline();
+            FakePaymentProvider provider = context.provider(timeline);
             IdempotencyCoordinator coordinator = context.coordinator(store, policy);
             ChargeClient client = new ChargeClient(coordinator, provider, timeline);
             List<CallerResult> callers = List.of(

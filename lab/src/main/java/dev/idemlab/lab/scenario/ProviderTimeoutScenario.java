@@ -26,11 +26,12 @@ public final class ProviderTimeoutScenario implements Scenario {
     @Override
     public ScenarioRun run(ScenarioContext context, InFlightPolicy policy) {
         ScenarioSettings settings = context.settings();
-        Timeline timeline = new Timeline();
-        FakePaymentProvider provider = context.provider(timeline);
-        provider.failNextCalls(1);
         try (IdempotencyStore store = context.backend().openStore()) {
             ChargeClient.warmUp(context, store, policy);
+            // The clock starts after the warm-up: arrival times are relative to the race itself.
+            Timeline timeline = new Timeline();
+            FakePaymentProvider provider = context.provider(timeline);
+            provider.failNextCalls(1);
             IdempotencyCoordinator coordinator = context.coordinator(store, policy);
             ChargeClient client = new ChargeClient(coordinator, provider, timeline);
             List<CallerResult> callers = List.of(

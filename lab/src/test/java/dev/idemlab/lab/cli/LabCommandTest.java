@@ -68,6 +68,16 @@ class LabCommandTest {
     }
 
     @Test
+    void retriesArriveAtTheRetryTimeAfterTheFirstCallerNotAfterTheWarmUp() throws Exception {
+        // Regression: the scenario clock once started before the warm-up, so both callers arrived together.
+        LabRun run = LabRun.of(args("scenario", "in-flight", "--policy", "wait", "--store", "memory", "--format", "json"));
+        JsonNode callers = new ObjectMapper().readTree(run.out()).get(0).get("callers");
+        long a = callers.get(0).get("startMs").asLong();
+        long b = callers.get(1).get("startMs").asLong();
+        assertThat(b - a).as("a sleep lasts at least as long as asked").isGreaterThanOrEqualTo(200 - 1);
+    }
+
+    @Test
     void markdownHasTheTableAndASequenceDiagram() {
         LabRun run = LabRun.of(args("scenario", "in-flight", "--policy", "wait", "--store", "memory", "--format", "markdown"));
         assertThat(run.out()).contains("## in-flight").contains("| policy | responses | charges made |")
