@@ -74,7 +74,8 @@ class LabCommandTest {
         JsonNode callers = new ObjectMapper().readTree(run.out()).get(0).get("callers");
         long a = callers.get(0).get("startMs").asLong();
         long b = callers.get(1).get("startMs").asLong();
-        assertThat(b - a).as("a sleep lasts at least as long as asked").isGreaterThanOrEqualTo(200 - 1);
+        assertThat(b).as("B sleeps until the retry time on the race's clock").isGreaterThanOrEqualTo(200 - 1);
+        assertThat(a).as("A is already in flight when B arrives").isLessThan(b);
     }
 
     @Test
