@@ -1,17 +1,14 @@
 package dev.idemlab.idempotency;
 
-import dev.idemlab.idempotency.spi.IdempotencyRecord;
+import dev.idemlab.idempotency.spi.ForwardingIdempotencyStore;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.idempotency.spi.Reservation;
-import dev.idemlab.idempotency.spi.StoreDescription;
-import dev.idemlab.idempotency.spi.StoredResult;
 import dev.idemlab.provider.Charge;
 import dev.idemlab.provider.FakePaymentProvider;
 import dev.idemlab.provider.ProviderObserver;
 
 import java.time.Duration;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
@@ -76,40 +73,14 @@ final class RaceStage {
 
     /** Wraps a real store so that the stage sees every reserve that found someone else's record. */
     IdempotencyStore observe(IdempotencyStore store) {
-        return new IdempotencyStore() {
+        return new ForwardingIdempotencyStore(store) {
             @Override
             public Reservation reserve(String namespace, String token, String fingerprint, Duration lease) {
-                Reservation answer = store.reserve(namespace, token, fingerprint, lease);
+                Reservation answer = super.reserve(namespace, token, fingerprint, lease);
                 if (answer instanceof Reservation.Found) {
                     keyFoundHeld.release();
                 }
                 return answer;
-            }
-
-            @Override
-            public boolean complete(String namespace, String token, StoredResult result, Duration ttl) {
-                return store.complete(namespace, token, result, ttl);
-            }
-
-            @Override
-            public boolean release(String namespace, String token) {
-                return store.release(namespace, token);
-            }
-
-            @Override
-            public Optional<IdempotencyRecord> lookup(String namespace) {
-                return store.lookup(namespace);
-            }
-
-            @Override
-            public Optional<IdempotencyRecord> putIfAbsent(String namespace, String fingerprint, StoredResult result,
-                                                           Duration ttl) {
-                return store.putIfAbsent(namespace, fingerprint, result, ttl);
-            }
-
-            @Override
-            public StoreDescription describe() {
-                return store.describe();
             }
         };
     }

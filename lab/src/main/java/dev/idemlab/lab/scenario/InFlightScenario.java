@@ -1,11 +1,10 @@
 package dev.idemlab.lab.scenario;
 
-import dev.idemlab.idempotency.IdempotencyCoordinator;
 import dev.idemlab.idempotency.InFlightPolicy;
-import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.provider.FakePaymentProvider;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -15,7 +14,7 @@ import java.util.concurrent.TimeUnit;
  * key while A is still inside the provider (at the retry time, 50 ms by default, against a 300 ms
  * provider). Under RUN the provider charges twice; under WAIT and RAISE once.
  */
-public final class InFlightScenario implements Scenario {
+public final class InFlightScenario extends StagedScenario {
 
     @Override
     public String name() {
@@ -32,51 +31,9 @@ public final class InFlightScenario implements Scenario {
         return List.of(ScenarioSettings.ALL_POLICIES);
     }
 
-    @Override
-    public ScenarioRun run(ScenarioContext context, InFlightPolicy policy) throws InterruptedException {
-        ScenarioSettings settings = context.settings();
-        try (IdempotencyStore store = context.backend().openStore()) {
-            ChargeClient.warmUp(context, store, policy);
-            // The clock starts after the warm-up: arrival times are relative to the race itself.
-            Timeline timeline = new Timeline();
-            FakePaymentProvider provider = context.provider(timeline);
-            IdempotencyCoordinator coordinator = context.coordinator(store, policy);
-            ChargeClient client = new ChargeClient(coordinator, provider, timeline);
-            CallerResult[] results = new CallerResult[settings.callers()];
-            List<Thread> threads = new ArrayList<>();
-            for (int i = 0; i < settings.callers(); i++) {
-                int index = i;
-                long arriveAtMs = i == 0 ? 0 : settings.retryAt().toMillis();
-                Thread caller = new Thread(() -> {
-                    sleepUntil(timeline, arriveAtMs);
-                    results[index] = client.charge(callerName(index), settings.key(), ScenarioSettings.AMOUNT);
-                }, callerName(i));
-                caller.start();
-                threads.add(caller);
-            }
-            for (Thread thread : threads) {
-                thread.join();
-            }
-            Map<String, Object> reported = context.reportedSettings();
-            reported.put("retryAtMs", settings.retryAt().toMillis());
-            reported.put("callers", settings.callers());
-            return new ScenarioRun(name(), policyName(policy), label(policy), context.backend().server(), reported,
-                    List.of(results), provider.chargeIds(), coordinator.stats().totalStorageErrors(), "",
-                    timeline.events());
-        }
-    }
-
-    /** Caller names: A, B, ..., Z, then C27, C28, ... */
-    static String callerName(int index) {
-        return index < 26 ? String.valueOf((char) ('A' + index)) : "C" + (index + 1);
-    }
-
-    static String policyName(InFlightPolicy policy) {
-        return policy.name().toLowerCase(java.util.Locale.ROOT);
-    }
-
     /** The post's name for each row. */
-    static String label(InFlightPolicy policy) {
+    @Override
+    String label(InFlightPolicy policy) {
         return switch (policy) {
             case RUN -> "a result cache";
             case WAIT -> "the default";
@@ -84,11 +41,44 @@ public final class InFlightScenario implements Scenario {
         };
     }
 
-    private static void sleepUntil(Timeline timeline, long atMs) {
-        long left = atMs - timeline.nowMs();
+    @Override
+    void reportSettings(ScenarioSettings settings, Map<String, Object> reported) {
+        reported.put("retryAtMs", settings.retryAt().toMillis());
+        reported.put("callers", settings.callers());
+    }
+
+    @Override
+    List<CallerResult> stage(ChargeClient client, FakePaymentProvider provider, ScenarioSettings settings)
+            throws InterruptedException {
+        long startNanos = System.nanoTime();
+        CallerResult[] results = new CallerResult[settings.callers()];
+        List<Thread> callers = new ArrayList<>();
+        for (int i = 0; i < settings.callers(); i++) {
+            int index = i;
+            long arriveAtNanos = startNanos + (i == 0 ? 0 : settings.retryAt().toNanos());
+            Thread caller = new Thread(() -> {
+                sleepUntil(arriveAtNanos);
+                results[index] = client.charge(callerName(index), settings.key(), ScenarioSettings.AMOUNT);
+            }, callerName(i));
+            caller.start();
+            callers.add(caller);
+        }
+        for (Thread caller : callers) {
+            caller.join();
+        }
+        return Arrays.asList(results);
+    }
+
+    /** Caller names: A, B, ..., Z, then C27, C28, ... */
+    static String callerName(int index) {
+        return index < 26 ? String.valueOf((char) ('A' + index)) : "C" + (index + 1);
+    }
+
+    private static void sleepUntil(long atNanos) {
+        long left = atNanos - System.nanoTime();
         if (left > 0) {
             try {
-                TimeUnit.MILLISECONDS.sleep(left);
+                TimeUnit.NANOSECONDS.sleep(left);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

@@ -1,8 +1,5 @@
 package dev.idemlab.lab.scenario;
 
-import dev.idemlab.idempotency.IdempotencyCoordinator;
-import dev.idemlab.idempotency.InFlightPolicy;
-import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.provider.FakePaymentProvider;
 
 import java.util.List;
@@ -11,7 +8,7 @@ import java.util.List;
  * The key is not the request: the same key with the same amount replays; the same key with
  * amount 5 is refused as key reuse, and the provider still holds one charge.
  */
-public final class KeyReuseScenario implements Scenario {
+public final class KeyReuseScenario extends StagedScenario {
 
     @Override
     public String name() {
@@ -24,23 +21,11 @@ public final class KeyReuseScenario implements Scenario {
     }
 
     @Override
-    public ScenarioRun run(ScenarioContext context, InFlightPolicy policy) {
-        ScenarioSettings settings = context.settings();
-        try (IdempotencyStore store = context.backend().openStore()) {
-            ChargeClient.warmUp(context, store, policy);
-            // The clock starts after the warm-up: arrival times are relative to the race itself.
-            Timeline timeline = new Timeline();
-            FakePaymentProvider provider = context.provider(timeline);
-            IdempotencyCoordinator coordinator = context.coordinator(store, policy);
-            ChargeClient client = new ChargeClient(coordinator, provider, timeline);
-            List<CallerResult> callers = List.of(
-                    client.charge("first call", settings.key(), ScenarioSettings.AMOUNT),
-                    client.charge("same key, same amount", settings.key(), ScenarioSettings.AMOUNT),
-                    client.charge("same key, amount " + ScenarioSettings.OTHER_AMOUNT, settings.key(),
-                            ScenarioSettings.OTHER_AMOUNT));
-            return new ScenarioRun(name(), InFlightScenario.policyName(policy), "", context.backend().server(),
-                    context.reportedSettings(), callers, provider.chargeIds(),
-                    coordinator.stats().totalStorageErrors(), "", timeline.events());
-        }
+    List<CallerResult> stage(ChargeClient client, FakePaymentProvider provider, ScenarioSettings settings) {
+        return List.of(
+                client.charge("first call", settings.key(), ScenarioSettings.AMOUNT),
+                client.charge("same key, same amount", settings.key(), ScenarioSettings.AMOUNT),
+                client.charge("same key, amount " + ScenarioSettings.OTHER_AMOUNT, settings.key(),
+                        ScenarioSettings.OTHER_AMOUNT));
     }
 }

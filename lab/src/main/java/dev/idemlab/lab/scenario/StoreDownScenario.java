@@ -33,7 +33,7 @@ public final class StoreDownScenario implements Scenario {
             IdempotencyCoordinator coordinator = context.coordinator(outage.store(), policy);
             ChargeClient client = new ChargeClient(coordinator, provider, timeline);
             List<CallerResult> callers = List.of(client.charge("store unreachable", settings.key(), ScenarioSettings.AMOUNT));
-            return new ScenarioRun(name(), InFlightScenario.policyName(policy),
+            return new ScenarioRun(name(), StagedScenario.policyName(policy),
                     settings.storeFailureMode().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' '),
                     context.backend().server(), context.reportedSettings(), callers, provider.chargeIds(),
                     coordinator.stats().totalStorageErrors(), outage.how(), timeline.events());

@@ -11,11 +11,9 @@ import dev.idemlab.idempotency.Outcome;
 import dev.idemlab.idempotency.ResultCodec;
 import dev.idemlab.idempotency.StoreFailureMode;
 import dev.idemlab.idempotency.StorePhase;
-import dev.idemlab.idempotency.spi.IdempotencyRecord;
+import dev.idemlab.idempotency.spi.ForwardingIdempotencyStore;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.idempotency.spi.Reservation;
-import dev.idemlab.idempotency.spi.StoreDescription;
-import dev.idemlab.idempotency.spi.StoredResult;
 import dev.idemlab.lab.infra.ProvisioningOptions;
 import dev.idemlab.lab.infra.RedisBackend;
 import dev.idemlab.lab.infra.StoreOutage;
@@ -27,7 +25,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import java.time.Duration;
 import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -133,52 +130,20 @@ class RedisCoordinatorTest {
      * sends the same reserve again (as a timeout-and-retry, or a client's replay on reconnect, does)
      * and gets the answer to the second one.
      */
-    private static final class LostFirstReserveReply implements IdempotencyStore {
+    private static final class LostFirstReserveReply extends ForwardingIdempotencyStore {
 
-        private final IdempotencyStore delegate;
         private final AtomicInteger reserves = new AtomicInteger();
 
         LostFirstReserveReply(IdempotencyStore delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         @Override
         public Reservation reserve(String namespace, String token, String fingerprint, Duration lease) {
             if (reserves.getAndIncrement() == 0) {
-                delegate.reserve(namespace, token, fingerprint, lease); // landed; its reply never arrived
+                super.reserve(namespace, token, fingerprint, lease); // landed; its reply never arrived
             }
-            return delegate.reserve(namespace, token, fingerprint, lease);
-        }
-
-        @Override
-        public boolean complete(String namespace, String token, StoredResult result, Duration ttl) {
-            return delegate.complete(namespace, token, result, ttl);
-        }
-
-        @Override
-        public boolean release(String namespace, String token) {
-            return delegate.release(namespace, token);
-        }
-
-        @Override
-        public Optional<IdempotencyRecord> lookup(String namespace) {
-            return delegate.lookup(namespace);
-        }
-
-        @Override
-        public Optional<IdempotencyRecord> putIfAbsent(String namespace, String fingerprint, StoredResult result,
-                                                       Duration ttl) {
-            return delegate.putIfAbsent(namespace, fingerprint, result, ttl);
-        }
-
-        @Override
-        public StoreDescription describe() {
-            return delegate.describe();
-        }
-
-        @Override
-        public void close() {
-            delegate.close();
+            return super.reserve(namespace, token, fingerprint, lease);
         }
     }
 }
