@@ -28,7 +28,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The coordinator: reserve, run, complete; or replay, wait, refuse. See DESIGN section 3 for the
@@ -37,6 +39,8 @@ import java.util.Optional;
 public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinator {
 
     private static final Logger LOG = LoggerFactory.getLogger(DefaultIdempotencyCoordinator.class);
+    private static final int COMPLETE_ATTEMPTS = 3;
+    private static final Duration COMPLETE_RETRY_PAUSE = Duration.ofMillis(5);
 
     private final IdempotencyStore store;
     private final IdempotencyConfig config;
@@ -50,7 +54,8 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
         this.store = store;
         this.config = config;
         this.storeDescription = store.describe();
-        this.inFlightWait = new InFlightWait(store, config, ticker);
+        this.inFlightWait = new InFlightWait(store, config, ticker,
+                e -> countStorageError(StorePhase.LOOKUP, "polling for an in-flight result, still waiting", e));
         if (meterRegistry != null) {
             counters.bindTo(meterRegistry, storeDescription.name());
         }
@@ -79,7 +84,7 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
             try {
                 reservation = store.reserve(namespace, token, call.fingerprint().hex(), config.lease());
             } catch (RuntimeException e) {
-                return storageFailure(call, StorePhase.RESERVE, e, action);
+                return reserveFailed(call, token, codec, action, e);
             }
             if (reservation instanceof Reservation.Acquired) {
                 return runAsOwner(call, token, codec, action);
@@ -149,18 +154,34 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
             counters.outcome(Outcome.ACTION_FAILED);
             throw failure;
         }
-        StoredResult stored = encode(codec, value);
-        try {
-            if (!store.complete(call.namespace(), token, stored, config.ttl())) {
-                counters.stale();
-                LOG.warn("lease of {} ran out before its action finished; another attempt holds it now, "
-                        + "result not stored", call.operation());
-            }
-        } catch (RuntimeException e) {
-            countStorageError(call, StorePhase.COMPLETE, e);
-        }
+        complete(call, token, encode(codec, value));
         counters.outcome(Outcome.EXECUTED);
         return new IdempotentResult<>(value, Outcome.EXECUTED);
+    }
+
+    /**
+     * Stores the result, trying again on a storage error: a record left pending makes every retry
+     * wait out the lease and then run the action again. Completing is safe to repeat: the token
+     * check refuses a second write, so a {@code false} after a failed attempt means the first landed.
+     */
+    private void complete(IdempotentCall call, String token, StoredResult stored) {
+        for (int attempt = 1; attempt <= COMPLETE_ATTEMPTS; attempt++) {
+            try {
+                if (!store.complete(call.namespace(), token, stored, config.ttl()) && attempt == 1) {
+                    counters.stale();
+                    LOG.warn("lease of {} ran out before its action finished; another attempt holds it now, "
+                            + "result not stored", call.operation());
+                }
+                return;
+            } catch (RuntimeException e) {
+                boolean last = attempt == COMPLETE_ATTEMPTS;
+                countStorageError(StorePhase.COMPLETE, last ? "storing the result, giving up: the reservation "
+                        + "stays until its lease runs out" : "storing the result, trying again", e);
+                if (!last) {
+                    LockSupport.parkNanos(COMPLETE_RETRY_PAUSE.toNanos() * attempt);
+                }
+            }
+        }
     }
 
     private void release(IdempotentCall call, String token) {
@@ -234,6 +255,36 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
         }
     }
 
+    /**
+     * A reserve that failed may still have landed (a timed-out reply, not a refused connection), and
+     * then its marker would make every retry wait out the lease and charge again. So after failing
+     * open the caller finishes the reservation as its owner would, best effort: on a dead store these
+     * calls fail fast and change nothing; on a slow one they turn the orphaned marker into a record.
+     */
+    private <T, E extends Exception> IdempotentResult<T> reserveFailed(
+            IdempotentCall call, String token, ResultCodec<T> codec, IdempotentAction<T, E> action,
+            RuntimeException error) throws E {
+        IdempotentResult<T> result = storageFailure(call, StorePhase.RESERVE, error, () -> {
+            try {
+                return action.run();
+            } catch (Throwable failure) {
+                quietly(() -> store.release(call.namespace(), token));
+                throw failure;
+            }
+        });
+        quietly(() -> store.complete(call.namespace(), token, encode(codec, result.value()), config.ttl()));
+        return result;
+    }
+
+    /** A best-effort store call after a storage error was already counted for this call. */
+    private void quietly(java.util.function.BooleanSupplier storeCall) {
+        try {
+            storeCall.getAsBoolean();
+        } catch (RuntimeException stillFailing) {
+            LOG.debug("best-effort store call failed too: {}", stillFailing.toString());
+        }
+    }
+
     private <T, E extends Exception> IdempotentResult<T> storageFailure(
             IdempotentCall call, StorePhase phase, RuntimeException error, IdempotentAction<T, E> action) throws E {
         countStorageError(call, phase, error);
@@ -248,10 +299,14 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
     }
 
     private void countStorageError(IdempotentCall call, StorePhase phase, RuntimeException error) {
+        countStorageError(phase, (config.storeFailureMode() == StoreFailureMode.FAIL_OPEN
+                ? "failing open" : "failing closed") + " for " + call.operation(), error);
+    }
+
+    private void countStorageError(StorePhase phase, String consequence, RuntimeException error) {
         counters.storageError(phase);
-        LOG.warn("idempotency store {} failed during {} of {} ({}): {}", storeDescription.name(),
-                phase, call.operation(), config.storeFailureMode() == StoreFailureMode.FAIL_OPEN
-                        ? "failing open" : "failing closed", error.toString());
+        LOG.warn("idempotency store {} failed during {} ({}): {}", storeDescription.name(), phase, consequence,
+                error.toString());
     }
 
     @Override

@@ -9,24 +9,35 @@ import dev.idemlab.idempotency.spi.IdempotencyRecord.Pending;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
 
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.concurrent.locks.LockSupport;
 
 /**
  * How a WAIT caller waits for the attempt that holds the key: it polls the store with a doubling
  * pause until the record changes, and gives up at a deadline. Polling needs nothing from a store
- * beyond its lookup, so every store supports waiting the same way. Thread-safe.
+ * beyond its lookup, so every store supports waiting the same way.
+ *
+ * <p>A failed poll does not end the wait at once. The waiter has just seen an identical request in
+ * flight, so running the action now would all but certainly charge twice; it keeps polling (each
+ * failure counted) until the lease it saw would have run out, which is when it could have taken the
+ * key over anyway. Only a store still failing then is handed back to the store-failure mode.
+ *
+ * <p>Thread-safe.
  */
 final class InFlightWait {
 
     private final IdempotencyStore store;
     private final Ticker ticker;
+    private final Consumer<RuntimeException> survivedStorageError;
     private final long timeoutNanos;
     private final long minPauseNanos;
     private final long maxPauseNanos;
 
-    InFlightWait(IdempotencyStore store, IdempotencyConfig config, Ticker ticker) {
+    InFlightWait(IdempotencyStore store, IdempotencyConfig config, Ticker ticker,
+                 Consumer<RuntimeException> survivedStorageError) {
         this.store = store;
         this.ticker = ticker;
+        this.survivedStorageError = survivedStorageError;
         this.timeoutNanos = config.waitTimeout().toNanos();
         this.minPauseNanos = config.minPollInterval().toNanos();
         this.maxPauseNanos = config.maxPollInterval().toNanos();
@@ -45,11 +56,12 @@ final class InFlightWait {
      * @return the record that replaced it (completed, or another attempt's reservation), or empty
      *     when the key is free again (released, or the lease ran out)
      * @throws IdempotencyInProgressException when the deadline passes first, or the thread is interrupted
-     * @throws RuntimeException whatever the store threw while being polled
+     * @throws RuntimeException what the store threw, when it still fails after the seen lease ran out
      */
     Optional<IdempotencyRecord> awaitChange(IdempotentCall call, Pending seen, Deadline deadline) {
         long pause = minPauseNanos;
         Pending current = seen;
+        long leaseEndsAt = ticker.read() + seen.leaseRemaining().toNanos();
         while (true) {
             long left = deadline.atNanos() - ticker.read();
             if (left <= 0) {
@@ -60,7 +72,16 @@ final class InFlightWait {
                 throw new IdempotencyInProgressException(call.operation(), call.key(), current.leaseRemaining());
             }
             pause = Math.min(pause * 2, maxPauseNanos);
-            Optional<IdempotencyRecord> record = store.lookup(call.namespace());
+            Optional<IdempotencyRecord> record;
+            try {
+                record = store.lookup(call.namespace());
+            } catch (RuntimeException e) {
+                if (ticker.read() - leaseEndsAt >= 0) {
+                    throw e;
+                }
+                survivedStorageError.accept(e);
+                continue;
+            }
             if (record.isEmpty()) {
                 return record;
             }
@@ -68,6 +89,7 @@ final class InFlightWait {
                 return record;
             }
             current = pending;
+            leaseEndsAt = ticker.read() + pending.leaseRemaining().toNanos();
         }
     }
 }

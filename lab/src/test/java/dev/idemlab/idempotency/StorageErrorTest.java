@@ -1,0 +1,157 @@
+package dev.idemlab.idempotency;
+
+import dev.idemlab.idempotency.spi.ForwardingIdempotencyStore;
+import dev.idemlab.idempotency.spi.IdempotencyRecord;
+import dev.idemlab.idempotency.spi.IdempotencyRecord.Completed;
+import dev.idemlab.idempotency.spi.IdempotencyStoreException;
+import dev.idemlab.idempotency.spi.StoredResult;
+import dev.idemlab.idempotency.store.memory.InMemoryIdempotencyStore;
+import dev.idemlab.provider.Charge;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static dev.idemlab.idempotency.RaceStage.CHARGE;
+import static dev.idemlab.idempotency.RaceStage.chargeCall;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Storage errors that are not an outage: a poll or a write that times out once under load. Found by
+ * the load harness: a waiter that failed open on one timed-out poll charged a second time.
+ */
+class StorageErrorTest {
+
+    private final RaceStage stage = new RaceStage();
+    private final ExecutorService callers = Executors.newCachedThreadPool();
+    private final FakeTicker ticker = new FakeTicker();
+
+    @AfterEach
+    void stopCallers() {
+        stage.openAll(8);
+        callers.shutdownNow();
+    }
+
+    /** A real store whose lookups fail while {@code failingLookups} is positive, counting down. */
+    private static final class FlakyLookups extends ForwardingIdempotencyStore {
+        final AtomicInteger failingLookups = new AtomicInteger();
+        final Semaphore failures = new Semaphore(0);
+
+        FlakyLookups(InMemoryIdempotencyStore delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public Optional<IdempotencyRecord> lookup(String namespace) {
+            if (failingLookups.getAndUpdate(n -> n > 0 ? n - 1 : n) != 0) {
+                failures.release();
+                throw new IdempotencyStoreException("flaky", namespace, "command timed out", null);
+            }
+            return super.lookup(namespace);
+        }
+    }
+
+    private CompletableFuture<Charge> charge(IdempotencyCoordinator coordinator) {
+        return CompletableFuture.supplyAsync(() -> coordinator.execute(chargeCall("k1", 10), CHARGE,
+                () -> stage.provider.charge("order-42", 10, "k1")), callers);
+    }
+
+    @Test
+    void aWaiterWhosePollsTimeOutKeepsWaitingAndReplaysInsteadOfChargingAgain() throws Exception {
+        FlakyLookups store = new FlakyLookups(new InMemoryIdempotencyStore(ticker));
+        store.failingLookups.set(Integer.MAX_VALUE);
+        IdempotencyCoordinator coordinator = IdempotencyCoordinator.builder(stage.observe(store)).ticker(ticker).build();
+        CompletableFuture<Charge> a = charge(coordinator);
+        stage.awaitCallsInsideProvider(1);
+        CompletableFuture<Charge> b = charge(coordinator);
+        stage.awaitCallersFindingKeyHeld(1);
+        assertThat(store.failures.tryAcquire(3, 30, TimeUnit.SECONDS)).isTrue();
+        store.failingLookups.set(0);
+        stage.open(1);
+
+        assertThat(a.get(30, TimeUnit.SECONDS).id()).isEqualTo("ch_1");
+        assertThat(b.get(30, TimeUnit.SECONDS).id()).isEqualTo("ch_1");
+        assertThat(stage.provider.chargeIds()).containsExactly("ch_1");
+        assertThat(coordinator.stats().storageErrors().get(StorePhase.LOOKUP)).isGreaterThanOrEqualTo(3);
+        assertThat(coordinator.stats().count(Outcome.WAITED)).isEqualTo(1);
+    }
+
+    @Test
+    void aWaiterFailsOpenOnlyOnceTheLeaseItSawWouldHaveRunOut() throws Exception {
+        FlakyLookups store = new FlakyLookups(new InMemoryIdempotencyStore(ticker));
+        IdempotencyCoordinator coordinator = IdempotencyCoordinator.builder(stage.observe(store)).ticker(ticker)
+                .config(IdempotencyConfig.custom().lease(Duration.ofSeconds(5)).build()).build();
+        CompletableFuture<Charge> a = charge(coordinator);
+        stage.awaitCallsInsideProvider(1);
+        store.failingLookups.set(Integer.MAX_VALUE);
+        CompletableFuture<Charge> b = charge(coordinator);
+        stage.awaitCallersFindingKeyHeld(1);
+        assertThat(store.failures.tryAcquire(2, 30, TimeUnit.SECONDS)).isTrue();
+        assertThat(b).isNotDone();
+
+        ticker.advance(Duration.ofSeconds(6)); // the lease B saw has run out; the store still fails
+        stage.awaitCallsInsideProvider(1);      // so B fails open, as a takeover would have
+        stage.openAll(2);
+        assertThat(b.get(30, TimeUnit.SECONDS).id()).isIn("ch_1", "ch_2");
+        a.get(30, TimeUnit.SECONDS);
+        assertThat(coordinator.stats().count(Outcome.FAILED_OPEN)).isEqualTo(1);
+    }
+
+    @Test
+    void aResultWhoseFirstCompleteTimesOutIsStoredByTheRetry() {
+        AtomicInteger completes = new AtomicInteger();
+        ForwardingIdempotencyStore store = new ForwardingIdempotencyStore(new InMemoryIdempotencyStore(ticker)) {
+            @Override
+            public boolean complete(String namespace, String token, StoredResult result, Duration ttl) {
+                if (completes.getAndIncrement() == 0) {
+                    throw new IdempotencyStoreException("flaky", namespace, "command timed out", null);
+                }
+                return super.complete(namespace, token, result, ttl);
+            }
+        };
+        IdempotencyCoordinator coordinator = IdempotencyCoordinator.builder(store).ticker(ticker).build();
+        stage.openAll(2);
+        String first = coordinator.execute(chargeCall("k1", 10), CHARGE, () -> stage.provider.charge("order-42", 10, "k1")).id();
+        assertThat(store.lookup(chargeCall("k1", 10).namespace())).containsInstanceOf(Completed.class);
+        String replay = coordinator.execute(chargeCall("k1", 10), CHARGE, () -> stage.provider.charge("order-42", 10, "k1")).id();
+
+        assertThat(replay).isEqualTo(first);
+        assertThat(stage.provider.chargeIds()).containsExactly("ch_1");
+        assertThat(coordinator.stats().storageErrors()).containsEntry(StorePhase.COMPLETE, 1L);
+        assertThat(coordinator.stats().stale()).isZero();
+    }
+
+    @Test
+    void aReserveThatLandedButTimedOutFailsOpenAndStillLeavesARecordToReplay() {
+        AtomicInteger reserves = new AtomicInteger();
+        ForwardingIdempotencyStore store = new ForwardingIdempotencyStore(new InMemoryIdempotencyStore(ticker)) {
+            @Override
+            public dev.idemlab.idempotency.spi.Reservation reserve(String namespace, String token, String fingerprint,
+                                                                 Duration lease) {
+                dev.idemlab.idempotency.spi.Reservation landed = super.reserve(namespace, token, fingerprint, lease);
+                if (reserves.getAndIncrement() == 0) {
+                    throw new IdempotencyStoreException("flaky", namespace, "reply timed out", null);
+                }
+                return landed;
+            }
+        };
+        IdempotencyCoordinator coordinator = IdempotencyCoordinator.builder(store).ticker(ticker).build();
+        stage.openAll(2);
+        IdempotentResult<Charge> first = coordinator.call(chargeCall("k1", 10), CHARGE,
+                () -> stage.provider.charge("order-42", 10, "k1"));
+        IdempotentResult<Charge> retry = coordinator.call(chargeCall("k1", 10), CHARGE,
+                () -> stage.provider.charge("order-42", 10, "k1"));
+
+        assertThat(first.outcome()).isEqualTo(Outcome.FAILED_OPEN);
+        assertThat(retry.outcome()).isEqualTo(Outcome.REPLAYED);
+        assertThat(retry.value()).isEqualTo(first.value());
+        assertThat(stage.provider.chargeIds()).containsExactly("ch_1");
+    }
+}
