@@ -121,7 +121,7 @@ public final class LoadReport {
             StringBuilder line = new StringBuilder(" ");
             for (int c = 0; c < row.length; c++) {
                 String cell = row[c];
-                line.append(' ').append(c == 0 ? cell + " ".repeat(widths[c] - cell.length())
+                line.append("  ").append(c == 0 ? cell + " ".repeat(widths[c] - cell.length())
                         : " ".repeat(widths[c] - cell.length()) + cell);
             }
             out.append(line).append('\n');
