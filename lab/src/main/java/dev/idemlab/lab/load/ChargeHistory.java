@@ -118,6 +118,17 @@ public final class ChargeHistory {
         return split;
     }
 
+    /** Roughly the bytes the per-key tables hold, the part of the history that grows with the run. */
+    public long footprintBytes() {
+        long bytes = 0;
+        for (ResponseTable stripe : stripes) {
+            synchronized (stripe) {
+                bytes += stripe.footprintBytes();
+            }
+        }
+        return bytes;
+    }
+
     /** How many distinct keys got at least one charge back. */
     public int keysAnswered() {
         int keys = 0;

@@ -68,7 +68,7 @@ public final class LoadGenerator {
             progress.finished(String.format(Locale.ROOT, "%s: %,d requests checked in %.1f s", label,
                     check.requests(), elapsed / 1e9));
             return new LoadRun(backend.server(), check, LatencySummary.of(latencies.merged()), elapsed,
-                    session.retriesSent(), heapUsed);
+                    session.retriesSent(), heapUsed, history.footprintBytes());
         }
     }
 

@@ -14,9 +14,11 @@ import java.util.Objects;
  * @param retriesSent how many of the requests were concurrent duplicates
  * @param heapUsedBytes heap in use right after the check, after a full collection, with the run's
  *     history and ledger still reachable: what bounded memory means here
+ * @param historyBytes roughly the bytes the run's charge history held at the end
  */
 public record LoadRun(ServerInfo server, LedgerCheck check, LatencySummary latency, long elapsedNanos,
-                      long retriesSent, long heapUsedBytes) {
+                      long retriesSent, long heapUsedBytes,
+                      long historyBytes) {
 
     public LoadRun {
         Objects.requireNonNull(server, "server");

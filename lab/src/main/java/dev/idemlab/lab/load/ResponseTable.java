@@ -56,6 +56,12 @@ final class ResponseTable {
         return size;
     }
 
+    /** Roughly the bytes this table holds: its two arrays, and about 100 bytes per extra charge id. */
+    long footprintBytes() {
+        long extra = otherCharges.values().stream().mapToLong(Map::size).sum();
+        return keys.length * 4L + values.length * 8L + extra * 100L;
+    }
+
     /** Visits every distinct (key, charge) pair. */
     void forEach(ChargeHistory.ResponseVisitor visitor) {
         for (int slot = 0; slot < keys.length; slot++) {

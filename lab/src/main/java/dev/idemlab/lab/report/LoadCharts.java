@@ -61,7 +61,7 @@ public final class LoadCharts {
             for (String store : stores) {
                 Optional<LoadRun> run = find(comparison, store, policy);
                 any |= run.isPresent();
-                values.add(run.map(value::applyAsDouble).orElse(0.0));
+                values.add(run.map(r -> round(value.applyAsDouble(r))).orElse(0.0));
             }
             if (any) {
                 chart.addSeries(policy.name().toLowerCase(Locale.ROOT), stores, values);
@@ -89,10 +89,16 @@ public final class LoadCharts {
     private static CategoryChart chart(String title, String xTitle, String yTitle) {
         CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(HEIGHT)
                 .title(title).xAxisTitle(xTitle).yAxisTitle(yTitle).build();
-        chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNE);
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
         chart.getStyler().setLabelsVisible(true);
         chart.getStyler().setYAxisMin(0.0);
+        chart.getStyler().setDecimalPattern("#,##0.#");
         return chart;
+    }
+
+    /** Bar labels show what a reader needs: whole numbers, or one decimal below 100. */
+    private static double round(double value) {
+        return value >= 100 ? Math.rint(value) : Math.rint(value * 10) / 10;
     }
 
     private static Optional<LoadRun> find(LoadComparison comparison, String store, InFlightPolicy policy) {

@@ -41,7 +41,8 @@ record LoadColumn(String heading, String csvName, Function<LoadRun, String> cell
             new LoadColumn("p99 ms", "p99_ms", run -> decimal(run.latency().p99(), 2)),
             new LoadColumn("p99.9 ms", "p999_ms", run -> decimal(run.latency().p999(), 2)),
             new LoadColumn("max ms", "max_ms", run -> decimal(run.latency().max(), 2)),
-            new LoadColumn(null, "heap_used_mb", run -> decimal(run.heapUsedBytes() / 1048576.0, 1)));
+            new LoadColumn(null, "heap_used_mb", run -> decimal(run.heapUsedBytes() / 1048576.0, 1)),
+            new LoadColumn(null, "history_mb", run -> decimal(run.historyBytes() / 1048576.0, 1)));
 
     /** The columns of the table and the Markdown page. */
     static List<LoadColumn> forPeople() {

@@ -86,6 +86,7 @@ final class LoadJson {
                 .put("p90", run.latency().p90()).put("p99", run.latency().p99())
                 .put("p99.9", run.latency().p999()).put("max", run.latency().max());
         node.put("heapUsedAfterGcMb", Math.round(run.heapUsedBytes() / 1048576.0 * 10) / 10.0);
+        node.put("historyMb", Math.round(run.historyBytes() / 1048576.0 * 10) / 10.0);
         return node;
     }
 }

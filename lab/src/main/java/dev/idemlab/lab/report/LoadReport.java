@@ -41,7 +41,7 @@ public final class LoadReport {
     /** "32 clients, 20% concurrent retries, provider 5 ms per charge, ...". */
     static String settingsLine(LoadSettings settings) {
         String stop = settings.stopsByCount() ? String.format(Locale.ROOT, "%,d requests per run", settings.requests())
-                : settings.duration().toMillis() + " ms per run";
+                : duration(settings.duration()) + " per run";
         return String.format(Locale.ROOT, "%d clients, %s%% concurrent retries, provider %d ms per charge, "
                         + "%,d keys, %s, seed %d", settings.clients(), trim(settings.retryRate() * 100),
                 settings.providerLatency().toMillis(), settings.keys(), stop, settings.seed());
@@ -130,6 +130,11 @@ public final class LoadReport {
 
     private static String csvCell(String text) {
         return text.contains(",") || text.contains("\"") ? '"' + text.replace("\"", "\"\"") + '"' : text;
+    }
+
+    private static String duration(java.time.Duration duration) {
+        long ms = duration.toMillis();
+        return ms % 60_000 == 0 ? ms / 60_000 + " min" : ms % 1000 == 0 ? ms / 1000 + " s" : ms + " ms";
     }
 
     private static String trim(double value) {
