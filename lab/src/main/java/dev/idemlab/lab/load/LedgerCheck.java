@@ -59,7 +59,9 @@ public record LedgerCheck(InFlightPolicy policy, long requests, long answered, i
         List<String> failures = new ArrayList<>();
         String name = policy.name().toLowerCase(java.util.Locale.ROOT);
         if (policy.promisesExactlyOnce() && duplicateCharges > 0) {
-            failures.add(name + " promises exactly-once but charged " + duplicateCharges + " duplicate(s)");
+            failures.add(name + " promises exactly-once but charged " + duplicateCharges + " duplicate(s)"
+                    + (storageErrors > 0 ? " (the store failed " + storageErrors + " time(s) and the coordinator"
+                    + " failed open: it promises exactly-once only while the store is up)" : ""));
         }
         if (policy.promisesExactlyOnce() && splitKeys > 0) {
             failures.add(name + " promises exactly-once but " + splitKeys + " key(s) gave callers different charges");
