@@ -13,7 +13,7 @@ import picocli.CommandLine.Command;
         description = "Reproduces the Idempotency-Key race: a result cache charges a card twice when a client "
                 + "retries while the first request is still running; a reservation with a lease charges once. "
                 + "Every figure comes from a counting fake payment provider's ledger.",
-        subcommands = {ScenarioCommand.class, CheckCommand.class, CommandLine.HelpCommand.class},
+        subcommands = {ScenarioCommand.class, CheckCommand.class, LoadCommand.class, CommandLine.HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:ok", "1:a check failed, or a server could not be had", "2:usage error"})
 public final class LabCommand implements Runnable {
@@ -47,7 +47,7 @@ public final class LabCommand implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "missing command: scenario or check");
+        throw new CommandLine.ParameterException(spec.commandLine(), "missing command: scenario, check or load");
     }
 
     /** Reads the version the build wrote into the jar's manifest. */

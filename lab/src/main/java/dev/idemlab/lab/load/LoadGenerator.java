@@ -1,0 +1,108 @@
+package dev.idemlab.lab.load;
+
+import dev.idemlab.idempotency.IdempotencyConfig;
+import dev.idemlab.idempotency.IdempotencyCoordinator;
+import dev.idemlab.idempotency.InFlightPolicy;
+import dev.idemlab.idempotency.spi.IdempotencyStore;
+import dev.idemlab.lab.infra.StoreBackend;
+import dev.idemlab.lab.scenario.CoordinatorFactory;
+import dev.idemlab.provider.FakePaymentProvider;
+import java.lang.ref.Reference;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Loads one store under one in-flight policy and checks the run against the provider's ledger.
+ * Each run gets a fresh store client (a key prefix of its own), a fresh provider (so its ledger is
+ * that run's ground truth) and a fresh coordinator; a short warm-up on throwaway ones goes first.
+ *
+ * <p>Not thread-safe: run one load at a time, since runs on one machine would measure each other.
+ */
+public final class LoadGenerator {
+
+    private final LoadSettings settings;
+    private final CoordinatorFactory coordinators;
+    private final LoadProgress progress;
+
+    /**
+     * @param settings the load's shape and stop
+     * @param coordinators builds the coordinator under test
+     * @param progress where progress goes; {@link LoadProgress#NONE} for none
+     */
+    public LoadGenerator(LoadSettings settings, CoordinatorFactory coordinators, LoadProgress progress) {
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.coordinators = Objects.requireNonNull(coordinators, "coordinators");
+        this.progress = Objects.requireNonNull(progress, "progress");
+    }
+
+    /**
+     * Warms up, runs the measured load, checks it.
+     *
+     * @throws InterruptedException if this thread is interrupted while the load runs
+     */
+    public LoadRun run(StoreBackend backend, InFlightPolicy policy) throws InterruptedException {
+        warmUp(backend, policy);
+        try (IdempotencyStore store = backend.openStore()) {
+            FakePaymentProvider provider = FakePaymentProvider.builder().latency(settings.providerLatency()).build();
+            IdempotencyCoordinator coordinator = coordinators.create(store, config(policy));
+            ChargeHistory history = new ChargeHistory();
+            LatencyRecorder latencies = new LatencyRecorder();
+            LoadSession session = new LoadSession(settings, coordinator, provider, history, latencies);
+            String label = backend.name() + "/" + policy.name().toLowerCase(Locale.ROOT);
+            long start = System.nanoTime();
+            ScheduledExecutorService ticker = startProgress(label, session, start);
+            try {
+                session.run();
+            } finally {
+                ticker.shutdownNow();
+            }
+            long elapsed = System.nanoTime() - start;
+            LedgerCheck check = HistoryChecker.check(policy, history, provider.ledger(), coordinator.stats());
+            long heapUsed = heapUsedAfterCollection();
+            // The figure above is meant to include the run's history and ledger: keep them alive to here.
+            Reference.reachabilityFence(history);
+            Reference.reachabilityFence(provider);
+            progress.finished(String.format(Locale.ROOT, "%s: %,d requests checked in %.1f s", label,
+                    check.requests(), elapsed / 1e9));
+            return new LoadRun(backend.server(), check, LatencySummary.of(latencies.merged()), elapsed,
+                    session.retriesSent(), heapUsed, history.footprintBytes());
+        }
+    }
+
+    private void warmUp(StoreBackend backend, InFlightPolicy policy) throws InterruptedException {
+        try (IdempotencyStore store = backend.openStore()) {
+            FakePaymentProvider provider = FakePaymentProvider.builder().latency(java.time.Duration.ZERO).build();
+            new LoadSession(settings.warmUp(), coordinators.create(store, config(policy)), provider,
+                    new ChargeHistory(), new LatencyRecorder()).run();
+        }
+    }
+
+    private static IdempotencyConfig config(InFlightPolicy policy) {
+        return IdempotencyConfig.custom().policy(policy).build();
+    }
+
+    private ScheduledExecutorService startProgress(String label, LoadSession session, long start) {
+        ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "load-progress");
+            thread.setDaemon(true);
+            return thread;
+        });
+        ticker.scheduleAtFixedRate(() -> {
+            double seconds = (System.nanoTime() - start) / 1e9;
+            long done = session.completed();
+            progress.update(String.format(Locale.ROOT, "%s: %.0f s, %,d requests, %,.0f/s", label, seconds, done,
+                    seconds == 0 ? 0 : done / seconds));
+        }, 1, 1, TimeUnit.SECONDS);
+        return ticker;
+    }
+
+    /** Heap in use after a full collection; the collection is outside the measured window. */
+    private static long heapUsedAfterCollection() {
+        Runtime runtime = Runtime.getRuntime();
+        System.gc();
+        return runtime.totalMemory() - runtime.freeMemory();
+    }
+}

@@ -1,0 +1,95 @@
+package dev.idemlab.lab.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.idemlab.idempotency.IdempotencyCoordinator;
+import dev.idemlab.idempotency.InFlightPolicy;
+import dev.idemlab.lab.scenario.CoordinatorFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code lab load} in this JVM. The provider is slow next to the retry delay, so that a duplicate
+ * under run is near certain; what is asserted is what the ledger guarantees, never a duration.
+ */
+class LoadCommandTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Test
+    void runDoubleChargesAndWaitAndRaiseNeverDo(@TempDir Path dir) throws Exception {
+        LabRun run = LabRun.of("load", "--store", "memory", "--requests", "2000", "--clients", "8",
+                "--retry-rate", "0.3", "--provider-latency-ms", "20", "--format", "json",
+                "--results", dir.toString());
+
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        JsonNode report = JSON.readTree(run.out().substring(run.out().indexOf('{')));
+        assertThat(report.get("passed").asBoolean()).isTrue();
+        assertThat(report.get("runs")).hasSize(3).allSatisfy(each -> {
+            assertThat(each.get("requests").asLong()).isEqualTo(2000);
+            assertThat(each.get("store").get("describe").asText()).startsWith("memory");
+            assertThat(each.get("disagreements").asLong()).isZero();
+            assertThat(each.get("latencyMs").get("count").asLong()).isEqualTo(2000);
+        });
+        assertThat(policy(report, "run").get("duplicateCharges").asLong()).isPositive();
+        assertThat(policy(report, "wait").get("duplicateCharges").asLong()).isZero();
+        assertThat(policy(report, "raise").get("duplicateCharges").asLong()).isZero();
+        assertThat(policy(report, "raise").get("inProgress").asLong()).isPositive();
+        assertThat(run.out()).contains("wrote " + dir.resolve("load.csv"));
+        assertThat(Files.readAllLines(dir.resolve("load.csv"))).hasSize(4)
+                .first().asString().startsWith("store,version,origin,policy,");
+        assertThat(Files.readString(dir.resolve("load.md"))).contains("| store | policy | requests |");
+        for (String chart : new String[] {"throughput.png", "p99.png", "duplicates.png"}) {
+            byte[] png = Files.readAllBytes(dir.resolve(chart));
+            assertThat(png).hasSizeGreaterThan(1000).startsWith(0x89, 'P', 'N', 'G');
+        }
+    }
+
+    @Test
+    void aCoordinatorThatDoesNotReserveFailsTheGateUnderWait() {
+        CoordinatorFactory resultCache = (store, config) -> IdempotencyCoordinator.builder(store)
+                .config(config.toBuilder().policy(InFlightPolicy.RUN).build()).build();
+
+        LabRun run = LabRun.with(resultCache, "load", "--store", "memory", "--policy", "wait", "--requests", "600",
+                "--clients", "8", "--retry-rate", "0.5", "--provider-latency-ms", "20");
+
+        assertThat(run.exitCode()).isEqualTo(1);
+        assertThat(run.out()).contains("verdict: FAILED").contains("wait promises exactly-once but charged");
+    }
+
+    private static JsonNode policy(JsonNode report, String policy) {
+        for (JsonNode run : report.get("runs")) {
+            if (run.get("policy").asText().equals(policy)) {
+                return run;
+            }
+        }
+        throw new AssertionError("no run under " + policy);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "load --retry-rate 1.5|--retry-rate must be between 0 and 1, got 1.5",
+            "load --clients 0|--clients must be between 1 and 1024, got 0",
+            "load --provider-latency-ms -1|--provider-latency-ms must be between 0 and 10000",
+            "load --keys 0|--keys must be between 1 and 2147483647",
+            "load --requests 0|--requests must be at least 1",
+            "load --duration 5x|--duration must be a time from 100ms to 1h",
+            "load --duration 2h|--duration must be a time from 100ms to 1h",
+            "load --duration 1s --requests 10|--duration and --requests both say when to stop",
+            "load --compare memory,floppy|--compare must name stores among memory, redis, postgres, got 'floppy'",
+            "load --store memory --compare memory|--store and --compare both name the stores",
+            "load --store floppy|--store must be one of",
+            "load --policy maybe|Invalid value for option '--policy'"
+    })
+    void usageErrorsExitTwoNamingTheRule(String commandLine, String rule) {
+        LabRun run = LabRun.of(commandLine.split(" "));
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains(rule).doesNotContain("\tat ");
+    }
+}
