@@ -21,6 +21,9 @@ public record ServerInfo(String store, String version, Origin origin, String add
 
     /** One line for humans: {@code redis 7.2.4 (bundled binary, private instance) at 127.0.0.1:40123}. */
     public String describe() {
+        if (origin == Origin.IN_PROCESS) {
+            return store + " (" + origin.description() + ")";
+        }
         return store + " " + version + " (" + origin.description() + ") at " + address;
     }
 }

@@ -6,7 +6,18 @@ import java.util.List;
 public final class StoreBackends {
 
     /** Every store the lab knows, in the order {@code lab check} runs them. */
-    public static final List<String> NAMES = List.of("memory");
+    public static final List<String> NAMES = List.of("memory", "redis", "postgres");
+
+    /** The store scenarios use when none is named. */
+    public static final String DEFAULT = "redis";
+
+    /** The names, for command-line completion and help. */
+    public static final class Names implements Iterable<String> {
+        @Override
+        public java.util.Iterator<String> iterator() {
+            return NAMES.iterator();
+        }
+    }
 
     private StoreBackends() { }
 
@@ -17,6 +28,8 @@ public final class StoreBackends {
     public static StoreBackend open(String name, ProvisioningOptions options) {
         return switch (name) {
             case "memory" -> new MemoryBackend();
+            case "redis" -> RedisBackend.open(options);
+            case "postgres" -> PostgresBackend.open(options);
             default -> throw new IllegalArgumentException("unknown store '" + name + "'; known: " + String.join(", ", NAMES));
         };
     }

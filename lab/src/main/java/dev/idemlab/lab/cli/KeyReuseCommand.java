@@ -1,0 +1,22 @@
+package dev.idemlab.lab.cli;
+
+import dev.idemlab.lab.scenario.KeyReuseScenario;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.util.List;
+
+/** {@code lab scenario key-reuse}: the key is not the request. */
+@Command(name = "key-reuse", mixinStandardHelpOptions = true,
+        description = "Sends the same key with the same amount (replayed), then with amount 5 (refused as key reuse).")
+final class KeyReuseCommand extends AbstractScenarioCommand {
+
+    @Option(names = "--policy", paramLabel = "POLICY", defaultValue = "wait",
+            description = "In-flight policy: run, wait, raise or all. Default: ${DEFAULT-VALUE}.")
+    PolicyChoice policy;
+
+    @Override
+    List<ScenarioRunner.Plan> plan() {
+        return List.of(new ScenarioRunner.Plan(new KeyReuseScenario(), policy.policies()));
+    }
+}

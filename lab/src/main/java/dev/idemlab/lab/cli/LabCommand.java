@@ -1,0 +1,62 @@
+package dev.idemlab.lab.cli;
+
+import dev.idemlab.lab.scenario.CoordinatorFactory;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * {@code lab}: the idempotency lab. Subcommands run the post's experiments and the regression gate.
+ */
+@Command(name = "lab",
+        mixinStandardHelpOptions = true,
+        versionProvider = LabCommand.Version.class,
+        description = "Reproduces the Idempotency-Key race: a result cache charges a card twice when a client "
+                + "retries while the first request is still running; a reservation with a lease charges once. "
+                + "Every figure comes from a counting fake payment provider's ledger.",
+        subcommands = {ScenarioCommand.class, CheckCommand.class, CommandLine.HelpCommand.class},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:ok", "1:a check failed, or a server could not be had", "2:usage error"})
+public final class LabCommand implements Runnable {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    private final CoordinatorFactory coordinators;
+
+    LabCommand(CoordinatorFactory coordinators) {
+        this.coordinators = coordinators;
+    }
+
+    /** The command line as {@code lab.jar} runs it. */
+    public static CommandLine commandLine() {
+        return commandLine(CoordinatorFactory.LIBRARY);
+    }
+
+    /** The command line with another coordinator under test: how the gate's own tests break it on purpose. */
+    public static CommandLine commandLine(CoordinatorFactory coordinators) {
+        CommandLine commandLine = new CommandLine(new LabCommand(coordinators));
+        commandLine.setCaseInsensitiveEnumValuesAllowed(true);
+        commandLine.setExecutionExceptionHandler(new FailureHandler());
+        commandLine.setParameterExceptionHandler(FailureHandler::handleParameterException);
+        return commandLine;
+    }
+
+    CoordinatorFactory coordinators() {
+        return coordinators;
+    }
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "missing command: scenario or check");
+    }
+
+    /** Reads the version the build wrote into the jar's manifest. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String version = LabCommand.class.getPackage().getImplementationVersion();
+            return new String[] {"lab " + (version == null ? "(development build)" : version),
+                    "Java " + System.getProperty("java.version") + " (" + System.getProperty("java.vm.name") + ")"};
+        }
+    }
+}

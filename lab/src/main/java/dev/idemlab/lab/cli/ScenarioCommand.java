@@ -1,0 +1,23 @@
+package dev.idemlab.lab.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** {@code lab scenario}: the parent of the post's experiments. */
+@Command(name = "scenario",
+        mixinStandardHelpOptions = true,
+        description = "Runs one of the post's experiments against a counting fake payment provider and prints "
+                + "what every caller got beside what the provider's ledger charged.",
+        subcommands = {InFlightCommand.class, KeyReuseCommand.class, ProviderTimeoutCommand.class,
+                StoreDownCommand.class, AllScenariosCommand.class})
+final class ScenarioCommand implements Runnable {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(),
+                "missing scenario: in-flight, key-reuse, provider-timeout, store-down or all");
+    }
+}

@@ -1,0 +1,32 @@
+package dev.idemlab.lab.cli;
+
+import dev.idemlab.lab.scenario.StoreDownScenario;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.util.List;
+
+/** {@code lab scenario store-down}: the store's server is really gone. */
+@Command(name = "store-down", mixinStandardHelpOptions = true,
+        description = "Stops the store's private server (or, with a user's URL, points where nothing listens) and "
+                + "charges once. Failing open the charge runs anyway and the storage error is counted; "
+                + "with --on-store-failure closed the call is refused and nothing is charged.")
+final class StoreDownCommand extends AbstractScenarioCommand {
+
+    @Option(names = "--policy", paramLabel = "POLICY", defaultValue = "wait",
+            description = "In-flight policy: run, wait, raise or all. Default: ${DEFAULT-VALUE}.")
+    PolicyChoice policy;
+
+    @Override
+    void checkStore(String store) {
+        if (store.equals("memory")) {
+            throw new UsageException("store-down needs a store with a server (--store redis or postgres): "
+                    + "the memory store lives in this process and cannot become unreachable");
+        }
+    }
+
+    @Override
+    List<ScenarioRunner.Plan> plan() {
+        return List.of(new ScenarioRunner.Plan(new StoreDownScenario(), policy.policies()));
+    }
+}

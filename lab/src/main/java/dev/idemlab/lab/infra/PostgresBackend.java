@@ -1,0 +1,204 @@
+package dev.idemlab.lab.infra;
+
+import dev.idemlab.idempotency.spi.IdempotencyStore;
+import dev.idemlab.idempotency.store.postgres.PostgresIdempotencyStore;
+import dev.idemlab.idempotency.store.postgres.PostgresStoreConfig;
+
+import org.postgresql.Driver;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.UUID;
+
+/**
+ * PostgreSQL for a lab run, from the first origin that works: the URL the user gave
+ * ({@code --pg-url} or {@code IDEMLAB_PG_URL}), then the bundled binary, then a Testcontainers
+ * container when Docker is there. {@link ProvisioningOptions#pgFrom()} forces one origin.
+ *
+ * <p>Private servers listen on 127.0.0.1 on an ephemeral port and are stopped by {@link #close()},
+ * or by a shutdown hook if the JVM ends first (Ctrl-C). A server given by URL is never stopped.
+ *
+ * <p>Thread-safe.
+ */
+public final class PostgresBackend implements StoreBackend {
+
+    private static final Logger LOG = LoggerFactory.getLogger(PostgresBackend.class);
+
+    private final PostgresServer server;
+    private final ServerInfo info;
+    private final List<AutoCloseable> owned = new ArrayList<>();
+    private final Thread shutdownHook;
+    private boolean closed;
+
+    private PostgresBackend(PostgresServer server) {
+        this.server = server;
+        this.shutdownHook = new Thread(this::close, "idemlab-postgres-stop");
+        Runtime.getRuntime().addShutdownHook(shutdownHook);
+        try (PostgresIdempotencyStore probe = new PostgresIdempotencyStore(config(server, "probe:").build())) {
+            this.info = new ServerInfo("postgres", probe.describe().serverVersion(), server.origin(), server.address());
+        } catch (RuntimeException e) {
+            close();
+            throw new ProvisioningException("postgres " + server.origin().description() + " at " + server.address()
+                    + " does not answer: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Finds or starts a server as {@code options} say.
+     *
+     * @throws ProvisioningException when no origin gave a server, saying what was tried and how to get one
+     */
+    public static PostgresBackend open(ProvisioningOptions options) {
+        return new PostgresBackend(provision(options));
+    }
+
+    @Override
+    public String name() {
+        return "postgres";
+    }
+
+    @Override
+    public ServerInfo server() {
+        return info;
+    }
+
+    /** A store with a fresh namespace prefix, so its records never meet another store's. */
+    @Override
+    public IdempotencyStore openStore() {
+        return new PostgresIdempotencyStore(config(server, freshPrefix()).build());
+    }
+
+    /**
+     * For a private server: a second private server, a store verified against it, then the server
+     * stopped. For a URL: a store pointed at a 127.0.0.1 port where nothing listens.
+     */
+    @Override
+    public StoreOutage openOutage() {
+        return server.isPrivate() ? stoppedPrivateServer() : nothingListening();
+    }
+
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (AutoCloseable resource : owned) {
+            closeQuietly(resource);
+        }
+        closeQuietly(server);
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException alreadyShuttingDown) {
+            // close() is running from the hook itself
+        }
+    }
+
+    private StoreOutage stoppedPrivateServer() {
+        PostgresServer doomed = startPrivate(server.origin());
+        synchronized (this) {
+            owned.add(doomed);
+        }
+        PostgresIdempotencyStore store = new PostgresIdempotencyStore(config(doomed, freshPrefix()).build());
+        store.lookup("outage:probe"); // connected and working before its server goes away
+        doomed.close();
+        String how = "stopped a second private postgres (" + doomed.origin().description() + ") on " + doomed.address();
+        return new Outage(store, how);
+    }
+
+    private StoreOutage nothingListening() {
+        int port = unusedPort();
+        String url = "jdbc:postgresql://127.0.0.1:" + port + "/postgres";
+        PostgresStoreConfig config = PostgresStoreConfig.custom(url).credentials(server.user(), server.password())
+                .namespacePrefix(freshPrefix()).requireServerAtStart(false).build();
+        return new Outage(new PostgresIdempotencyStore(config),
+                "pointed a store at 127.0.0.1:" + port + ", where nothing listens (the server at the given URL is untouched)");
+    }
+
+    private static PostgresServer provision(ProvisioningOptions options) {
+        String url = options.effectivePgUrl();
+        Origin forced = options.pgFrom();
+        if (forced == Origin.URL || (forced == null && url != null)) {
+            if (url == null) {
+                throw new ProvisioningException("--pg-from url needs --pg-url or " + ProvisioningOptions.PG_URL_ENV, null);
+            }
+            return new PostgresServer(url, null, null, Origin.URL, addressOf(url), () -> { });
+        }
+        if (forced != null) {
+            return startPrivate(forced);
+        }
+        List<String> tried = new ArrayList<>();
+        try {
+            return BundledPostgres.start();
+        } catch (ProvisioningException e) {
+            tried.add(e.getMessage());
+        }
+        try {
+            return ContainerPostgres.start();
+        } catch (ProvisioningException e) {
+            tried.add(e.getMessage());
+        }
+        throw new ProvisioningException("no PostgreSQL server could be had; tried: " + String.join("; ", tried)
+                + ". Give one with --pg-url jdbc:postgresql://host:port/db?user=...&password=... or "
+                + ProvisioningOptions.PG_URL_ENV + ", or make Docker available", null);
+    }
+
+    private static PostgresServer startPrivate(Origin origin) {
+        return switch (origin) {
+            case BUNDLED -> BundledPostgres.start();
+            case CONTAINER -> ContainerPostgres.start();
+            default -> throw new ProvisioningException("postgres cannot come from '" + origin.id()
+                    + "'; use url, bundled or container", null);
+        };
+    }
+
+    private static PostgresStoreConfig.Builder config(PostgresServer server, String prefix) {
+        return PostgresStoreConfig.custom(server.jdbcUrl()).credentials(server.user(), server.password())
+                .namespacePrefix(prefix);
+    }
+
+    private static String freshPrefix() {
+        return "lab-" + UUID.randomUUID() + ":";
+    }
+
+    private static int unusedPort() {
+        // Bound and released at once: nothing listens there afterwards, barring a rare reuse.
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new ProvisioningException("could not find a free local port: " + e.getMessage(), e);
+        }
+    }
+
+    private static String addressOf(String jdbcUrl) {
+        Properties parsed = Driver.parseURL(jdbcUrl, new Properties());
+        if (parsed == null) {
+            throw new ProvisioningException("not a PostgreSQL JDBC URL: " + jdbcUrl, null);
+        }
+        return parsed.getProperty("PGHOST", "localhost").split(",")[0] + ":"
+                + parsed.getProperty("PGPORT", "5432").split(",")[0];
+    }
+
+    private static void closeQuietly(AutoCloseable resource) {
+        try {
+            resource.close();
+        } catch (Exception e) {
+            // Shutting down: one failure must not keep the other servers running.
+            LOG.warn("while stopping postgres: {}", e.getMessage());
+        }
+    }
+
+    /** A store whose server is gone, and how that came about. */
+    private record Outage(IdempotencyStore store, String how) implements StoreOutage {
+        @Override
+        public void close() {
+            store.close();
+        }
+    }
+}

@@ -1,0 +1,200 @@
+package dev.idemlab.lab.infra;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * A private {@code redis-server} process: bound to 127.0.0.1 on a free ephemeral port, no
+ * persistence, its working directory and log in a fresh temporary directory. A JVM shutdown hook
+ * stops it too, so that Ctrl-C never leaves a server behind.
+ *
+ * <p>Thread-safe.
+ */
+final class RedisProcess implements PrivateRedisServer {
+
+    private static final String HOST = "127.0.0.1";
+    private static final long READY_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** Another process may take the free port between our probe and the server's bind: retry then. */
+    private static final int PORT_ATTEMPTS = 3;
+
+    private final Process process;
+    private final int port;
+    private final Origin origin;
+    private final Path dir;
+    private final Thread shutdownHook;
+    private boolean stopped;
+
+    private RedisProcess(Process process, int port, Origin origin, Path dir) {
+        this.process = process;
+        this.port = port;
+        this.origin = origin;
+        this.dir = dir;
+        this.shutdownHook = new Thread(this::stopProcess, "idemlab-redis-stop-" + port);
+        Runtime.getRuntime().addShutdownHook(shutdownHook);
+    }
+
+    /**
+     * Starts {@code executable} and waits until it answers PING.
+     *
+     * @throws ProvisioningException if it does not start, with the end of its log
+     */
+    static RedisProcess start(Path executable, Origin origin) {
+        ProvisioningException last = null;
+        for (int attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
+            try {
+                return startOnce(executable, origin, freeLocalPort());
+            } catch (ProvisioningException e) {
+                last = e;
+            }
+        }
+        throw last;
+    }
+
+    /** A port on 127.0.0.1 that nothing listens on right now. */
+    static int freeLocalPort() {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("no free local port", e);
+        }
+    }
+
+    @Override
+    public String uri() {
+        return "redis://" + address();
+    }
+
+    @Override
+    public String address() {
+        return HOST + ":" + port;
+    }
+
+    @Override
+    public Origin origin() {
+        return origin;
+    }
+
+    @Override
+    public synchronized void close() {
+        if (stopped) {
+            return;
+        }
+        stopped = true;
+        stopProcess();
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException shuttingDown) {
+            // The JVM is exiting and the hook is running or has run: nothing to remove.
+        }
+        deleteQuietly(dir);
+    }
+
+    private static RedisProcess startOnce(Path executable, Origin origin, int port) {
+        Path dir;
+        Process process;
+        try {
+            dir = Files.createTempDirectory("idemlab-redis-");
+            List<String> command = List.of(executable.toString(),
+                    "--port", Integer.toString(port), "--bind", HOST,
+                    "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", dir.toString());
+            process = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(dir.resolve("redis.log").toFile())
+                    .start();
+        } catch (IOException e) {
+            throw new ProvisioningException("cannot run " + executable + ": " + e.getMessage(), e);
+        }
+        RedisProcess server = new RedisProcess(process, port, origin, dir);
+        try {
+            server.awaitReady(executable);
+            return server;
+        } catch (RuntimeException e) {
+            server.close();
+            throw e;
+        }
+    }
+
+    private void awaitReady(Path executable) {
+        long deadline = System.nanoTime() + READY_TIMEOUT_NANOS;
+        while (System.nanoTime() - deadline < 0) {
+            if (!process.isAlive()) {
+                throw new ProvisioningException(executable + " exited with " + process.exitValue()
+                        + " before it answered PING; its log ends: " + logTail(), null);
+            }
+            if (answersPing()) {
+                return;
+            }
+            pause();
+        }
+        throw new ProvisioningException(executable + " did not answer PING on " + address()
+                + " within 10 s; its log ends: " + logTail(), null);
+    }
+
+    private boolean answersPing() {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(HOST, port), 200);
+            socket.setSoTimeout(500);
+            OutputStream out = socket.getOutputStream();
+            out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            byte[] reply = new byte[7];
+            InputStream in = socket.getInputStream();
+            int read = in.readNBytes(reply, 0, reply.length);
+            return new String(reply, 0, read, StandardCharsets.US_ASCII).equals("+PONG\r\n");
+        } catch (IOException notYet) {
+            return false;
+        }
+    }
+
+    private static void pause() {
+        try {
+            Thread.sleep(10);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ProvisioningException("interrupted while waiting for redis-server to start", e);
+        }
+    }
+
+    /** SIGTERM first, so the server exits cleanly; then, if it hangs, kill it. */
+    private void stopProcess() {
+        process.destroy();
+        try {
+            if (!process.waitFor(5, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private String logTail() {
+        try {
+            String log = Files.readString(dir.resolve("redis.log"));
+            return log.length() > 800 ? log.substring(log.length() - 800) : log;
+        } catch (IOException e) {
+            return "(no log: " + e.getMessage() + ")";
+        }
+    }
+
+    private static void deleteQuietly(Path dir) {
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        } catch (IOException | UncheckedIOException e) {
+            // A leftover empty temp directory is harmless; the server itself is stopped.
+        }
+    }
+}

@@ -1,0 +1,147 @@
+package dev.idemlab.lab.infra;
+
+import org.testcontainers.DockerClientFactory;
+import redis.embedded.core.ExecutableProvider;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * Finds a Redis server in the documented order (DESIGN section 5): the URL the user gave, a
+ * {@code redis-server} on PATH, the binary bundled with the lab, a {@code redis:7} container; or
+ * the one origin {@link ProvisioningOptions#redisFrom()} forces. The first that works wins; if none
+ * does, the error lists what each origin said and how to get a server.
+ *
+ * <p>Stateless and thread-safe.
+ */
+final class RedisProvisioner {
+
+    static final String BINARY = "redis-server";
+
+    private static final List<Origin> ORDER = List.of(Origin.URL, Origin.SYSTEM, Origin.BUNDLED, Origin.CONTAINER);
+    private static final String HOW = "Give a server with --redis-url redis://host:port (or "
+            + ProvisioningOptions.REDIS_URL_ENV + "), put " + BINARY + " on PATH, or start Docker.";
+
+    /** The bundled binary is copied out of its jar once per JVM, on first use. */
+    private static volatile Path bundledBinary;
+
+    /**
+     * Where the lab's server is: a URL, or a private server plus the way to start another one of
+     * the same origin (for outages).
+     *
+     * @param origin where it came from
+     * @param uri where a client connects
+     * @param server the private server, or {@code null} when the user gave the URL
+     * @param launcher starts another private server of the same origin, or {@code null} for a URL
+     */
+    record Provisioned(Origin origin, String uri, PrivateRedisServer server, Supplier<PrivateRedisServer> launcher) { }
+
+    private RedisProvisioner() { }
+
+    /**
+     * @throws ProvisioningException if no origin gave a server, saying what was tried and how to get one
+     */
+    static Provisioned provision(ProvisioningOptions options) {
+        Origin forced = options.redisFrom();
+        if (forced == Origin.IN_PROCESS) {
+            throw new IllegalArgumentException("redis cannot run in-process; choose url, system, bundled or container");
+        }
+        List<String> tried = new ArrayList<>();
+        for (Origin origin : forced != null ? List.of(forced) : ORDER) {
+            if (origin == Origin.URL) {
+                String url = options.effectiveRedisUrl();
+                if (url != null) {
+                    return new Provisioned(Origin.URL, url, null, null);
+                }
+                tried.add("url: none given");
+                continue;
+            }
+            Optional<Supplier<PrivateRedisServer>> launcher = launcher(origin, tried);
+            if (launcher.isPresent()) {
+                try {
+                    PrivateRedisServer server = launcher.get().get();
+                    return new Provisioned(origin, server.uri(), server, launcher.get());
+                } catch (ProvisioningException e) {
+                    tried.add(origin.id() + ": " + e.getMessage());
+                }
+            }
+        }
+        throw new ProvisioningException("no Redis server could be had (tried " + String.join("; ", tried) + "). "
+                + HOW, null);
+    }
+
+    /** A way to start servers of {@code origin}, or empty (with the reason added to {@code tried}). */
+    private static Optional<Supplier<PrivateRedisServer>> launcher(Origin origin, List<String> tried) {
+        switch (origin) {
+            case SYSTEM -> {
+                Optional<Path> binary = onPath(BINARY);
+                if (binary.isEmpty()) {
+                    tried.add("system: no " + BINARY + " on PATH");
+                }
+                return binary.map(path -> () -> RedisProcess.start(path, Origin.SYSTEM));
+            }
+            case BUNDLED -> {
+                try {
+                    Path binary = bundledBinary();
+                    return Optional.of(() -> RedisProcess.start(binary, Origin.BUNDLED));
+                } catch (IOException | RuntimeException e) {
+                    tried.add("bundled: no binary for this platform (" + e.getMessage() + ")");
+                    return Optional.empty();
+                }
+            }
+            case CONTAINER -> {
+                if (!dockerAvailable()) {
+                    tried.add("container: Docker is not available");
+                    return Optional.empty();
+                }
+                return Optional.of(RedisContainer::start);
+            }
+            default -> throw new IllegalArgumentException("not a launchable origin: " + origin);
+        }
+    }
+
+    /** The first executable {@code name} on PATH, as a shell would find it. */
+    static Optional<Path> onPath(String name) {
+        String path = System.getenv("PATH");
+        if (path == null) {
+            return Optional.empty();
+        }
+        for (String dir : path.split(File.pathSeparator)) {
+            if (dir.isBlank()) {
+                continue;
+            }
+            Path candidate = Path.of(dir, name);
+            if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+                return Optional.of(candidate);
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static Path bundledBinary() throws IOException {
+        Path binary = bundledBinary;
+        if (binary == null) {
+            synchronized (RedisProvisioner.class) {
+                if (bundledBinary == null) {
+                    bundledBinary = ExecutableProvider.newJarResourceProvider().get().toPath();
+                }
+                binary = bundledBinary;
+            }
+        }
+        return binary;
+    }
+
+    private static boolean dockerAvailable() {
+        try {
+            return DockerClientFactory.instance().isDockerAvailable();
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+}

@@ -1,0 +1,100 @@
+package dev.idemlab.lab.scenario;
+
+import dev.idemlab.idempotency.InFlightPolicy;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * What the post says each run must show, checked against the run's ledger and responses. The
+ * scenarios never decide their own verdict: they report what happened, and this class compares.
+ */
+public final class Expectations {
+
+    private static final String IN_PROGRESS = "IdempotencyInProgressException";
+    private static final String KEY_REUSE = "IdempotencyKeyReuseException";
+    private static final String PROVIDER_TIMEOUT = "ProviderTimeoutException";
+    private static final String STORE_UNAVAILABLE = "IdempotencyStoreUnavailableException";
+
+    private Expectations() { }
+
+    /** Checks one run; the result says what was expected and what the ledger shows. */
+    public static CheckResult check(ScenarioRun run) {
+        List<String> problems = new ArrayList<>();
+        InFlightPolicy policy = InFlightPolicy.valueOf(run.policy().toUpperCase(Locale.ROOT));
+        if (policy.promisesExactlyOnce() && run.charges().size() > 1) {
+            problems.add("policy " + run.policy() + " promises exactly-once but the provider charged "
+                    + run.charges().size() + " times " + run.charges());
+        }
+        switch (run.scenario()) {
+            case "in-flight" -> checkInFlight(run, policy, problems);
+            case "key-reuse" -> expectResponses(run, problems, 1, "C", "C", KEY_REUSE);
+            case "provider-timeout" -> expectResponses(run, problems, 1, PROVIDER_TIMEOUT, "C");
+            case "store-down" -> checkStoreDown(run, problems);
+            default -> problems.add("no expectation is known for scenario " + run.scenario());
+        }
+        String name = run.scenario() + "/" + run.policy();
+        if (problems.isEmpty()) {
+            return new CheckResult(true, run.store().store(), name, "as the post shows: responses "
+                    + run.responses() + ", charges made " + run.charges());
+        }
+        return new CheckResult(false, run.store().store(), name, String.join("; ", problems));
+    }
+
+    private static void checkInFlight(ScenarioRun run, InFlightPolicy policy, List<String> problems) {
+        int callers = run.callers().size();
+        switch (policy) {
+            case RUN -> {
+                if (run.charges().size() < 2) {
+                    problems.add("the run policy did not double-charge (charges " + run.charges()
+                            + "): the race was not reproduced and the lab has lost its point");
+                }
+                if (run.responses().stream().distinct().count() != 1) {
+                    problems.add("a result cache answers every caller alike, got " + run.responses());
+                }
+            }
+            case WAIT -> expectResponses(run, problems, 1, repeat("C", callers));
+            case RAISE -> {
+                String[] expected = repeat(IN_PROGRESS, callers);
+                expected[0] = "C";
+                expectResponses(run, problems, 1, expected);
+            }
+        }
+    }
+
+    private static void checkStoreDown(ScenarioRun run, List<String> problems) {
+        if (run.label().equals("fail closed")) {
+            expectResponses(run, problems, 0, STORE_UNAVAILABLE);
+        } else {
+            expectResponses(run, problems, 1, "C");
+        }
+        if (run.storageErrors() == 0) {
+            problems.add("the store was down but no storage error was counted");
+        }
+    }
+
+    /**
+     * Expects exactly {@code charges} charges and these responses, where "C" stands for the
+     * ledger's first charge id.
+     */
+    private static void expectResponses(ScenarioRun run, List<String> problems, int charges, String... expected) {
+        if (run.charges().size() != charges) {
+            problems.add("expected " + charges + " charge(s), the ledger has " + run.charges());
+        }
+        String charge = run.charges().isEmpty() ? "<no charge>" : run.charges().get(0);
+        List<String> want = new ArrayList<>();
+        for (String e : expected) {
+            want.add(e.equals("C") ? charge : e);
+        }
+        if (!want.equals(run.responses())) {
+            problems.add("expected responses " + want + ", got " + run.responses());
+        }
+    }
+
+    private static String[] repeat(String value, int times) {
+        String[] values = new String[times];
+        java.util.Arrays.fill(values, value);
+        return values;
+    }
+}

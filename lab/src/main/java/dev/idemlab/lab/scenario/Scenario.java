@@ -1,0 +1,28 @@
+package dev.idemlab.lab.scenario;
+
+import dev.idemlab.idempotency.InFlightPolicy;
+
+import java.util.List;
+
+/** One of the post's experiments: a script of calls against a counting provider. */
+public interface Scenario {
+
+    /** The name on the command line: in-flight, key-reuse, provider-timeout, store-down. */
+    String name();
+
+    /** One line on what it shows. */
+    String summary();
+
+    /**
+     * Runs the script once under {@code policy}.
+     *
+     * @throws UnsupportedOperationException if the store cannot stage this scenario (store-down on memory)
+     * @throws InterruptedException if interrupted while callers run
+     */
+    ScenarioRun run(ScenarioContext context, InFlightPolicy policy) throws InterruptedException;
+
+    /** The policies {@code scenario all} runs it under. */
+    default List<InFlightPolicy> policiesForAll() {
+        return List.of(InFlightPolicy.WAIT);
+    }
+}

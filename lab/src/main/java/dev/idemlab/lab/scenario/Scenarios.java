@@ -1,0 +1,23 @@
+package dev.idemlab.lab.scenario;
+
+import java.util.List;
+import java.util.Optional;
+
+/** The catalogue of experiments, in the order the post runs them. */
+public final class Scenarios {
+
+    /** Every scenario, in the order {@code scenario all} and {@code check} run them. */
+    public static final List<Scenario> ALL = List.of(
+            new InFlightScenario(), new KeyReuseScenario(), new ProviderTimeoutScenario(), new StoreDownScenario());
+
+    private Scenarios() { }
+
+    public static Optional<Scenario> byName(String name) {
+        return ALL.stream().filter(s -> s.name().equals(name)).findFirst();
+    }
+
+    /** The names, for help texts and errors. */
+    public static List<String> names() {
+        return ALL.stream().map(Scenario::name).toList();
+    }
+}

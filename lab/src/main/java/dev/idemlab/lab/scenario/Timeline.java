@@ -1,0 +1,60 @@
+package dev.idemlab.lab.scenario;
+
+import dev.idemlab.provider.Charge;
+import dev.idemlab.provider.ProviderObserver;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * Records a scenario's messages as they happen, on whichever thread sends them; the provider's
+ * side is recorded through its observer, and attributed to the caller thread it runs on.
+ * Thread-safe.
+ */
+final class Timeline implements ProviderObserver {
+
+    static final String COORDINATOR = "Coordinator";
+    static final String PROVIDER = "Provider";
+
+    private final long startNanos = System.nanoTime();
+    private final List<TimelineEvent> events = new ArrayList<>();
+
+    long nowMs() {
+        return (System.nanoTime() - startNanos) / 1_000_000;
+    }
+
+    void record(String from, String to, String message, boolean reply) {
+        TimelineEvent event = new TimelineEvent(nowMs(), from, to, message, reply);
+        synchronized (events) {
+            events.add(event);
+        }
+    }
+
+    @Override
+    public void callStarted(int callNumber, String orderId, long amount) {
+        record(COORDINATOR, PROVIDER, "charge " + orderId + " " + amount + " (for " + caller() + ")", false);
+    }
+
+    @Override
+    public void charged(int callNumber, Charge charge) {
+        record(PROVIDER, COORDINATOR, charge.id() + " (for " + caller() + ")", true);
+    }
+
+    @Override
+    public void timedOut(int callNumber, String orderId) {
+        record(PROVIDER, COORDINATOR, "timeout, nothing charged (for " + caller() + ")", true);
+    }
+
+    List<TimelineEvent> events() {
+        synchronized (events) {
+            List<TimelineEvent> copy = new ArrayList<>(events);
+            copy.sort(Comparator.comparingLong(TimelineEvent::atMs));
+            return copy;
+        }
+    }
+
+    private static String caller() {
+        return Thread.currentThread().getName();
+    }
+}

@@ -1,0 +1,228 @@
+package dev.idemlab.idempotency.store.postgres;
+
+import dev.idemlab.idempotency.Fingerprint;
+import dev.idemlab.idempotency.IdempotencyConfig;
+import dev.idemlab.idempotency.IdempotencyCoordinator;
+import dev.idemlab.idempotency.IdempotentCall;
+import dev.idemlab.idempotency.IdempotentReplayUnavailableException;
+import dev.idemlab.idempotency.InFlightPolicy;
+import dev.idemlab.idempotency.ResultCodec;
+import dev.idemlab.idempotency.spi.IdempotencyRecord.Completed;
+import dev.idemlab.idempotency.spi.IdempotencyRecord.Pending;
+import dev.idemlab.idempotency.spi.IdempotencyStore;
+import dev.idemlab.idempotency.spi.IdempotencyStoreContract;
+import dev.idemlab.idempotency.spi.Reservation;
+import dev.idemlab.idempotency.spi.StoredResult;
+import dev.idemlab.lab.infra.PostgresBackend;
+import dev.idemlab.lab.infra.ProvisioningOptions;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The store contract, and what only a real PostgreSQL can show, against a private server. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class PostgresIdempotencyStoreTest extends IdempotencyStoreContract {
+
+    private PostgresBackend backend;
+    private PostgresIdempotencyStore store;
+    private PostgresTable table;
+
+    @BeforeAll
+    void startServer() {
+        backend = PostgresBackend.open(ProvisioningOptions.defaults());
+        store = (PostgresIdempotencyStore) backend.openStore();
+        table = new PostgresTable(store);
+    }
+
+    @AfterAll
+    void stopServer() {
+        if (store != null) {
+            store.close();
+        }
+        if (backend != null) {
+            backend.close();
+        }
+    }
+
+    @Override
+    protected IdempotencyStore store() {
+        return store;
+    }
+
+    @Override
+    protected void forceExpiry(String namespace) {
+        table.expire(namespace);
+    }
+
+    @Test
+    void describesItselfAsPostgresWithTheServersVersionAndAddress() {
+        assertThat(store.describe().name()).isEqualTo("postgres");
+        assertThat(store.describe().serverVersion()).matches("\\d+(\\.\\d+)*.*");
+        assertThat(store.describe().address()).isEqualTo(backend.server().address());
+        System.out.println("postgres under test: " + backend.server().describe());
+    }
+
+    @Test
+    void manyContendersOnOneKeyHaveExactlyOneWinnerInEveryRound() throws Exception {
+        int contenders = 12;
+        int rounds = 40;
+        ExecutorService pool = Executors.newFixedThreadPool(contenders);
+        try {
+            for (int round = 0; round < rounds; round++) {
+                String ns = namespace();
+                CyclicBarrier start = new CyclicBarrier(contenders);
+                List<Future<Reservation>> answers = new ArrayList<>();
+                for (int i = 0; i < contenders; i++) {
+                    String token = "t" + i;
+                    answers.add(pool.submit(() -> {
+                        start.await();
+                        return store.reserve(ns, token, FP, LEASE);
+                    }));
+                }
+                int acquired = 0;
+                for (Future<Reservation> answer : answers) {
+                    Reservation reservation = answer.get(30, TimeUnit.SECONDS);
+                    if (reservation instanceof Reservation.Acquired) {
+                        acquired++;
+                    } else {
+                        assertThat(((Reservation.Found) reservation).record()).isInstanceOf(Pending.class);
+                    }
+                }
+                assertThat(acquired).as("winners in round %d", round).isEqualTo(1);
+                assertThat(table.countRows(ns)).isEqualTo(1);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void contendersForAnExpiredReservationHaveExactlyOneWinnerInEveryRound() throws Exception {
+        int contenders = 8;
+        ExecutorService pool = Executors.newFixedThreadPool(contenders);
+        try {
+            for (int round = 0; round < 20; round++) {
+                String ns = namespace();
+                store.reserve(ns, "crashed", FP, LEASE);
+                table.expire(ns);
+                CyclicBarrier start = new CyclicBarrier(contenders);
+                List<Future<Reservation>> answers = new ArrayList<>();
+                for (int i = 0; i < contenders; i++) {
+                    String token = "t" + i;
+                    answers.add(pool.submit(() -> {
+                        start.await();
+                        return store.reserve(ns, token, FP, LEASE);
+                    }));
+                }
+                int acquired = 0;
+                for (Future<Reservation> answer : answers) {
+                    if (answer.get(30, TimeUnit.SECONDS) instanceof Reservation.Acquired) {
+                        acquired++;
+                    }
+                }
+                assertThat(acquired).as("winners in round %d", round).isEqualTo(1);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void putIfAbsentTakesOverAnExpiredRecord() {
+        String ns = namespace();
+        store.putIfAbsent(ns, FP, StoredResult.of("\"old\""), TTL);
+        table.expire(ns);
+        assertThat(store.putIfAbsent(ns, OTHER_FP, StoredResult.of("\"new\""), TTL)).isEmpty();
+        Completed completed = (Completed) store.lookup(ns).orElseThrow();
+        assertThat(completed.result().json()).isEqualTo("\"new\"");
+        assertThat(completed.fingerprint()).isEqualTo(OTHER_FP);
+    }
+
+    @Test
+    void aStaleHolderCannotReleaseTheTakenOverKeyEvenAfterTheNewOwnerCompleted() {
+        String ns = namespace();
+        store.reserve(ns, "stale", FP, LEASE);
+        table.expire(ns);
+        store.reserve(ns, "owner", FP, LEASE);
+        store.complete(ns, "owner", StoredResult.of("\"owner\""), TTL);
+        assertThat(store.release(ns, "stale")).isFalse();
+        assertThat(store.complete(ns, "stale", StoredResult.of("\"stale\""), TTL)).isFalse();
+        assertThat(((Completed) store.lookup(ns).orElseThrow()).result().json()).isEqualTo("\"owner\"");
+    }
+
+    @Test
+    void storesWithDifferentPrefixesShareTheTableWithoutSeeingEachOther() {
+        String ns = namespace();
+        try (IdempotencyStore neighbour = backend.openStore()) {
+            assertThat(store.reserve(ns, "mine", FP, LEASE)).isInstanceOf(Reservation.Acquired.class);
+            assertThat(neighbour.lookup(ns)).isEmpty();
+            assertThat(neighbour.reserve(ns, "theirs", FP, LEASE)).isInstanceOf(Reservation.Acquired.class);
+        }
+    }
+
+    @Test
+    void sweepDeletesExpiredRowsAndKeepsLiveOnes() {
+        String expired = namespace();
+        String live = namespace();
+        store.putIfAbsent(expired, FP, StoredResult.of("1"), TTL);
+        store.putIfAbsent(live, FP, StoredResult.of("2"), TTL);
+        table.expire(expired);
+        assertThat(store.sweepExpired()).isGreaterThanOrEqualTo(1);
+        assertThat(table.countRows(expired)).isZero();
+        assertThat(table.countRows(live)).isEqualTo(1);
+    }
+
+    @Test
+    void aRowWithAnUnknownStateIsReplayedAsUnavailableAndTheActionDoesNotRun() {
+        String key = UUID.randomUUID().toString();
+        Fingerprint fingerprint = Fingerprint.ofFields(Map.of("amount", 10));
+        table.plant("payment.charge:" + key, "refunded", null, fingerprint.hex(), "\"ch_1\"", null);
+        assertNoRerun(key, fingerprint);
+    }
+
+    @Test
+    void aCompletedRowWithNeitherResultNorReasonIsReplayedAsUnavailableAndTheActionDoesNotRun() {
+        String key = UUID.randomUUID().toString();
+        Fingerprint fingerprint = Fingerprint.ofFields(Map.of("amount", 10));
+        table.plant("payment.charge:" + key, "completed", null, fingerprint.hex(), null, null);
+        assertNoRerun(key, fingerprint);
+    }
+
+    @Test
+    void aPendingRowWithoutATokenIsReplayedAsUnavailableAndTheActionDoesNotRun() {
+        String key = UUID.randomUUID().toString();
+        Fingerprint fingerprint = Fingerprint.ofFields(Map.of("amount", 10));
+        table.plant("payment.charge:" + key, "pending", null, fingerprint.hex(), null, null);
+        assertNoRerun(key, fingerprint);
+    }
+
+    private void assertNoRerun(String key, Fingerprint fingerprint) {
+        for (InFlightPolicy policy : InFlightPolicy.values()) {
+            IdempotencyCoordinator coordinator = IdempotencyCoordinator.builder(store)
+                    .config(IdempotencyConfig.custom().policy(policy).build()).build();
+            AtomicInteger charges = new AtomicInteger();
+            assertThatThrownBy(() -> coordinator.execute(IdempotentCall.of("payment.charge", key, fingerprint),
+                    ResultCodec.json(String.class), () -> "ch_" + charges.incrementAndGet()))
+                    .as("policy %s", policy)
+                    .isInstanceOf(IdempotentReplayUnavailableException.class)
+                    .hasMessageContaining("unreadable");
+            assertThat(charges).as("charges under policy %s", policy).hasValue(0);
+            assertThat(coordinator.stats().totalStorageErrors()).isZero();
+        }
+    }
+}

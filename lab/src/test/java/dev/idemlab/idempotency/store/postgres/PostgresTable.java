@@ -1,0 +1,61 @@
+package dev.idemlab.idempotency.store.postgres;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+
+/**
+ * Reaches behind a store into its table, as an operator or a broken writer would: to make a record
+ * expire by the server's clock, or to plant a row the store would never write. Not thread-safe.
+ */
+final class PostgresTable {
+
+    private final PostgresStoreConfig config;
+
+    PostgresTable(PostgresIdempotencyStore store) {
+        this.config = store.config();
+    }
+
+    /** Moves the record's expiry one second into the past, by the server's clock. */
+    void expire(String namespace) {
+        execute("UPDATE " + config.table() + " SET expires_at = now() - interval '1 second' WHERE namespace = ?",
+                config.namespacePrefix() + namespace);
+    }
+
+    /** Writes a row as it stands, live for an hour. */
+    void plant(String namespace, String state, String token, String fingerprint, String json, String reason) {
+        execute("INSERT INTO " + config.table() + " (namespace, state, token, fingerprint, result_json, "
+                        + "not_stored_reason, expires_at) VALUES (?, ?, ?, ?, ?, ?, now() + interval '1 hour')",
+                config.namespacePrefix() + namespace, state, token, fingerprint, json, reason);
+    }
+
+    long countRows(String namespace) {
+        try (Connection connection = connect();
+             PreparedStatement statement = connection.prepareStatement(
+                     "SELECT count(*) FROM " + config.table() + " WHERE namespace = ?")) {
+            statement.setString(1, config.namespacePrefix() + namespace);
+            try (var row = statement.executeQuery()) {
+                row.next();
+                return row.getLong(1);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private void execute(String sql, String... parameters) {
+        try (Connection connection = connect(); PreparedStatement statement = connection.prepareStatement(sql)) {
+            for (int i = 0; i < parameters.length; i++) {
+                statement.setString(i + 1, parameters[i]);
+            }
+            statement.executeUpdate();
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private Connection connect() throws SQLException {
+        return DriverManager.getConnection(config.jdbcUrl(), config.user(), config.password());
+    }
+}

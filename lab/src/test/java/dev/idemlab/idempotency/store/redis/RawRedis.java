@@ -1,0 +1,40 @@
+package dev.idemlab.idempotency.store.redis;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+
+import java.time.Duration;
+
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A plain Lettuce connection beside the store, so that tests can look at and change what is really
+ * on the server. Thread-safe, as the connection is.
+ */
+final class RawRedis implements AutoCloseable {
+
+    private final RedisClient client;
+    private final StatefulRedisConnection<String, String> connection;
+
+    RawRedis(String uri) {
+        this.client = RedisClient.create(uri);
+        this.connection = client.connect();
+    }
+
+    RedisCommands<String, String> commands() {
+        return connection.sync();
+    }
+
+    /** Makes {@code key} expire now, by the server's clock, and waits until the server agrees. */
+    void expireNow(String key) {
+        commands().pexpire(key, 1);
+        await().atMost(Duration.ofSeconds(10)).until(() -> commands().exists(key) == 0);
+    }
+
+    @Override
+    public void close() {
+        connection.close();
+        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    }
+}

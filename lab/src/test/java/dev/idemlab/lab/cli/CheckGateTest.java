@@ -1,0 +1,45 @@
+package dev.idemlab.lab.cli;
+
+import dev.idemlab.idempotency.IdempotencyCoordinator;
+import dev.idemlab.idempotency.InFlightPolicy;
+import dev.idemlab.lab.scenario.CoordinatorFactory;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The gate must be able to fail: a coordinator that double-charges under WAIT makes it exit 1. */
+class CheckGateTest {
+
+    @Test
+    void theLibrarysCoordinatorPassesTheGate() {
+        LabRun run = LabRun.of("check", "--stores", "memory");
+        assertThat(run.exitCode()).as(run.out()).isZero();
+        assertThat(run.out()).contains("PASS memory    in-flight/run").contains("PASS memory    in-flight/wait")
+                .contains("check: 5 passed, 0 failed");
+    }
+
+    @Test
+    void aCoordinatorThatDoubleChargesUnderWaitFailsTheGate() {
+        // A result cache dressed up as WAIT: exactly the bug the post is about.
+        CoordinatorFactory cacheCalledWait = (store, config) -> IdempotencyCoordinator.builder(store)
+                .config(config.toBuilder().policy(
+                        config.policy() == InFlightPolicy.WAIT ? InFlightPolicy.RUN : config.policy()).build())
+                .build();
+        LabRun run = LabRun.with(cacheCalledWait, "check", "--stores", "memory");
+        assertThat(run.exitCode()).isEqualTo(1);
+        assertThat(run.out()).contains("FAIL memory    in-flight/wait")
+                .contains("promises exactly-once but the provider charged 2 times");
+    }
+
+    @Test
+    void aCoordinatorThatNoLongerRacesUnderRunFailsTheGateToo() {
+        // If RUN stopped double-charging the lab would have lost its point: the gate says so.
+        CoordinatorFactory alwaysWait = (store, config) -> IdempotencyCoordinator.builder(store)
+                .config(config.toBuilder().policy(
+                        config.policy() == InFlightPolicy.RUN ? InFlightPolicy.WAIT : config.policy()).build())
+                .build();
+        LabRun run = LabRun.with(alwaysWait, "check", "--stores", "memory");
+        assertThat(run.exitCode()).isEqualTo(1);
+        assertThat(run.out()).contains("FAIL memory    in-flight/run").contains("the lab has lost its point");
+    }
+}

@@ -1,0 +1,128 @@
+package dev.idemlab.lab.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The command line in this JVM. The race is widened (a slow provider, an early retry) so that the
+ * retry is surely inside the first call on a noisy machine; nothing here asserts a duration.
+ */
+class LabCommandTest {
+
+    private static final String[] WIDE_RACE = {"--latency-ms", "800", "--retry-at-ms", "20"};
+
+    private static String[] args(String... head) {
+        String[] all = new String[head.length + WIDE_RACE.length];
+        System.arraycopy(head, 0, all, 0, head.length);
+        System.arraycopy(WIDE_RACE, 0, all, head.length, WIDE_RACE.length);
+        return all;
+    }
+
+    @Test
+    void theRunPolicyShowsTheDoubleCharge() {
+        LabRun run = LabRun.of(args("scenario", "in-flight", "--policy", "run", "--store", "memory"));
+        assertThat(run.exitCode()).isZero();
+        assertThat(run.out()).contains("policy=run (a result cache)")
+                .contains("responses=[ch_1, ch_1]").contains("charges made=[ch_1, ch_2]")
+                .contains("store: memory");
+    }
+
+    @Test
+    void tenCallersUnderWaitShareOneCharge() throws Exception {
+        LabRun run = LabRun.of(args("scenario", "in-flight", "--policy", "wait", "--callers", "10",
+                "--store", "memory", "--format", "json"));
+        assertThat(run.exitCode()).isZero();
+        JsonNode runs = new ObjectMapper().readTree(run.out());
+        assertThat(runs.isArray()).isTrue();
+        JsonNode wait = runs.get(0);
+        assertThat(wait.get("charges")).hasSize(1);
+        assertThat(wait.get("charges").get(0).asText()).isEqualTo("ch_1");
+        assertThat(wait.get("responses")).hasSize(10).allSatisfy(r -> assertThat(r.asText()).isEqualTo("ch_1"));
+        assertThat(wait.get("callers")).hasSize(10);
+    }
+
+    @Test
+    void jsonCarriesEveryFieldTheIssueNames() throws Exception {
+        LabRun run = LabRun.of(args("scenario", "in-flight", "--policy", "raise", "--store", "memory", "--format", "json"));
+        JsonNode raise = new ObjectMapper().readTree(run.out()).get(0);
+        assertThat(raise.get("scenario").asText()).isEqualTo("in-flight");
+        assertThat(raise.get("policy").asText()).isEqualTo("raise");
+        assertThat(raise.get("store").get("name").asText()).isEqualTo("memory");
+        assertThat(raise.get("store").get("version").asText()).isNotBlank();
+        assertThat(raise.get("store").get("origin").asText()).isEqualTo("in-process");
+        assertThat(raise.get("responses").get(1).asText()).isEqualTo("IdempotencyInProgressException");
+        assertThat(raise.get("storageErrors").asLong()).isZero();
+        JsonNode caller = raise.get("callers").get(0);
+        assertThat(caller.get("endMs").asLong()).isGreaterThanOrEqualTo(caller.get("startMs").asLong());
+        assertThat(caller.get("response").asText()).isEqualTo("ch_1");
+    }
+
+    @Test
+    void markdownHasTheTableAndASequenceDiagram() {
+        LabRun run = LabRun.of(args("scenario", "in-flight", "--policy", "wait", "--store", "memory", "--format", "markdown"));
+        assertThat(run.out()).contains("## in-flight").contains("| policy | responses | charges made |")
+                .contains("```mermaid\nsequenceDiagram").contains("participant P0 as A");
+    }
+
+    @Test
+    void keyReuseAndProviderTimeoutPrintThePostsOutcomes() {
+        LabRun reuse = LabRun.of("scenario", "key-reuse", "--store", "memory", "--latency-ms", "1");
+        assertThat(reuse.out()).contains("replayed ch_1").contains("IdempotencyKeyReuseException")
+                .doesNotContain("charges made=2");
+        LabRun timeout = LabRun.of("scenario", "provider-timeout", "--store", "memory", "--latency-ms", "1");
+        assertThat(timeout.out()).containsPattern("first call\\s+-> ProviderTimeoutException\\s+charges made=0")
+                .containsPattern("retry\\s+-> ch_1\\s+charges made=1");
+    }
+
+    @Test
+    void outWritesTheReportWholeAndSaysWhere(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("reports/in-flight.json");
+        LabRun run = LabRun.of(args("scenario", "in-flight", "--policy", "wait", "--store", "memory",
+                "--format", "json", "--out", file.toString()));
+        assertThat(run.exitCode()).isZero();
+        assertThat(run.out()).contains("wrote json report to " + file);
+        assertThat(new ObjectMapper().readTree(Files.readString(file)).get(0).get("policy").asText()).isEqualTo("wait");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "scenario in-flight --latency-ms 0|--latency-ms must be at least 1",
+            "scenario in-flight --callers 1|--callers must be between 2 and 1000",
+            "scenario in-flight --policy maybe|Invalid value for option '--policy'",
+            "scenario in-flight --lease-s 0|--lease-s must be at least 1",
+            "scenario in-flight --lease-s 90000|--lease-s must be shorter than the record ttl",
+            "scenario in-flight --store floppy|--store must be one of",
+            "scenario bogus|Unmatched argument",
+            "scenario|missing scenario",
+            "scenario store-down --store memory|store-down needs a store with a server",
+            "check --stores memory,floppy|--stores must name stores among"
+    })
+    void usageErrorsExitTwoWithTheRuleAndNoStackTrace(String commandLine, String rule) {
+        LabRun run = LabRun.of(commandLine.split(" "));
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains(rule).doesNotContain("\tat ").doesNotContain("Exception in");
+    }
+
+    @Test
+    void aKeyOf256CharactersIsAUsageError() {
+        LabRun run = LabRun.of("scenario", "in-flight", "--key", "k".repeat(256));
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains("key must be 1 to 255 characters, got 256");
+    }
+
+    @Test
+    void helpAndVersionExitZero() {
+        assertThat(LabRun.of("--help").out()).contains("scenario").contains("check");
+        assertThat(LabRun.of("scenario", "in-flight", "--help").out()).contains("--retry-at-ms").contains("--callers");
+        assertThat(LabRun.of("--version").exitCode()).isZero();
+    }
+}

@@ -1,0 +1,139 @@
+package dev.idemlab.lab.infra;
+
+import dev.idemlab.idempotency.Fingerprint;
+import dev.idemlab.idempotency.IdempotencyConfig;
+import dev.idemlab.idempotency.IdempotencyCoordinator;
+import dev.idemlab.idempotency.IdempotencyStoreUnavailableException;
+import dev.idemlab.idempotency.IdempotentCall;
+import dev.idemlab.idempotency.IdempotentResult;
+import dev.idemlab.idempotency.Outcome;
+import dev.idemlab.idempotency.ResultCodec;
+import dev.idemlab.idempotency.StoreFailureMode;
+import dev.idemlab.idempotency.StorePhase;
+import dev.idemlab.idempotency.spi.IdempotencyStore;
+import dev.idemlab.idempotency.spi.Reservation;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Provisioning, isolation and outages of the PostgreSQL backend, on a private bundled server. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class PostgresBackendTest {
+
+    private static final Fingerprint FINGERPRINT = Fingerprint.ofFields(Map.of("order_id", "o-1", "amount", 10));
+
+    private PostgresBackend backend;
+
+    @BeforeAll
+    void startServer() {
+        backend = PostgresBackend.open(new ProvisioningOptions(null, null, null, Origin.BUNDLED));
+    }
+
+    @AfterAll
+    void stopServer() {
+        if (backend != null) {
+            backend.close();
+        }
+    }
+
+    @Test
+    void saysWhichServerWhichVersionAndWhereItCameFrom() {
+        ServerInfo server = backend.server();
+        assertThat(server.store()).isEqualTo("postgres");
+        assertThat(server.origin()).isEqualTo(Origin.BUNDLED);
+        assertThat(server.address()).startsWith("127.0.0.1:");
+        assertThat(server.version()).matches("\\d+(\\.\\d+)*.*");
+        assertThat(StoreBackends.NAMES).contains("postgres");
+    }
+
+    @Test
+    void eachStoreGetsItsOwnNamespaces() {
+        String ns = "payment.charge:" + UUID.randomUUID();
+        try (IdempotencyStore first = backend.openStore(); IdempotencyStore second = backend.openStore()) {
+            assertThat(first.reserve(ns, "t1", FINGERPRINT.hex(), Duration.ofSeconds(30)))
+                    .isInstanceOf(Reservation.Acquired.class);
+            assertThat(second.reserve(ns, "t2", FINGERPRINT.hex(), Duration.ofSeconds(30)))
+                    .isInstanceOf(Reservation.Acquired.class);
+        }
+    }
+
+    @Test
+    void aStoppedServerFailsOpenFastRunningTheActionAndCountingTheStorageError() {
+        try (StoreOutage outage = backend.openOutage()) {
+            IdempotencyCoordinator coordinator = IdempotencyCoordinator.builder(outage.store()).build();
+            AtomicInteger charges = new AtomicInteger();
+            long started = System.nanoTime();
+            IdempotentResult<String> result = coordinator.call(call(), ResultCodec.json(String.class),
+                    () -> "ch_" + charges.incrementAndGet());
+            long tookMillis = (System.nanoTime() - started) / 1_000_000;
+            // Printed, not asserted: timing belongs in results, not in a test's verdict.
+            System.out.println("dead-server call through the coordinator (" + outage.how() + ") took " + tookMillis + " ms");
+            assertThat(result.value()).isEqualTo("ch_1");
+            assertThat(result.outcome()).isEqualTo(Outcome.FAILED_OPEN);
+            assertThat(charges).hasValue(1);
+            assertThat(coordinator.stats().storageErrors().get(StorePhase.RESERVE)).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aStoppedServerFailsClosedWithoutRunningTheAction() {
+        try (StoreOutage outage = backend.openOutage()) {
+            IdempotencyCoordinator coordinator = IdempotencyCoordinator.builder(outage.store())
+                    .config(IdempotencyConfig.custom().storeFailureMode(StoreFailureMode.FAIL_CLOSED).build())
+                    .build();
+            AtomicInteger charges = new AtomicInteger();
+            assertThatThrownBy(() -> coordinator.execute(call(), ResultCodec.json(String.class),
+                    () -> "ch_" + charges.incrementAndGet()))
+                    .isInstanceOf(IdempotencyStoreUnavailableException.class);
+            assertThat(charges).hasValue(0);
+            assertThat(coordinator.stats().count(Outcome.FAILED_CLOSED)).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void anOutageOfAServerGivenByUrlNeverStopsThatServer() {
+        String url = "jdbc:postgresql://" + backend.server().address() + "/postgres?user=postgres";
+        try (PostgresBackend given = PostgresBackend.open(new ProvisioningOptions(null, null, url, null))) {
+            assertThat(given.server().origin()).isEqualTo(Origin.URL);
+            try (StoreOutage outage = given.openOutage()) {
+                assertThat(outage.how()).contains("nothing listens");
+                IdempotencyCoordinator coordinator = IdempotencyCoordinator.builder(outage.store()).build();
+                AtomicInteger charges = new AtomicInteger();
+                coordinator.execute(call(), ResultCodec.json(String.class), () -> "ch_" + charges.incrementAndGet());
+                assertThat(charges).hasValue(1);
+                assertThat(coordinator.stats().totalStorageErrors()).isEqualTo(1);
+            }
+            try (IdempotencyStore store = given.openStore()) {
+                assertThat(store.lookup("payment.charge:still-up")).isEmpty();
+            }
+        }
+    }
+
+    @Test
+    void anOriginPostgresCannotComeFromIsRefusedClearly() {
+        assertThatThrownBy(() -> PostgresBackend.open(new ProvisioningOptions(null, null, null, Origin.IN_PROCESS)))
+                .isInstanceOf(ProvisioningException.class)
+                .hasMessageContaining("url, bundled or container");
+    }
+
+    @Test
+    void forcingTheUrlOriginWithoutAUrlIsRefusedClearly() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(System.getenv(ProvisioningOptions.PG_URL_ENV) == null);
+        assertThatThrownBy(() -> PostgresBackend.open(new ProvisioningOptions(null, null, null, Origin.URL)))
+                .isInstanceOf(ProvisioningException.class)
+                .hasMessageContaining(ProvisioningOptions.PG_URL_ENV);
+    }
+
+    private static IdempotentCall call() {
+        return IdempotentCall.of("payment.charge", UUID.randomUUID().toString(), FINGERPRINT);
+    }
+}

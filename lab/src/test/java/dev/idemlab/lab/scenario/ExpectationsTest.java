@@ -1,0 +1,67 @@
+package dev.idemlab.lab.scenario;
+
+import dev.idemlab.lab.infra.Origin;
+import dev.idemlab.lab.infra.ServerInfo;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The gate's verdicts on crafted runs, each a way the lab could go wrong. */
+class ExpectationsTest {
+
+    private static final ServerInfo MEMORY = new ServerInfo("memory", "in-process", Origin.IN_PROCESS, "in-process");
+
+    private static ScenarioRun run(String scenario, String policy, String label, List<String> responses,
+                                   List<String> charges, long storageErrors) {
+        List<CallerResult> callers = responses.stream()
+                .map(r -> new CallerResult("c", 0, 1, r, r.startsWith("ch_") ? "executed" : "error", charges.size()))
+                .toList();
+        return new ScenarioRun(scenario, policy, label, MEMORY, Map.of(), callers, charges, storageErrors, "", List.of());
+    }
+
+    @Test
+    void waitWithOneChargeAndEveryCallerOnItPasses() {
+        assertThat(Expectations.check(run("in-flight", "wait", "", List.of("ch_1", "ch_1"), List.of("ch_1"), 0)).passed())
+                .isTrue();
+    }
+
+    @Test
+    void waitWithTwoChargesFailsEvenWhenTheResponsesAgree() {
+        CheckResult result = Expectations.check(run("in-flight", "wait", "", List.of("ch_1", "ch_1"),
+                List.of("ch_1", "ch_2"), 0));
+        assertThat(result.passed()).isFalse();
+        assertThat(result.message()).contains("promises exactly-once but the provider charged 2 times");
+    }
+
+    @Test
+    void raiseMustAnswerTheSecondCallerInProgress() {
+        assertThat(Expectations.check(run("in-flight", "raise", "", List.of("ch_1", "ch_1"), List.of("ch_1"), 0)).passed())
+                .isFalse();
+    }
+
+    @Test
+    void runWithoutADoubleChargeFails() {
+        CheckResult result = Expectations.check(run("in-flight", "run", "", List.of("ch_1", "ch_1"), List.of("ch_1"), 0));
+        assertThat(result.passed()).isFalse();
+        assertThat(result.message()).contains("lost its point");
+    }
+
+    @Test
+    void keyReuseThatChargedAgainFails() {
+        assertThat(Expectations.check(run("key-reuse", "wait", "", List.of("ch_1", "ch_1", "ch_2"),
+                List.of("ch_1", "ch_2"), 0)).passed()).isFalse();
+    }
+
+    @Test
+    void storeDownMustCountTheStorageError() {
+        assertThat(Expectations.check(run("store-down", "wait", "fail open", List.of("ch_1"), List.of("ch_1"), 0)).passed())
+                .isFalse();
+        assertThat(Expectations.check(run("store-down", "wait", "fail open", List.of("ch_1"), List.of("ch_1"), 1)).passed())
+                .isTrue();
+        assertThat(Expectations.check(run("store-down", "wait", "fail closed",
+                List.of("IdempotencyStoreUnavailableException"), List.of(), 1)).passed()).isTrue();
+    }
+}
