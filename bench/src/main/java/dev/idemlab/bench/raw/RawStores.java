@@ -1,6 +1,8 @@
 package dev.idemlab.bench.raw;
 
 import dev.idemlab.bench.StoreKind;
+import dev.idemlab.lab.infra.PostgresBackend;
+import dev.idemlab.lab.infra.RedisBackend;
 import dev.idemlab.lab.infra.StoreBackend;
 import dev.idemlab.lab.infra.StoreBackends;
 
@@ -11,19 +13,20 @@ public final class RawStores {
 
     /**
      * A raw client on the same server as {@code backend}'s stores.
-     *
-     * @throws UnsupportedOperationException if this build has no raw client for {@code kind}
      */
     public static RawStore open(StoreKind kind, StoreBackend backend) {
         return switch (kind) {
             case MEMORY -> new MemoryRawStore();
-            case REDIS, POSTGRES -> throw new UnsupportedOperationException(
-                    "no raw " + kind.backendName() + " baseline in this build: the store has not landed yet");
+            case REDIS -> new RedisRawStore(((RedisBackend) backend).uri());
+            case POSTGRES -> {
+                PostgresBackend postgres = (PostgresBackend) backend;
+                yield new PostgresRawStore(postgres.jdbcUrl(), postgres.user(), postgres.password());
+            }
         };
     }
 
-    /** Whether both the lab backend and the raw client for {@code kind} exist in this build. */
+    /** Whether this build's lab knows how to provision {@code kind}. */
     public static boolean available(StoreKind kind) {
-        return StoreBackends.NAMES.contains(kind.backendName()) && kind == StoreKind.MEMORY;
+        return StoreBackends.NAMES.contains(kind.backendName());
     }
 }
