@@ -7,10 +7,12 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalDouble;
 
@@ -80,22 +82,55 @@ public final class JmhResults {
     }
 
     /**
-     * Operations per second of all threads together: the Throughput result, or when only SampleTime
-     * was run (a quick run), {@code threads / mean time per operation}.
+     * Operations per second of all threads together: the Throughput result, or when the run measured
+     * no throughput at all (a quick run in SampleTime only), {@code threads / mean time per operation}.
+     * In a run that measured throughput, a missing result stays missing: never mixed with derived ones.
      */
     public OptionalDouble throughput(String benchmark, String method, String store, int threads) {
         Optional<JmhRecord> measured = find(benchmark, method, store, threads, JmhRecord.THROUGHPUT);
         if (measured.isPresent()) {
             return OptionalDouble.of(measured.get().score());
         }
+        if (!throughputDerived()) {
+            return OptionalDouble.empty();
+        }
         return find(benchmark, method, store, threads, JmhRecord.SAMPLE_TIME)
                 .map(r -> OptionalDouble.of(threads * 1e6 / r.score()))
                 .orElse(OptionalDouble.empty());
     }
 
-    /** Whether any throughput figure was derived from SampleTime rather than measured. */
+    /** Whether the run measured no throughput, so that every throughput figure is derived from SampleTime. */
     public boolean throughputDerived() {
         return records.stream().noneMatch(r -> r.mode().equals(JmhRecord.THROUGHPUT));
+    }
+
+    /**
+     * The results a run of these benchmarks should hold and does not (a fork that failed): every method
+     * of every question, for each store, thread count and mode that the run did measure elsewhere.
+     */
+    public List<String> missing() {
+        List<String> missing = new ArrayList<>();
+        List<String> modes = records.stream().map(JmhRecord::mode).distinct().sorted().toList();
+        List<String> stores = records.stream().map(JmhRecord::store).filter(Objects::nonNull).distinct().sorted().toList();
+        for (Question q : Question.values()) {
+            List<Integer> threads = records.stream().filter(r -> r.benchmark().equals(q.benchmark()))
+                    .map(JmhRecord::threads).distinct().sorted().toList();
+            List<String> methods = new ArrayList<>(List.of(q.ours()));
+            methods.addAll(q.baselines());
+            for (String store : q.perStore() ? stores : Collections.<String>singletonList(null)) {
+                for (int t : threads) {
+                    for (String method : methods) {
+                        for (String mode : modes) {
+                            if (find(q.benchmark(), method, store, t, mode).isEmpty()) {
+                                missing.add(q.benchmark() + "." + method + (store == null ? "" : " store=" + store)
+                                        + " threads=" + t + " mode=" + mode);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return missing;
     }
 
     private static JmhRecord toRecord(JsonNode result) {

@@ -37,6 +37,7 @@ public final class MarkdownPage {
             latencyTable(page, summary.results(), store);
         }
         fingerprint(page, summary);
+        missing(page, summary.results().missing());
         howToRead(page);
         return page.toString();
     }
@@ -142,6 +143,16 @@ public final class MarkdownPage {
                         .append(" | ").append(fmt("%.3f", rec.percentile("99.9"))).append(" |\n"));
             }
         }
+        page.append("\n");
+    }
+
+    private static void missing(StringBuilder page, List<String> missing) {
+        if (missing.isEmpty()) {
+            return;
+        }
+        page.append("## Missing from this run\n\nThese forks failed (see the JMH output), so their figures ")
+                .append("and every comparison that needs them are left out:\n\n");
+        missing.forEach(m -> page.append("* ").append(m).append("\n"));
         page.append("\n");
     }
 

@@ -79,6 +79,16 @@ class SummaryTest {
     }
 
     @Test
+    void aRunThatMeasuredThroughputNeverFallsBackToDerivedFigures() {
+        // The crafted run measured throughput; its memory replay coordinator also has a SampleTime result,
+        // but the Throughput result of the raw reserve on memory is missing: no comparison, and it is listed.
+        assertThat(full.results().throughputDerived()).isFalse();
+        assertThat(full.results().throughput("ReplayBenchmark", "rawReserve", "MEMORY", 1)).isEmpty();
+        assertThat(full.results().missing())
+                .contains("ReplayBenchmark.rawReserve store=MEMORY threads=1 mode=thrpt");
+    }
+
+    @Test
     void thePageShowsEachRatioAndVerdict() {
         RunInfo run = new RunInfo("bash scripts/bench.sh --quick", "abc1234", 2, "Linux amd64",
                 List.of("redis 7.2.4 (bundled binary, private instance) at 127.0.0.1"), "2025-01-01T00:00:00Z");
