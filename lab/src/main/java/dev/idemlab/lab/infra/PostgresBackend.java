@@ -68,6 +68,21 @@ public final class PostgresBackend implements StoreBackend {
         return info;
     }
 
+    /** Where clients connect; may carry the user's password, so never print it. */
+    public String jdbcUrl() {
+        return server.jdbcUrl();
+    }
+
+    /** The user clients connect as, or {@code null} when {@link #jdbcUrl()} carries it. */
+    public String user() {
+        return server.user();
+    }
+
+    /** The password, or {@code null}; never print it. */
+    public String password() {
+        return server.password();
+    }
+
     /** A store with a fresh namespace prefix, so its records never meet another store's. */
     @Override
     public IdempotencyStore openStore() {

@@ -1,0 +1,77 @@
+package dev.idemlab.bench.raw;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SetArgs;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+
+import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * The Redis baselines, through Lettuce like the Redis store: one thread-safe connection shared by all
+ * threads, synchronous commands. A value is JSON of the size the store writes. Thread-safe.
+ */
+public final class RedisRawStore implements RawStore {
+
+    /** The least a reserve script can do: set if absent with a lease, else answer what is there. */
+    static final String RESERVE_SCRIPT = "if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then "
+            + "return {1} end return {2, redis.call('GET', KEYS[1])}";
+
+    private static final String PENDING = "{\"state\":\"pending\",\"token\":\"0123456789abcdef-1\","
+            + "\"fingerprint\":\"" + "0".repeat(64) + "\"}";
+    private static final String COMPLETED = "{\"state\":\"completed\",\"fingerprint\":\"" + "0".repeat(64)
+            + "\",\"result\":\"\\\"ch_1\\\"\"}";
+    private static final String LEASE_MILLIS = Long.toString(Duration.ofSeconds(30).toMillis());
+    private static final SetArgs SET_IF_ABSENT = SetArgs.Builder.nx().px(Duration.ofSeconds(30));
+    private static final SetArgs SEED = SetArgs.Builder.px(Duration.ofHours(24));
+
+    private final RedisClient client;
+    private final StatefulRedisConnection<String, String> connection;
+    private final RedisCommands<String, String> redis;
+    private final String reserveSha;
+    private final String prefix = "bench-raw:" + Long.toHexString(ThreadLocalRandom.current().nextLong()) + ':';
+
+    /** Connects to {@code uri} and loads the reserve script. */
+    public RedisRawStore(String uri) {
+        RedisURI redisUri = RedisURI.create(uri);
+        redisUri.setTimeout(Duration.ofSeconds(2));
+        this.client = RedisClient.create(redisUri);
+        this.connection = client.connect();
+        this.redis = connection.sync();
+        this.reserveSha = redis.scriptLoad(RESERVE_SCRIPT);
+    }
+
+    @Override
+    public Object reserve(String key) {
+        return redis.evalsha(reserveSha, ScriptOutputType.MULTI, new String[] {prefix + key}, PENDING, LEASE_MILLIS);
+    }
+
+    @Override
+    public Object plainWrite(String key) {
+        return redis.set(prefix + key, PENDING, SET_IF_ABSENT);
+    }
+
+    @Override
+    public Object plainRead(String key) {
+        return redis.get(prefix + key);
+    }
+
+    @Override
+    public void seed(String key) {
+        redis.set(prefix + key, COMPLETED, SEED);
+    }
+
+    @Override
+    public void forgetKeys() {
+        // The keys live in the trial's server and expire by their PX.
+    }
+
+    @Override
+    public void close() {
+        connection.close();
+        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    }
+}

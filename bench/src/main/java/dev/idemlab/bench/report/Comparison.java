@@ -1,0 +1,46 @@
+package dev.idemlab.bench.report;
+
+import dev.idemlab.bench.StoreKind;
+
+/**
+ * The coordinator's figure beside one raw baseline, both from the same run, store and thread count.
+ *
+ * @param store the store, or {@code null} for the fingerprint
+ * @param question what was measured
+ * @param threads threads that ran each side
+ * @param baseline the baseline's method name, e.g. {@code rawReserve}
+ * @param oursOpsPerSecond the coordinator's throughput, all threads together
+ * @param rawOpsPerSecond the baseline's throughput, all threads together
+ */
+public record Comparison(StoreKind store, Question question, int threads, String baseline,
+                         double oursOpsPerSecond, double rawOpsPerSecond) {
+
+    /** Ours divided by raw throughput: 1.0 means the library costs nothing on top of the store. */
+    public double ratio() {
+        return oursOpsPerSecond / rawOpsPerSecond;
+    }
+
+    /** The coordinator's average time per operation, per thread, in µs. */
+    public double oursMicrosPerOp() {
+        return microsPerOp(oursOpsPerSecond);
+    }
+
+    /** The baseline's average time per operation, per thread, in µs. */
+    public double rawMicrosPerOp() {
+        return microsPerOp(rawOpsPerSecond);
+    }
+
+    /** What the coordinator adds to each operation: ours minus raw average time per operation, in µs. */
+    public double overheadMicros() {
+        return oursMicrosPerOp() - rawMicrosPerOp();
+    }
+
+    /** What the baseline does, in words. */
+    public String baselineLabel() {
+        return Question.baselineLabel(baseline, store == null ? StoreKind.MEMORY : store);
+    }
+
+    private double microsPerOp(double opsPerSecond) {
+        return threads * 1e6 / opsPerSecond;
+    }
+}

@@ -1,0 +1,176 @@
+package dev.idemlab.bench.report;
+
+import dev.idemlab.bench.StoreKind;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Renders a {@link Summary} as the Markdown page {@code results/bench/README.md}: where the figures
+ * came from, the targets met or missed, and per store the coordinator beside each raw baseline.
+ * Stateless.
+ */
+public final class MarkdownPage {
+
+    private static final List<String> PERCENTILES = List.of("50.0", "99.0", "99.9");
+
+    private MarkdownPage() { }
+
+    /**
+     * The page.
+     *
+     * @param charts the chart file of each store, relative to the page
+     */
+    public static String render(Summary summary, RunInfo run, Map<StoreKind, String> charts) {
+        StringBuilder page = new StringBuilder();
+        header(page, summary, run);
+        targets(page, summary);
+        for (StoreKind store : summary.stores()) {
+            page.append("## ").append(store.backendName()).append("\n\n");
+            if (charts.containsKey(store)) {
+                page.append("![").append(store.backendName()).append(": throughput and latency](")
+                        .append(charts.get(store)).append(")\n\n");
+            }
+            throughputTable(page, summary.comparisons(store));
+            latencyTable(page, summary.results(), store);
+        }
+        fingerprint(page, summary);
+        missing(page, summary.results().missing());
+        howToRead(page);
+        return page.toString();
+    }
+
+    private static void header(StringBuilder page, Summary summary, RunInfo run) {
+        page.append("# Reservation path: the coordinator beside the raw store\n\n")
+                .append("Every coordinator figure stands beside its raw baseline from the same JMH run: same JVM, ")
+                .append("same kind of server provisioned the same way, same client library, same thread count. ")
+                .append("The ratios are the result; absolute figures depend on a machine shared with other work.\n\n")
+                .append("* command: `").append(run.command()).append("`\n")
+                .append("* commit: `").append(run.commit()).append("`\n")
+                .append("* rendered: ").append(run.date()).append("\n")
+                .append("* JVM: ").append(summary.results().jvm()).append("\n")
+                .append("* machine: ").append(run.cores()).append(" cores, ").append(run.machine()).append("\n")
+                .append("* JMH: ").append(summary.results().settings()).append("\n");
+        page.append("* servers:").append(run.servers().isEmpty() ? " not recorded\n" : "\n");
+        run.servers().forEach(s -> page.append("  * ").append(s).append("\n"));
+        if (summary.results().throughputDerived()) {
+            page.append("\nThis was a quick run in SampleTime mode only: each throughput is derived as ")
+                    .append("threads / mean time per operation, and the timer's own cost is in both sides.\n");
+        }
+        page.append("\n");
+    }
+
+    private static void targets(StringBuilder page, Summary summary) {
+        page.append("## Targets\n\nReported, never asserted: a shared machine's noise must not fail a build.\n\n")
+                .append("| target | threads | figure | verdict |\n|---|---:|---:|---|\n");
+        for (Target target : Target.PUBLISHED) {
+            List<Comparison> judged = summary.judged(target);
+            if (judged.isEmpty()) {
+                page.append("| ").append(target.describe()).append(" | | | not measured |\n");
+            }
+            for (Comparison c : judged) {
+                String figure = target.kind() == Target.Kind.RATIO_AT_LEAST
+                        ? fmt("%.3fx", target.value(c)) : fmt("%.3f µs", target.value(c));
+                page.append("| ").append(target.describe()).append(" | ").append(c.threads()).append(" | ")
+                        .append(figure).append(" | ").append(target.metBy(c) ? "**met**" : "**missed**").append(" |\n");
+            }
+        }
+        page.append("\n");
+    }
+
+    private static void throughputTable(StringBuilder page, List<Comparison> comparisons) {
+        page.append("| question | threads | coordinator ops/s | baseline | baseline ops/s | ours / raw | ")
+                .append("coordinator µs/op | raw µs/op | overhead µs/op |\n")
+                .append("|---|---:|---:|---|---:|---:|---:|---:|---:|\n");
+        for (Comparison c : comparisons) {
+            page.append("| ").append(c.question().title()).append(" | ").append(c.threads())
+                    .append(" | ").append(fmt("%,.0f", c.oursOpsPerSecond()))
+                    .append(" | ").append(c.baselineLabel())
+                    .append(" | ").append(fmt("%,.0f", c.rawOpsPerSecond()))
+                    .append(" | ").append(fmt("%.3f", c.ratio()))
+                    .append(" | ").append(fmt("%.3f", c.oursMicrosPerOp()))
+                    .append(" | ").append(fmt("%.3f", c.rawMicrosPerOp()))
+                    .append(" | ").append(fmt("%.3f", c.overheadMicros())).append(" |\n");
+        }
+        page.append("\n");
+    }
+
+    private static void latencyTable(StringBuilder page, JmhResults results, StoreKind store) {
+        page.append("Latency (SampleTime, µs per operation):\n\n")
+                .append("| question | threads | side | p50 | p99 | p99.9 |\n|---|---:|---|---:|---:|---:|\n");
+        for (Question question : Question.values()) {
+            if (!question.perStore()) {
+                continue;
+            }
+            for (JmhRecord r : results.records()) {
+                if (r.benchmark().equals(question.benchmark()) && store.name().equals(r.store())
+                        && r.mode().equals(JmhRecord.SAMPLE_TIME)) {
+                    String side = r.method().equals(question.ours())
+                            ? "coordinator" : Question.baselineLabel(r.method(), store);
+                    latencyRow(page, question.title(), r, side);
+                }
+            }
+        }
+        page.append("\n");
+    }
+
+    private static void latencyRow(StringBuilder page, String question, JmhRecord r, String side) {
+        page.append("| ").append(question).append(" | ").append(r.threads()).append(" | ").append(side);
+        for (String p : PERCENTILES) {
+            page.append(" | ").append(fmt("%.3f", r.percentile(p)));
+        }
+        page.append(" |\n");
+    }
+
+    private static void fingerprint(StringBuilder page, Summary summary) {
+        List<Comparison> rows = summary.comparisons(null);
+        if (rows.isEmpty()) {
+            return;
+        }
+        page.append("## fingerprint\n\nFingerprint.ofFields of an order (id, amount, currency, customer, ")
+                .append("three line items): canonical JSON and SHA-256, beside a plain Jackson write and the same hash.\n\n");
+        throughputTable(page, rows);
+        page.append("| threads | side | p50 | p99 | p99.9 |\n|---:|---|---:|---:|---:|\n");
+        for (Comparison c : rows) {
+            for (String method : List.of(Question.FINGERPRINT.ours(), c.baseline())) {
+                Optional<JmhRecord> r = summary.results().find(Question.FINGERPRINT.benchmark(), method, null,
+                        c.threads(), JmhRecord.SAMPLE_TIME);
+                r.ifPresent(rec -> page.append("| ").append(c.threads()).append(" | ").append(method)
+                        .append(" | ").append(fmt("%.3f", rec.percentile("50.0")))
+                        .append(" | ").append(fmt("%.3f", rec.percentile("99.0")))
+                        .append(" | ").append(fmt("%.3f", rec.percentile("99.9"))).append(" |\n"));
+            }
+        }
+        page.append("\n");
+    }
+
+    private static void missing(StringBuilder page, List<String> missing) {
+        if (missing.isEmpty()) {
+            return;
+        }
+        page.append("## Missing from this run\n\nThese forks failed (see the JMH output), so their figures ")
+                .append("and every comparison that needs them are left out:\n\n");
+        missing.forEach(m -> page.append("* ").append(m).append("\n"));
+        page.append("\n");
+    }
+
+    private static void howToRead(StringBuilder page) {
+        page.append("## How to read this\n\n")
+                .append("* **ours / raw** is the coordinator's throughput divided by the baseline's, both with all ")
+                .append("threads together. A first call makes two store round trips (reserve, complete) where the ")
+                .append("one-operation baselines make one, so about 0.5 is the best a network store can show there.\n")
+                .append("* **µs/op** is the average time per operation of one thread: threads / throughput. ")
+                .append("**overhead** is the coordinator's minus the baseline's; with more threads than cores it ")
+                .append("includes time spent waiting for a core.\n")
+                .append("* **in-flight conflict**: four threads hit one key whose reservation is held and never ")
+                .append("completed; the coordinator refuses each call (policy RAISE, HTTP 409).\n")
+                .append("* Each benchmark fork provisions its own server through the lab's infra; set ")
+                .append("IDEMLAB_REDIS_URL / IDEMLAB_PG_URL to run every fork against one server.\n");
+    }
+
+    private static String fmt(String format, double value) {
+        return Double.isNaN(value) ? "n/a" : String.format(Locale.ROOT, format, value);
+    }
+}

@@ -1,0 +1,61 @@
+package dev.idemlab.bench.report;
+
+import dev.idemlab.bench.StoreKind;
+
+import java.util.List;
+
+/** The questions the benchmarks answer, each with its coordinator method and its raw baselines. */
+public enum Question {
+
+    FIRST_CALL("first call", "FirstCallBenchmark", "coordinator", List.of("rawReserve", "rawPlainWrite")),
+    REPLAY("replay", "ReplayBenchmark", "coordinator", List.of("rawReserve", "rawPlainRead")),
+    IN_FLIGHT("in-flight conflict", "InFlightBenchmark", "coordinator", List.of("rawReserve")),
+    FINGERPRINT("fingerprint", "FingerprintBenchmark", "ofFields", List.of("rawJsonSha256"));
+
+    private final String title;
+    private final String benchmark;
+    private final String ours;
+    private final List<String> baselines;
+
+    Question(String title, String benchmark, String ours, List<String> baselines) {
+        this.title = title;
+        this.benchmark = benchmark;
+        this.ours = ours;
+        this.baselines = baselines;
+    }
+
+    public String title() {
+        return title;
+    }
+
+    /** The JMH benchmark class's simple name. */
+    public String benchmark() {
+        return benchmark;
+    }
+
+    /** The method that measures the library. */
+    public String ours() {
+        return ours;
+    }
+
+    /** The methods that measure the raw baselines, in the order the page lists them. */
+    public List<String> baselines() {
+        return baselines;
+    }
+
+    /** Whether the benchmark runs once per store ({@code -p store=...}). */
+    public boolean perStore() {
+        return this != FINGERPRINT;
+    }
+
+    /** What a baseline method does on {@code store} ({@code null} for the fingerprint). */
+    public static String baselineLabel(String method, StoreKind store) {
+        return switch (method) {
+            case "rawReserve" -> store.reserveLabel();
+            case "rawPlainWrite" -> store.plainWriteLabel();
+            case "rawPlainRead" -> store.plainReadLabel();
+            case "rawJsonSha256" -> "plain Jackson JSON + SHA-256";
+            default -> throw new IllegalArgumentException("not a baseline method: " + method);
+        };
+    }
+}

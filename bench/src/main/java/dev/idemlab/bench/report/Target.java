@@ -1,0 +1,62 @@
+package dev.idemlab.bench.report;
+
+import dev.idemlab.bench.StoreKind;
+
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * A published performance target: reported as met or missed on the summary page, never asserted in a
+ * test, since a shared machine's noise must not fail a build.
+ *
+ * @param store the store it is about
+ * @param question the benchmark it reads
+ * @param baseline the raw baseline method it compares with
+ * @param kind a throughput ratio floor or an overhead ceiling
+ * @param threshold the ratio (ours / raw throughput) or the overhead in µs per operation
+ */
+public record Target(StoreKind store, Question question, String baseline, Kind kind, double threshold) {
+
+    /** How a target reads its comparison. */
+    public enum Kind {
+        /** Ours / raw throughput must be at least the threshold. */
+        RATIO_AT_LEAST,
+        /** Ours minus raw average time per operation must be under the threshold, in µs. */
+        OVERHEAD_BELOW_MICROS
+    }
+
+    /** The targets of the issue that asked for these benchmarks. */
+    public static final List<Target> PUBLISHED = List.of(
+            new Target(StoreKind.REDIS, Question.REPLAY, "rawReserve", Kind.RATIO_AT_LEAST, 0.9),
+            new Target(StoreKind.REDIS, Question.FIRST_CALL, "rawReserve", Kind.RATIO_AT_LEAST, 0.45),
+            new Target(StoreKind.POSTGRES, Question.FIRST_CALL, "rawPlainWrite", Kind.RATIO_AT_LEAST, 0.9),
+            new Target(StoreKind.POSTGRES, Question.REPLAY, "rawReserve", Kind.RATIO_AT_LEAST, 0.9),
+            new Target(StoreKind.MEMORY, Question.REPLAY, "rawPlainRead", Kind.OVERHEAD_BELOW_MICROS, 1.0),
+            new Target(StoreKind.MEMORY, Question.FIRST_CALL, "rawReserve", Kind.OVERHEAD_BELOW_MICROS, 3.0));
+
+    /** Whether {@code comparison} is the one this target reads (at any thread count). */
+    public boolean reads(Comparison comparison) {
+        return comparison.store() == store && comparison.question() == question
+                && comparison.baseline().equals(baseline);
+    }
+
+    /** The figure this target judges: the ratio, or the overhead in µs. */
+    public double value(Comparison comparison) {
+        return kind == Kind.RATIO_AT_LEAST ? comparison.ratio() : comparison.overheadMicros();
+    }
+
+    /** Whether {@code comparison} meets the target. */
+    public boolean metBy(Comparison comparison) {
+        double value = value(comparison);
+        return kind == Kind.RATIO_AT_LEAST ? value >= threshold : value < threshold;
+    }
+
+    /** The rule in words, e.g. {@code redis replay >= 0.90x EVALSHA of a minimal reserve script}. */
+    public String describe() {
+        String subject = store.backendName() + " " + question.title();
+        String against = Question.baselineLabel(baseline, store);
+        return kind == Kind.RATIO_AT_LEAST
+                ? String.format(Locale.ROOT, "%s >= %.2fx the throughput of %s", subject, threshold, against)
+                : String.format(Locale.ROOT, "%s overhead < %.1f µs per operation over %s", subject, threshold, against);
+    }
+}
