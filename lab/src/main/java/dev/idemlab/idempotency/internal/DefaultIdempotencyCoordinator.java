@@ -87,7 +87,7 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
                 return reserveFailed(call, token, codec, action, e);
             }
             if (reservation instanceof Reservation.Acquired) {
-                return runAsOwner(call, token, codec, action);
+                return runAsOwner(call, namespace, token, codec, action);
             }
             IdempotencyRecord existing = ((Reservation.Found) reservation).record();
             while (existing instanceof Pending pending) {
@@ -145,16 +145,17 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
     }
 
     private <T, E extends Exception> IdempotentResult<T> runAsOwner(
-            IdempotentCall call, String token, ResultCodec<T> codec, IdempotentAction<T, E> action) throws E {
+            IdempotentCall call, String namespace, String token, ResultCodec<T> codec,
+            IdempotentAction<T, E> action) throws E {
         T value;
         try {
             value = action.run();
         } catch (Throwable failure) {
-            release(call, token);
+            release(call, namespace, token);
             counters.outcome(Outcome.ACTION_FAILED);
             throw failure;
         }
-        complete(call, token, encode(codec, value));
+        complete(call, namespace, token, encode(codec, value));
         counters.outcome(Outcome.EXECUTED);
         return new IdempotentResult<>(value, Outcome.EXECUTED);
     }
@@ -164,10 +165,10 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
      * wait out the lease and then run the action again. Completing is safe to repeat: the token
      * check refuses a second write, so a {@code false} after a failed attempt means the first landed.
      */
-    private void complete(IdempotentCall call, String token, StoredResult stored) {
+    private void complete(IdempotentCall call, String namespace, String token, StoredResult stored) {
         for (int attempt = 1; attempt <= COMPLETE_ATTEMPTS; attempt++) {
             try {
-                if (!store.complete(call.namespace(), token, stored, config.ttl()) && attempt == 1) {
+                if (!store.complete(namespace, token, stored, config.ttl()) && attempt == 1) {
                     counters.stale();
                     LOG.warn("lease of {} ran out before its action finished; another attempt holds it now, "
                             + "result not stored", call.operation());
@@ -184,9 +185,9 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
         }
     }
 
-    private void release(IdempotentCall call, String token) {
+    private void release(IdempotentCall call, String namespace, String token) {
         try {
-            if (!store.release(call.namespace(), token)) {
+            if (!store.release(namespace, token)) {
                 counters.stale();
             }
         } catch (RuntimeException e) {

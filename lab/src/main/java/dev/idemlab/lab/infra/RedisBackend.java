@@ -22,6 +22,9 @@ public final class RedisBackend implements StoreBackend {
 
     private final String uri;
     private final ServerInfo server;
+    private static final java.time.Duration VERIFY_PATIENCE = java.time.Duration.ofSeconds(10);
+    private static final java.time.Duration VERIFY_PAUSE = java.time.Duration.ofMillis(200);
+
     private final PrivateRedisServer privateServer;
     private final Supplier<PrivateRedisServer> launcher;
     /** Keeps the keys of two lab runs on one shared server apart. */
@@ -129,8 +132,23 @@ public final class RedisBackend implements StoreBackend {
     }
 
     /** One real round trip, so that a server that is there but broken is found out now. */
+    /**
+     * One lookup through the store, tried again for a few seconds: a server that has just answered
+     * PING can still miss a cold client's first connect on a loaded machine.
+     */
     private static void verify(RedisIdempotencyStore store) {
-        store.lookup("idemlab.probe:" + System.identityHashCode(store));
+        long deadline = System.nanoTime() + VERIFY_PATIENCE.toNanos();
+        while (true) {
+            try {
+                store.lookup("idemlab.probe:" + System.identityHashCode(store));
+                return;
+            } catch (IdempotencyStoreException notYet) {
+                if (System.nanoTime() - deadline >= 0) {
+                    throw notYet;
+                }
+                java.util.concurrent.locks.LockSupport.parkNanos(VERIFY_PAUSE.toNanos());
+            }
+        }
     }
 
     private static String addressOf(RedisProvisioner.Provisioned provisioned) {

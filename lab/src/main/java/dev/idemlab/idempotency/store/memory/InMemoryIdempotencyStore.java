@@ -10,28 +10,35 @@ import dev.idemlab.idempotency.spi.StoreDescription;
 import dev.idemlab.idempotency.spi.StoredResult;
 
 import java.time.Duration;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A single-process store: a {@link ConcurrentHashMap} whose every operation is one atomic
  * {@code compute}. Expiry follows an injected {@link Ticker}, so tests advance time instead of
- * sleeping. Expired entries are dropped when touched and swept every {@value #SWEEP_EVERY} writes,
- * so memory stays bounded by the live records.
+ * sleeping. Expired entries are dropped when touched, and every write also sweeps the next
+ * {@value #SWEEP_STEP} entries of a cursor that walks the map round and round, so memory stays
+ * bounded by the live records at a constant cost per write (a whole-map sweep would cost a write
+ * time proportional to the number of records).
  *
  * <p>Thread-safe.
  */
 public final class InMemoryIdempotencyStore implements IdempotencyStore {
 
-    static final int SWEEP_EVERY = 4096;
+    static final int SWEEP_STEP = 4;
 
     private static final StoreDescription DESCRIPTION = new StoreDescription("memory", "in-process", "in-process");
 
     private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
     private final Ticker ticker;
-    private final AtomicLong writes = new AtomicLong();
+    /** The sweeping cursor; one writer at a time advances it, the others skip their step. */
+    private final AtomicBoolean sweeping = new AtomicBoolean();
+    private Iterator<Map.Entry<String, Entry>> sweepCursor = Collections.emptyIterator();
 
     /** One record and the ticker reading at which it expires. */
     private record Entry(IdempotencyRecord record, long expiresAtNanos) {
@@ -154,8 +161,26 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     }
 
     private void maybeSweep() {
-        if (writes.incrementAndGet() % SWEEP_EVERY == 0) {
-            sweepExpired();
+        if (!sweeping.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            long now = ticker.read();
+            for (int step = 0; step < SWEEP_STEP; step++) {
+                if (!sweepCursor.hasNext()) {
+                    sweepCursor = entries.entrySet().iterator();
+                    if (!sweepCursor.hasNext()) {
+                        return;
+                    }
+                }
+                Map.Entry<String, Entry> next = sweepCursor.next();
+                if (!next.getValue().liveAt(now)) {
+                    // Remove only the entry seen, never one a concurrent write just put there.
+                    entries.remove(next.getKey(), next.getValue());
+                }
+            }
+        } finally {
+            sweeping.set(false);
         }
     }
 }

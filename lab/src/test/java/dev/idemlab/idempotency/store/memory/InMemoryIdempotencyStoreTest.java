@@ -35,4 +35,16 @@ class InMemoryIdempotencyStoreTest extends IdempotencyStoreContract {
         store.sweepExpired();
         assertThat(store.size()).isZero();
     }
+
+    @Test
+    void writesSweepExpiredEntriesAsTheyGoAtAConstantCostEach() {
+        for (int i = 0; i < 100; i++) {
+            store.putIfAbsent("old:" + i, FP, StoredResult.of("1"), Duration.ofMinutes(1));
+        }
+        ticker.advance(Duration.ofMinutes(2));
+        for (int i = 0; i < 100; i++) {
+            store.reserve("new:" + i, "t", FP, Duration.ofSeconds(30));
+        }
+        assertThat(store.size()).isEqualTo(100);
+    }
 }
