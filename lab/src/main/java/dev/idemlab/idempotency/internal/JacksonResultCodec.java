@@ -1,6 +1,8 @@
 package dev.idemlab.idempotency.internal;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.ObjectWriter;
 import dev.idemlab.idempotency.ResultCodec;
 
 import java.io.UncheckedIOException;
@@ -10,15 +12,20 @@ import java.util.Objects;
 public final class JacksonResultCodec<T> implements ResultCodec<T> {
 
     private final Class<T> type;
+    // Resolved once: a writer and reader bound to the type skip the per-call serializer lookup.
+    private final ObjectWriter writer;
+    private final ObjectReader reader;
 
     public JacksonResultCodec(Class<T> type) {
         this.type = Objects.requireNonNull(type, "type");
+        this.writer = Json.MAPPER.writerFor(type);
+        this.reader = Json.MAPPER.readerFor(type);
     }
 
     @Override
     public String encode(T result) {
         try {
-            return Json.MAPPER.writeValueAsString(result);
+            return writer.writeValueAsString(result);
         } catch (JsonProcessingException e) {
             throw new UncheckedIOException("cannot encode " + type.getSimpleName() + " as JSON", e);
         }
@@ -27,7 +34,7 @@ public final class JacksonResultCodec<T> implements ResultCodec<T> {
     @Override
     public T decode(String json) {
         try {
-            return Json.MAPPER.readValue(json, type);
+            return reader.readValue(json);
         } catch (JsonProcessingException e) {
             throw new UncheckedIOException("stored JSON is not a " + type.getSimpleName(), e);
         }

@@ -30,7 +30,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class InMemoryIdempotencyStore implements IdempotencyStore {
 
-    static final int SWEEP_STEP = 4;
+    static final int SWEEP_STEP = 2;
 
     private static final StoreDescription DESCRIPTION = new StoreDescription("memory", "in-process", "in-process");
 
