@@ -6,7 +6,8 @@
 #                                   3 x 1 s warmup, 4 x 1.5 s measurement, one fork per benchmark
 #   bash scripts/bench.sh --quick   smoke run (under 3 minutes on 2 cores): SampleTime only,
 #                                   throughput derived from the mean, very short iterations, and
-#                                   only the baseline each published target reads
+#                                   only the baseline each published target reads; written to
+#                                   results/bench/quick/ (not committed), so the published run stays
 #
 # Every benchmark runs at 1 and at 4 threads (the in-flight conflict is a group of 4 threads and runs
 # at 4 only). STORES=MEMORY,REDIS picks stores; by default every store this build has a raw baseline for.
@@ -30,6 +31,7 @@ if [[ ! -f "$jar" ]]; then
 fi
 
 out=results/bench
+[[ "$mode" == quick ]] && out=results/bench/quick
 mkdir -p "$out"
 rm -f "$out"/*.json "$out"/servers.txt "$out"/chart-*.png "$out"/README.md
 
@@ -69,6 +71,9 @@ for threads in 1 4; do
   java -jar "$jar" 'FingerprintBenchmark' -t "$threads" "${timing[@]}" \
     -rf json -rff "$out/jmh-fingerprint-threads-$threads.json"
 done
+
+# SampleTime's raw histograms are megabytes of buckets; the scores and percentiles are kept.
+java -cp "$jar" dev.idemlab.bench.report.StripRawData "$out"/jmh-*.json
 
 commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 if [[ "$commit" != unknown ]] && ! git diff --quiet HEAD -- bench lab 2>/dev/null; then
