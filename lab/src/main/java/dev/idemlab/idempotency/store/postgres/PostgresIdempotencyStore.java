@@ -92,9 +92,10 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
         Optional<IdempotencyRecord> found = insertOrFind("reserve", namespace, statement -> {
             statement.setString(1, stored(namespace));
             statement.setString(2, token);
-            statement.setString(3, fingerprint);
-            statement.setLong(4, micros(lease));
-            statement.setString(5, stored(namespace));
+            statement.setString(3, stored(namespace));
+            statement.setString(4, token);
+            statement.setString(5, fingerprint);
+            statement.setLong(6, micros(lease));
         });
         return found.<Reservation>map(Reservation::found).orElse(Reservation.ACQUIRED);
     }
@@ -136,11 +137,11 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
                                                    Duration ttl) {
         return insertOrFind("putIfAbsent", namespace, statement -> {
             statement.setString(1, stored(namespace));
-            statement.setString(2, fingerprint);
-            statement.setString(3, result.json());
-            statement.setString(4, result.notStoredReason());
-            statement.setLong(5, micros(ttl));
-            statement.setString(6, stored(namespace));
+            statement.setString(2, stored(namespace));
+            statement.setString(3, fingerprint);
+            statement.setString(4, result.json());
+            statement.setString(5, result.notStoredReason());
+            statement.setLong(6, micros(ttl));
         });
     }
 
