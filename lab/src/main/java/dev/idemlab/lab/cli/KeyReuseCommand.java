@@ -2,7 +2,7 @@ package dev.idemlab.lab.cli;
 
 import dev.idemlab.lab.scenario.KeyReuseScenario;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 
 import java.util.List;
 
@@ -11,12 +11,11 @@ import java.util.List;
         description = "Sends the same key with the same amount (replayed), then with amount 5 (refused as key reuse).")
 final class KeyReuseCommand extends AbstractScenarioCommand {
 
-    @Option(names = "--policy", paramLabel = "POLICY", defaultValue = "wait",
-            description = "In-flight policy: run, wait, raise or all. Default: ${DEFAULT-VALUE}.")
-    PolicyChoice policy;
+    @Mixin
+    WaitPolicyOption policy;
 
     @Override
     List<ScenarioRunner.Plan> plan() {
-        return List.of(new ScenarioRunner.Plan(new KeyReuseScenario(), policy.policies()));
+        return List.of(new ScenarioRunner.Plan(new KeyReuseScenario(), policy.choice.policies()));
     }
 }

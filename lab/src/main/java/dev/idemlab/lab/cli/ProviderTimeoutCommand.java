@@ -2,7 +2,7 @@ package dev.idemlab.lab.cli;
 
 import dev.idemlab.lab.scenario.ProviderTimeoutScenario;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 
 import java.util.List;
 
@@ -11,12 +11,11 @@ import java.util.List;
         description = "The provider times out on the first call before charging; the retry with the same key charges once.")
 final class ProviderTimeoutCommand extends AbstractScenarioCommand {
 
-    @Option(names = "--policy", paramLabel = "POLICY", defaultValue = "wait",
-            description = "In-flight policy: run, wait, raise or all. Default: ${DEFAULT-VALUE}.")
-    PolicyChoice policy;
+    @Mixin
+    WaitPolicyOption policy;
 
     @Override
     List<ScenarioRunner.Plan> plan() {
-        return List.of(new ScenarioRunner.Plan(new ProviderTimeoutScenario(), policy.policies()));
+        return List.of(new ScenarioRunner.Plan(new ProviderTimeoutScenario(), policy.choice.policies()));
     }
 }

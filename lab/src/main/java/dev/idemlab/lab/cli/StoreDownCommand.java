@@ -2,7 +2,7 @@ package dev.idemlab.lab.cli;
 
 import dev.idemlab.lab.scenario.StoreDownScenario;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 
 import java.util.List;
 
@@ -13,9 +13,8 @@ import java.util.List;
                 + "with --on-store-failure closed the call is refused and nothing is charged.")
 final class StoreDownCommand extends AbstractScenarioCommand {
 
-    @Option(names = "--policy", paramLabel = "POLICY", defaultValue = "wait",
-            description = "In-flight policy: run, wait, raise or all. Default: ${DEFAULT-VALUE}.")
-    PolicyChoice policy;
+    @Mixin
+    WaitPolicyOption policy;
 
     @Override
     void checkStore(String store) {
@@ -27,6 +26,6 @@ final class StoreDownCommand extends AbstractScenarioCommand {
 
     @Override
     List<ScenarioRunner.Plan> plan() {
-        return List.of(new ScenarioRunner.Plan(new StoreDownScenario(), policy.policies()));
+        return List.of(new ScenarioRunner.Plan(new StoreDownScenario(), policy.choice.policies()));
     }
 }
