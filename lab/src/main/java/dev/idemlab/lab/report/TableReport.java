@@ -5,6 +5,8 @@ import dev.idemlab.lab.scenario.ScenarioRun;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * Plain-text rows shaped like the post's, one block per scenario:
@@ -15,6 +17,9 @@ final class TableReport {
     private TableReport() { }
 
     static String render(List<ScenarioRun> runs) {
+        // A block of per-call rows names its policy only when the same scenario ran under several.
+        Map<String, Long> runsPerScenario = runs.stream()
+                .collect(Collectors.groupingBy(ScenarioRun::scenario, Collectors.counting()));
         StringBuilder out = new StringBuilder();
         String lastBlock = null;
         List<String[]> rows = new ArrayList<>();
@@ -32,6 +37,10 @@ final class TableReport {
             if (!run.note().isEmpty()) {
                 flush(rows, out);
                 out.append("  ").append(run.note()).append('\n');
+            }
+            if (!Rows.isRace(run) && runsPerScenario.get(run.scenario()) > 1) {
+                flush(rows, out);
+                out.append("  ").append(Rows.policyCell(run)).append(":\n");
             }
             addRows(run, rows);
         }

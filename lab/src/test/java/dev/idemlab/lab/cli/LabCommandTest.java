@@ -90,6 +90,8 @@ class LabCommandTest {
         LabRun reuse = LabRun.of("scenario", "key-reuse", "--store", "memory", "--latency-ms", "1");
         assertThat(reuse.out()).contains("replayed ch_1").contains("IdempotencyKeyReuseException")
                 .doesNotContain("charges made=2");
+        LabRun everyPolicy = LabRun.of("scenario", "key-reuse", "--policy", "all", "--store", "memory", "--latency-ms", "1");
+        assertThat(everyPolicy.out()).contains("policy=run:").contains("policy=wait:").contains("policy=raise:");
         LabRun timeout = LabRun.of("scenario", "provider-timeout", "--store", "memory", "--latency-ms", "1");
         assertThat(timeout.out()).containsPattern("first call\\s+-> ProviderTimeoutException\\s+charges made=0")
                 .containsPattern("retry\\s+-> ch_1\\s+charges made=1");
