@@ -85,18 +85,8 @@ class PostgresIdempotencyStoreTest extends IdempotencyStoreContract {
         try {
             for (int round = 0; round < rounds; round++) {
                 String ns = namespace();
-                CyclicBarrier start = new CyclicBarrier(contenders);
-                List<Future<Reservation>> answers = new ArrayList<>();
-                for (int i = 0; i < contenders; i++) {
-                    String token = "t" + i;
-                    answers.add(pool.submit(() -> {
-                        start.await();
-                        return store.reserve(ns, token, FP, LEASE);
-                    }));
-                }
                 int acquired = 0;
-                for (Future<Reservation> answer : answers) {
-                    Reservation reservation = answer.get(30, TimeUnit.SECONDS);
+                for (Reservation reservation : contend(pool, ns, contenders)) {
                     if (reservation instanceof Reservation.Acquired) {
                         acquired++;
                     } else {
@@ -120,18 +110,9 @@ class PostgresIdempotencyStoreTest extends IdempotencyStoreContract {
                 String ns = namespace();
                 store.reserve(ns, "crashed", FP, LEASE);
                 table.expire(ns);
-                CyclicBarrier start = new CyclicBarrier(contenders);
-                List<Future<Reservation>> answers = new ArrayList<>();
-                for (int i = 0; i < contenders; i++) {
-                    String token = "t" + i;
-                    answers.add(pool.submit(() -> {
-                        start.await();
-                        return store.reserve(ns, token, FP, LEASE);
-                    }));
-                }
                 int acquired = 0;
-                for (Future<Reservation> answer : answers) {
-                    if (answer.get(30, TimeUnit.SECONDS) instanceof Reservation.Acquired) {
+                for (Reservation reservation : contend(pool, ns, contenders)) {
+                    if (reservation instanceof Reservation.Acquired) {
                         acquired++;
                     }
                 }
@@ -140,6 +121,24 @@ class PostgresIdempotencyStoreTest extends IdempotencyStoreContract {
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    /** Sends {@code contenders} reserves on one key at once, each with its own token; their answers. */
+    private List<Reservation> contend(ExecutorService pool, String ns, int contenders) throws Exception {
+        CyclicBarrier start = new CyclicBarrier(contenders);
+        List<Future<Reservation>> answers = new ArrayList<>();
+        for (int i = 0; i < contenders; i++) {
+            String token = "t" + i;
+            answers.add(pool.submit(() -> {
+                start.await();
+                return store.reserve(ns, token, FP, LEASE);
+            }));
+        }
+        List<Reservation> reservations = new ArrayList<>();
+        for (Future<Reservation> answer : answers) {
+            reservations.add(answer.get(30, TimeUnit.SECONDS));
+        }
+        return reservations;
     }
 
     @Test
