@@ -1,6 +1,6 @@
 package dev.idemlab.lab.cli;
 
-import dev.idemlab.idempotency.InFlightPolicy;
+import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.lab.infra.StoreBackend;
 import dev.idemlab.lab.infra.StoreBackends;
 import dev.idemlab.lab.load.LoadComparison;
@@ -103,13 +103,13 @@ final class LoadCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException, IOException {
         LoadSettings settings = settings();
         List<String> stores = stores();
-        List<InFlightPolicy> policies = policy.policies();
+        List<LabPolicy> policies = policy.policies();
         LoadGenerator generator = new LoadGenerator(settings,
                 ((LabCommand) spec.root().userObject()).coordinators(), progress());
         List<LoadRun> runs = new ArrayList<>();
         for (String name : stores) {
             try (StoreBackend backend = StoreBackends.open(name, store.provisioning())) {
-                for (InFlightPolicy each : policies) {
+                for (LabPolicy each : policies) {
                     runs.add(generator.run(backend, each));
                 }
             }

@@ -1,6 +1,6 @@
 package dev.idemlab.lab.cli;
 
-import dev.idemlab.idempotency.InFlightPolicy;
+import dev.idemlab.lab.policy.LabPolicy;
 
 import java.util.List;
 
@@ -8,7 +8,7 @@ import java.util.List;
 enum PolicyChoice {
     RUN, WAIT, RAISE, ALL;
 
-    List<InFlightPolicy> policies() {
-        return this == ALL ? List.of(InFlightPolicy.values()) : List.of(InFlightPolicy.valueOf(name()));
+    List<LabPolicy> policies() {
+        return this == ALL ? List.of(LabPolicy.values()) : List.of(LabPolicy.valueOf(name()));
     }
 }

@@ -1,6 +1,6 @@
 package dev.idemlab.lab.cli;
 
-import dev.idemlab.idempotency.InFlightPolicy;
+import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.lab.infra.StoreBackend;
 import dev.idemlab.lab.scenario.Scenario;
 import dev.idemlab.lab.scenario.ScenarioContext;
@@ -18,7 +18,7 @@ import java.util.function.Consumer;
 final class ScenarioRunner {
 
     /** One scenario under the policies to run it with. */
-    record Plan(Scenario scenario, List<InFlightPolicy> policies) { }
+    record Plan(Scenario scenario, List<LabPolicy> policies) { }
 
     /** A scenario this store cannot stage, and why. */
     record Skipped(String scenario, String reason) { }
@@ -37,7 +37,7 @@ final class ScenarioRunner {
         StoreBackend backend = context.backend();
         List<Skipped> skipped = new ArrayList<>();
         for (Plan plan : plans) {
-            for (InFlightPolicy policy : plan.policies()) {
+            for (LabPolicy policy : plan.policies()) {
                 say("running " + plan.scenario().name() + " under " + policy.name().toLowerCase() + " on " + backend.name());
                 try {
                     onRun.accept(plan.scenario().run(context, policy));

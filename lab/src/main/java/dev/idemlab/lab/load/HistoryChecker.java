@@ -1,7 +1,7 @@
 package dev.idemlab.lab.load;
 
 import dev.idemlab.idempotency.IdempotencyStats;
-import dev.idemlab.idempotency.InFlightPolicy;
+import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.idempotency.Outcome;
 import dev.idemlab.provider.Charge;
 import java.util.Arrays;
@@ -30,7 +30,7 @@ public final class HistoryChecker {
      * @param stats the coordinator's counters after the run
      * @return the findings
      */
-    public static LedgerCheck check(InFlightPolicy policy, ChargeHistory history, List<Charge> ledger,
+    public static LedgerCheck check(LabPolicy policy, ChargeHistory history, List<Charge> ledger,
                                     IdempotencyStats stats) {
         int[] keyOfCharge = keyOfChargeNumber(ledger);
         int[] chargedKeys = new int[ledger.size()];

@@ -1,6 +1,6 @@
 package dev.idemlab.lab.load;
 
-import dev.idemlab.idempotency.InFlightPolicy;
+import dev.idemlab.lab.policy.LabPolicy;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -26,7 +26,7 @@ import java.util.Map;
  * @param storageErrors storage errors the coordinator counted
  * @param unattributedCharges ledger charges without a key of the load or with an id not shaped {@code ch_N}
  */
-public record LedgerCheck(InFlightPolicy policy, long requests, long answered, int keysCharged, int charges,
+public record LedgerCheck(LabPolicy policy, long requests, long answered, int keysCharged, int charges,
                           int duplicateCharges, long responsesNotInLedger, int splitKeys, long inProgress,
                           long waits, long indeterminate, Map<ErrorKind, Long> errors, long storageErrors,
                           int unattributedCharges) {

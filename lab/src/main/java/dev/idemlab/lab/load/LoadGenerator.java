@@ -2,7 +2,7 @@ package dev.idemlab.lab.load;
 
 import dev.idemlab.idempotency.IdempotencyConfig;
 import dev.idemlab.idempotency.IdempotencyCoordinator;
-import dev.idemlab.idempotency.InFlightPolicy;
+import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.lab.infra.StoreBackend;
 import dev.idemlab.lab.scenario.CoordinatorFactory;
@@ -43,11 +43,11 @@ public final class LoadGenerator {
      *
      * @throws InterruptedException if this thread is interrupted while the load runs
      */
-    public LoadRun run(StoreBackend backend, InFlightPolicy policy) throws InterruptedException {
+    public LoadRun run(StoreBackend backend, LabPolicy policy) throws InterruptedException {
         warmUp(backend, policy);
         try (IdempotencyStore store = backend.openStore()) {
             FakePaymentProvider provider = FakePaymentProvider.builder().latency(settings.providerLatency()).build();
-            IdempotencyCoordinator coordinator = coordinators.create(store, config(policy));
+            IdempotencyCoordinator coordinator = coordinators.create(store, policy, config());
             ChargeHistory history = new ChargeHistory();
             LatencyRecorder latencies = new LatencyRecorder();
             LoadSession session = new LoadSession(settings, coordinator, provider, history, latencies);
@@ -72,16 +72,16 @@ public final class LoadGenerator {
         }
     }
 
-    private void warmUp(StoreBackend backend, InFlightPolicy policy) throws InterruptedException {
+    private void warmUp(StoreBackend backend, LabPolicy policy) throws InterruptedException {
         try (IdempotencyStore store = backend.openStore()) {
             FakePaymentProvider provider = FakePaymentProvider.builder().latency(java.time.Duration.ZERO).build();
-            new LoadSession(settings.warmUp(), coordinators.create(store, config(policy)), provider,
+            new LoadSession(settings.warmUp(), coordinators.create(store, policy, config()), provider,
                     new ChargeHistory(), new LatencyRecorder()).run();
         }
     }
 
-    private static IdempotencyConfig config(InFlightPolicy policy) {
-        return IdempotencyConfig.custom().policy(policy).build();
+    private static IdempotencyConfig config() {
+        return IdempotencyConfig.ofDefaults();
     }
 
     private ScheduledExecutorService startProgress(String label, LoadSession session, long start) {

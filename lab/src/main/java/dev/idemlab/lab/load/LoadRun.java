@@ -1,6 +1,6 @@
 package dev.idemlab.lab.load;
 
-import dev.idemlab.idempotency.InFlightPolicy;
+import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.lab.infra.ServerInfo;
 import java.util.Objects;
 
@@ -27,7 +27,7 @@ public record LoadRun(ServerInfo server, LedgerCheck check, LatencySummary laten
     }
 
     /** The policy the run used. */
-    public InFlightPolicy policy() {
+    public LabPolicy policy() {
         return check.policy();
     }
 

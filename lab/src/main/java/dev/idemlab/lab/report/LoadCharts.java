@@ -1,6 +1,6 @@
 package dev.idemlab.lab.report;
 
-import dev.idemlab.idempotency.InFlightPolicy;
+import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.lab.load.LoadComparison;
 import dev.idemlab.lab.load.LoadRun;
 import java.io.IOException;
@@ -55,7 +55,7 @@ public final class LoadCharts {
                                          ToDoubleFunction<LoadRun> value) {
         CategoryChart chart = chart(title, "store", yTitle);
         List<String> stores = comparison.stores();
-        for (InFlightPolicy policy : InFlightPolicy.values()) {
+        for (LabPolicy policy : LabPolicy.values()) {
             List<Double> values = new ArrayList<>();
             boolean any = false;
             for (String store : stores) {
@@ -74,7 +74,7 @@ public final class LoadCharts {
     private static CategoryChart duplicatesByPolicy(LoadComparison comparison) {
         CategoryChart chart = chart("Duplicate charges per policy (ledger: charges beyond one per key)",
                 "policy", "duplicate charges");
-        List<InFlightPolicy> policies = comparison.runs().stream().map(LoadRun::policy).distinct().toList();
+        List<LabPolicy> policies = comparison.runs().stream().map(LoadRun::policy).distinct().toList();
         List<String> names = policies.stream().map(p -> p.name().toLowerCase(Locale.ROOT)).toList();
         for (String store : comparison.stores()) {
             List<Double> values = policies.stream()
@@ -101,7 +101,7 @@ public final class LoadCharts {
         return value >= 100 ? Math.rint(value) : Math.rint(value * 10) / 10;
     }
 
-    private static Optional<LoadRun> find(LoadComparison comparison, String store, InFlightPolicy policy) {
+    private static Optional<LoadRun> find(LoadComparison comparison, String store, LabPolicy policy) {
         return comparison.runs().stream()
                 .filter(run -> run.server().store().equals(store) && run.policy() == policy).findFirst();
     }

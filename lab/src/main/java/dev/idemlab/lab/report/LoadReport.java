@@ -1,6 +1,6 @@
 package dev.idemlab.lab.report;
 
-import dev.idemlab.idempotency.InFlightPolicy;
+import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.lab.load.LoadComparison;
 import dev.idemlab.lab.load.LoadRun;
 import dev.idemlab.lab.load.LoadSettings;
@@ -49,7 +49,7 @@ public final class LoadReport {
 
     /** What the ledger says, in one or two sentences. */
     static String verdict(LoadComparison comparison) {
-        long runDuplicates = duplicates(comparison, InFlightPolicy.RUN);
+        long runDuplicates = duplicates(comparison, LabPolicy.RUN);
         List<String> lines = new ArrayList<>();
         if (comparison.passed()) {
             lines.add("verdict: every policy kept its promise against the ledger"
@@ -58,7 +58,7 @@ public final class LoadReport {
             lines.add("verdict: FAILED");
             comparison.failures().forEach(failure -> lines.add("  " + failure));
         }
-        if (comparison.runs().stream().anyMatch(run -> run.policy() == InFlightPolicy.RUN)) {
+        if (comparison.runs().stream().anyMatch(run -> run.policy() == LabPolicy.RUN)) {
             lines.add("run (a result cache) charged " + runDuplicates
                     + " duplicate(s): expected, it does not reserve the key before charging");
         }
@@ -101,7 +101,7 @@ public final class LoadReport {
         return comparison.runs().stream().filter(run -> run.server().store().equals(store)).toList();
     }
 
-    private static long duplicates(LoadComparison comparison, InFlightPolicy policy) {
+    private static long duplicates(LoadComparison comparison, LabPolicy policy) {
         return comparison.runs().stream().filter(run -> run.policy() == policy)
                 .mapToLong(run -> run.check().duplicateCharges()).sum();
     }

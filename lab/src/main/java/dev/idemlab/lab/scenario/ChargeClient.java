@@ -6,6 +6,7 @@ import dev.idemlab.idempotency.IdempotentCall;
 import dev.idemlab.idempotency.IdempotentResult;
 import dev.idemlab.idempotency.ResultCodec;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
+import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.provider.Charge;
 import dev.idemlab.provider.FakePaymentProvider;
 
@@ -36,7 +37,7 @@ final class ChargeClient {
      * throwaway coordinator, provider and key on the same store, so that class loading and the
      * store client's first round trips do not land inside the timed race. Nothing of it is reported.
      */
-    static void warmUp(ScenarioContext context, IdempotencyStore store, dev.idemlab.idempotency.InFlightPolicy policy) {
+    static void warmUp(ScenarioContext context, IdempotencyStore store, LabPolicy policy) {
         FakePaymentProvider scratch = FakePaymentProvider.builder().latency(java.time.Duration.ZERO).build();
         IdempotencyCoordinator coordinator = context.coordinator(store, policy);
         ChargeClient client = new ChargeClient(coordinator, scratch, new Timeline());

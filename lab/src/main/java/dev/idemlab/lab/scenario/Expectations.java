@@ -1,6 +1,6 @@
 package dev.idemlab.lab.scenario;
 
-import dev.idemlab.idempotency.InFlightPolicy;
+import dev.idemlab.lab.policy.LabPolicy;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -22,7 +22,7 @@ public final class Expectations {
     /** Checks one run; the result says what was expected and what the ledger shows. */
     public static CheckResult check(ScenarioRun run) {
         List<String> problems = new ArrayList<>();
-        InFlightPolicy policy = InFlightPolicy.valueOf(run.policy().toUpperCase(Locale.ROOT));
+        LabPolicy policy = LabPolicy.valueOf(run.policy().toUpperCase(Locale.ROOT));
         if (policy.promisesExactlyOnce() && run.charges().size() > 1) {
             problems.add("policy " + run.policy() + " promises exactly-once but the provider charged "
                     + run.charges().size() + " times " + run.charges());
@@ -42,7 +42,7 @@ public final class Expectations {
         return new CheckResult(false, run.store().store(), name, String.join("; ", problems));
     }
 
-    private static void checkInFlight(ScenarioRun run, InFlightPolicy policy, List<String> problems) {
+    private static void checkInFlight(ScenarioRun run, LabPolicy policy, List<String> problems) {
         int callers = run.callers().size();
         switch (policy) {
             case RUN -> {

@@ -1,6 +1,6 @@
 package dev.idemlab.lab.scenario;
 
-import dev.idemlab.idempotency.InFlightPolicy;
+import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.provider.FakePaymentProvider;
 
 import java.util.ArrayList;
@@ -27,13 +27,13 @@ public final class InFlightScenario extends StagedScenario {
     }
 
     @Override
-    public List<InFlightPolicy> policiesForAll() {
+    public List<LabPolicy> policiesForAll() {
         return List.of(ScenarioSettings.ALL_POLICIES);
     }
 
     /** The post's name for each row. */
     @Override
-    String label(InFlightPolicy policy) {
+    String label(LabPolicy policy) {
         return switch (policy) {
             case RUN -> "a result cache";
             case WAIT -> "the default";

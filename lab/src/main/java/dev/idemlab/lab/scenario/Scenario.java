@@ -1,6 +1,6 @@
 package dev.idemlab.lab.scenario;
 
-import dev.idemlab.idempotency.InFlightPolicy;
+import dev.idemlab.lab.policy.LabPolicy;
 
 import java.util.List;
 
@@ -19,10 +19,10 @@ public interface Scenario {
      * @throws UnsupportedOperationException if the store cannot stage this scenario (store-down on memory)
      * @throws InterruptedException if interrupted while callers run
      */
-    ScenarioRun run(ScenarioContext context, InFlightPolicy policy) throws InterruptedException;
+    ScenarioRun run(ScenarioContext context, LabPolicy policy) throws InterruptedException;
 
     /** The policies {@code scenario all} runs it under. */
-    default List<InFlightPolicy> policiesForAll() {
-        return List.of(InFlightPolicy.WAIT);
+    default List<LabPolicy> policiesForAll() {
+        return List.of(LabPolicy.WAIT);
     }
 }

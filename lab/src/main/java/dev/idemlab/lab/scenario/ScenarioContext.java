@@ -2,7 +2,7 @@ package dev.idemlab.lab.scenario;
 
 import dev.idemlab.idempotency.IdempotencyConfig;
 import dev.idemlab.idempotency.IdempotencyCoordinator;
-import dev.idemlab.idempotency.InFlightPolicy;
+import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.lab.infra.StoreBackend;
 import dev.idemlab.provider.FakePaymentProvider;
@@ -23,9 +23,8 @@ public record ScenarioContext(StoreBackend backend, ScenarioSettings settings, C
     }
 
     /** A coordinator over {@code store} with the scenario's policy, lease and store-failure mode. */
-    IdempotencyCoordinator coordinator(IdempotencyStore store, InFlightPolicy policy) {
-        return coordinators.create(store, IdempotencyConfig.custom()
-                .policy(policy)
+    IdempotencyCoordinator coordinator(IdempotencyStore store, LabPolicy policy) {
+        return coordinators.create(store, policy, IdempotencyConfig.custom()
                 .lease(settings.lease())
                 .storeFailureMode(settings.storeFailureMode())
                 .build());

@@ -1,6 +1,6 @@
 package dev.idemlab.lab.scenario;
 
-import dev.idemlab.idempotency.InFlightPolicy;
+import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.idempotency.StoreFailureMode;
 
 import java.time.Duration;
@@ -35,5 +35,5 @@ public record ScenarioSettings(Duration latency, Duration retryAt, int callers, 
     }
 
     /** The in-flight policies a scenario runs under when asked for {@code all}. */
-    public static final InFlightPolicy[] ALL_POLICIES = InFlightPolicy.values();
+    public static final LabPolicy[] ALL_POLICIES = LabPolicy.values();
 }

@@ -1,7 +1,7 @@
 package dev.idemlab.lab.scenario;
 
 import dev.idemlab.idempotency.IdempotencyCoordinator;
-import dev.idemlab.idempotency.InFlightPolicy;
+import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.provider.FakePaymentProvider;
 
@@ -20,7 +20,7 @@ abstract class StagedScenario implements Scenario {
             throws InterruptedException;
 
     /** The post's name for a row under {@code policy}; empty where the post has none. */
-    String label(InFlightPolicy policy) {
+    String label(LabPolicy policy) {
         return "";
     }
 
@@ -28,7 +28,7 @@ abstract class StagedScenario implements Scenario {
     void reportSettings(ScenarioSettings settings, Map<String, Object> reported) { }
 
     @Override
-    public final ScenarioRun run(ScenarioContext context, InFlightPolicy policy) throws InterruptedException {
+    public final ScenarioRun run(ScenarioContext context, LabPolicy policy) throws InterruptedException {
         try (IdempotencyStore store = context.backend().openStore()) {
             ChargeClient.warmUp(context, store, policy);
             // The clock starts after the warm-up: arrival times are relative to the race itself.
@@ -44,7 +44,7 @@ abstract class StagedScenario implements Scenario {
         }
     }
 
-    static String policyName(InFlightPolicy policy) {
+    static String policyName(LabPolicy policy) {
         return policy.name().toLowerCase(Locale.ROOT);
     }
 }

@@ -1,7 +1,7 @@
 package dev.idemlab.lab.scenario;
 
 import dev.idemlab.idempotency.IdempotencyCoordinator;
-import dev.idemlab.idempotency.InFlightPolicy;
+import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.lab.infra.StoreOutage;
 import dev.idemlab.provider.FakePaymentProvider;
 
@@ -25,7 +25,7 @@ public final class StoreDownScenario implements Scenario {
     }
 
     @Override
-    public ScenarioRun run(ScenarioContext context, InFlightPolicy policy) {
+    public ScenarioRun run(ScenarioContext context, LabPolicy policy) {
         ScenarioSettings settings = context.settings();
         Timeline timeline = new Timeline();
         FakePaymentProvider provider = context.provider(timeline);

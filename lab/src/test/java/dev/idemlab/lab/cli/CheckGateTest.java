@@ -1,7 +1,6 @@
 package dev.idemlab.lab.cli;
 
-import dev.idemlab.idempotency.IdempotencyCoordinator;
-import dev.idemlab.idempotency.InFlightPolicy;
+import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.lab.scenario.CoordinatorFactory;
 import org.junit.jupiter.api.Test;
 
@@ -21,10 +20,8 @@ class CheckGateTest {
     @Test
     void aCoordinatorThatDoubleChargesUnderWaitFailsTheGate() {
         // A result cache dressed up as WAIT: exactly the bug the post is about.
-        CoordinatorFactory cacheCalledWait = (store, config) -> IdempotencyCoordinator.builder(store)
-                .config(config.toBuilder().policy(
-                        config.policy() == InFlightPolicy.WAIT ? InFlightPolicy.RUN : config.policy()).build())
-                .build();
+        CoordinatorFactory cacheCalledWait = (store, policy, config) -> CoordinatorFactory.LIBRARY.create(store,
+                policy == LabPolicy.WAIT ? LabPolicy.RUN : policy, config);
         LabRun run = LabRun.with(cacheCalledWait, "check", "--stores", "memory");
         assertThat(run.exitCode()).isEqualTo(1);
         assertThat(run.out()).contains("FAIL memory    in-flight/wait")
@@ -34,10 +31,8 @@ class CheckGateTest {
     @Test
     void aCoordinatorThatNoLongerRacesUnderRunFailsTheGateToo() {
         // If RUN stopped double-charging the lab would have lost its point: the gate says so.
-        CoordinatorFactory alwaysWait = (store, config) -> IdempotencyCoordinator.builder(store)
-                .config(config.toBuilder().policy(
-                        config.policy() == InFlightPolicy.RUN ? InFlightPolicy.WAIT : config.policy()).build())
-                .build();
+        CoordinatorFactory alwaysWait = (store, policy, config) -> CoordinatorFactory.LIBRARY.create(store,
+                policy == LabPolicy.RUN ? LabPolicy.WAIT : policy, config);
         LabRun run = LabRun.with(alwaysWait, "check", "--stores", "memory");
         assertThat(run.exitCode()).isEqualTo(1);
         assertThat(run.out()).contains("FAIL memory    in-flight/run").contains("the lab has lost its point");

@@ -2,8 +2,7 @@ package dev.idemlab.lab.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.idemlab.idempotency.IdempotencyCoordinator;
-import dev.idemlab.idempotency.InFlightPolicy;
+import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.lab.scenario.CoordinatorFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -53,8 +52,8 @@ class LoadCommandTest {
 
     @Test
     void aCoordinatorThatDoesNotReserveFailsTheGateUnderWait() {
-        CoordinatorFactory resultCache = (store, config) -> IdempotencyCoordinator.builder(store)
-                .config(config.toBuilder().policy(InFlightPolicy.RUN).build()).build();
+        CoordinatorFactory resultCache = (store, policy, config) -> CoordinatorFactory.LIBRARY.create(store,
+                LabPolicy.RUN, config);
 
         LabRun run = LabRun.with(resultCache, "load", "--store", "memory", "--policy", "wait", "--requests", "600",
                 "--clients", "8", "--retry-rate", "0.5", "--provider-latency-ms", "20");

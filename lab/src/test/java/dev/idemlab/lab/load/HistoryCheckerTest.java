@@ -1,7 +1,7 @@
 package dev.idemlab.lab.load;
 
 import dev.idemlab.idempotency.IdempotencyStats;
-import dev.idemlab.idempotency.InFlightPolicy;
+import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.idempotency.Outcome;
 import dev.idemlab.idempotency.StorePhase;
 import dev.idemlab.provider.Charge;
@@ -50,7 +50,7 @@ class HistoryCheckerTest {
 
     @Test
     void countsDuplicatesAndDisagreementsUnderAnExactlyOncePolicy() {
-        LedgerCheck check = HistoryChecker.check(InFlightPolicy.WAIT, craftedHistory(), LEDGER, stats(2));
+        LedgerCheck check = HistoryChecker.check(LabPolicy.WAIT, craftedHistory(), LEDGER, stats(2));
 
         assertThat(check.requests()).isEqualTo(7);
         assertThat(check.answered()).isEqualTo(5);
@@ -74,7 +74,7 @@ class HistoryCheckerTest {
 
     @Test
     void duplicatesUnderRunAreReportedButOnlyALedgerContradictionFails() {
-        LedgerCheck check = HistoryChecker.check(InFlightPolicy.RUN, craftedHistory(), LEDGER, stats(0));
+        LedgerCheck check = HistoryChecker.check(LabPolicy.RUN, craftedHistory(), LEDGER, stats(0));
 
         assertThat(check.duplicateCharges()).isEqualTo(2);
         assertThat(check.disagreements()).isEqualTo(2);
@@ -93,7 +93,7 @@ class HistoryCheckerTest {
         history.answered(8, "ch_2", Outcome.EXECUTED);
         history.answered(8, "ch_2", Outcome.REPLAYED);
 
-        LedgerCheck check = HistoryChecker.check(InFlightPolicy.RAISE, history, ledger, stats(0));
+        LedgerCheck check = HistoryChecker.check(LabPolicy.RAISE, history, ledger, stats(0));
 
         assertThat(check.passed()).isTrue();
         assertThat(check.keysCharged()).isEqualTo(2);
@@ -106,7 +106,7 @@ class HistoryCheckerTest {
     void aChargeWithoutAKeyOfTheLoadIsUnattributedNotADuplicate() {
         List<Charge> ledger = List.of(charge(1, 5), new Charge("ch_2", "order-x", 100, null));
 
-        LedgerCheck check = HistoryChecker.check(InFlightPolicy.WAIT, new ChargeHistory(), ledger, stats(0));
+        LedgerCheck check = HistoryChecker.check(LabPolicy.WAIT, new ChargeHistory(), ledger, stats(0));
 
         assertThat(check.charges()).isEqualTo(2);
         assertThat(check.unattributedCharges()).isEqualTo(1);

@@ -10,7 +10,7 @@ import dev.idemlab.idempotency.ResultCodec;
 import dev.idemlab.idempotency.spi.IdempotencyRecord.Completed;
 import dev.idemlab.idempotency.spi.IdempotencyRecord.Pending;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
-import dev.idemlab.idempotency.spi.IdempotencyStoreContract;
+import dev.idemlab.idempotency.tck.IdempotencyStoreContract;
 import dev.idemlab.idempotency.spi.Reservation;
 import dev.idemlab.idempotency.spi.StoredResult;
 import dev.idemlab.lab.infra.PostgresBackend;
@@ -144,9 +144,10 @@ class PostgresIdempotencyStoreTest extends IdempotencyStoreContract {
     @Test
     void putIfAbsentTakesOverAnExpiredRecord() {
         String ns = namespace();
-        store.putIfAbsent(ns, FP, StoredResult.of("\"old\""), TTL);
+        completed(ns, "\"old\"");
         table.expire(ns);
-        assertThat(store.putIfAbsent(ns, OTHER_FP, StoredResult.of("\"new\""), TTL)).isEmpty();
+        assertThat(store.reserve(ns, "t2", OTHER_FP, LEASE)).isEqualTo(Reservation.ACQUIRED);
+        store.complete(ns, "t2", StoredResult.of("\"new\""), TTL);
         Completed completed = (Completed) store.lookup(ns).orElseThrow();
         assertThat(completed.result().json()).isEqualTo("\"new\"");
         assertThat(completed.fingerprint()).isEqualTo(OTHER_FP);
@@ -178,8 +179,8 @@ class PostgresIdempotencyStoreTest extends IdempotencyStoreContract {
     void sweepDeletesExpiredRowsAndKeepsLiveOnes() {
         String expired = namespace();
         String live = namespace();
-        store.putIfAbsent(expired, FP, StoredResult.of("1"), TTL);
-        store.putIfAbsent(live, FP, StoredResult.of("2"), TTL);
+        completed(expired, "1");
+        completed(live, "2");
         table.expire(expired);
         assertThat(store.sweepExpired()).isGreaterThanOrEqualTo(1);
         assertThat(table.countRows(expired)).isZero();
@@ -208,6 +209,11 @@ class PostgresIdempotencyStoreTest extends IdempotencyStoreContract {
         Fingerprint fingerprint = Fingerprint.ofFields(Map.of("amount", 10));
         table.plant("payment.charge:" + key, "pending", null, fingerprint.hex(), null, null);
         assertNoRerun(key, fingerprint);
+    }
+
+    private void completed(String namespace, String json) {
+        store.reserve(namespace, "t1", FP, LEASE);
+        store.complete(namespace, "t1", StoredResult.of(json), TTL);
     }
 
     private void assertNoRerun(String key, Fingerprint fingerprint) {

@@ -1,0 +1,109 @@
+package dev.idemlab.idempotency;
+
+import dev.idemlab.idempotency.internal.DefaultIdempotencyCoordinator;
+import dev.idemlab.idempotency.spi.IdempotencyStore;
+import dev.idemlab.idempotency.spi.StoreDescription;
+import io.micrometer.core.instrument.MeterRegistry;
+
+import java.util.Objects;
+
+/**
+ * Runs an action at most once per {@code (operation, key)} and gives every caller with that key
+ * the same result: the first caller reserves the key, runs the action and stores its result; an
+ * identical caller that arrives while it runs waits for it or is told to retry (the
+ * {@link InFlightPolicy}); one that arrives later replays the stored result.
+ *
+ * <p>Implementations are thread-safe. Create one per store and configuration, and share it.
+ *
+ * <pre>{@code
+ * IdempotencyCoordinator coordinator = IdempotencyCoordinator.builder(store)
+ *         .config(IdempotencyConfig.custom().policy(InFlightPolicy.RAISE).build())
+ *         .build();
+ * Charge charge = coordinator.execute(
+ *         IdempotentCall.of("payment.charge", key, Fingerprint.ofFields(Map.of("order_id", id, "amount", 10))),
+ *         ResultCodec.json(Charge.class),
+ *         () -> provider.charge(id, 10, key));
+ * }</pre>
+ */
+public interface IdempotencyCoordinator {
+
+    /**
+     * Runs {@code action} once for the call's key, or replays the result it produced.
+     *
+     * @return the action's result, fresh or replayed
+     * @throws E whatever the action threw, unchanged; nothing is stored then, so a retry runs it again
+     * @throws IdempotencyKeyReuseException if the key was used for a request with another fingerprint
+     * @throws IdempotencyInProgressException if an identical request is in flight and the policy is
+     *     RAISE, or a WAIT ran out of time
+     * @throws IdempotencyStoreUnavailableException if the store failed and the mode is FAIL_CLOSED
+     * @throws IdempotentReplayUnavailableException if the key's result was not stored or cannot be read
+     */
+    default <T, E extends Exception> T execute(IdempotentCall call, ResultCodec<T> codec,
+                                               IdempotentAction<T, E> action) throws E {
+        return call(call, codec, action).value();
+    }
+
+    /**
+     * Like {@link #execute}, and also says whether the action ran or the result was replayed.
+     *
+     * @throws E whatever the action threw, unchanged
+     */
+    <T, E extends Exception> IdempotentResult<T> call(IdempotentCall call, ResultCodec<T> codec,
+                                                      IdempotentAction<T, E> action) throws E;
+
+    /** The configuration this coordinator runs with. */
+    IdempotencyConfig config();
+
+    /** The store it keeps its records in. */
+    StoreDescription store();
+
+    /** A snapshot of its counters. */
+    IdempotencyStats stats();
+
+    /** A builder for a coordinator over {@code store}; not thread-safe. */
+    static Builder builder(IdempotencyStore store) {
+        return new Builder(store);
+    }
+
+    /** Builds an {@link IdempotencyCoordinator}. Not thread-safe. */
+    final class Builder {
+
+        private final IdempotencyStore store;
+        private IdempotencyConfig config = IdempotencyConfig.ofDefaults();
+        private Ticker ticker = Ticker.system();
+        private Object meterRegistry;
+
+        private Builder(IdempotencyStore store) {
+            this.store = Objects.requireNonNull(store, "store");
+        }
+
+        public Builder config(IdempotencyConfig config) {
+            this.config = Objects.requireNonNull(config, "config");
+            return this;
+        }
+
+        /** The time source for wait deadlines; tests pass one they advance. */
+        public Builder ticker(Ticker ticker) {
+            this.ticker = Objects.requireNonNull(ticker, "ticker");
+            return this;
+        }
+
+        /**
+         * Publishes the counters to Micrometer as {@code idempotency.calls{store,outcome}},
+         * {@code idempotency.storage.errors{store,phase}}, {@code idempotency.stale{store}} and
+         * {@code idempotency.results.not.stored{store}}. Coordinators sharing a registry and a store
+         * name add to the same meters. The key never goes into a tag.
+         *
+         * <p>Needs {@code io.micrometer:micrometer-core} on the class path: the core declares it
+         * optional, so a service that calls this method adds it.
+         */
+        public Builder meterRegistry(MeterRegistry meterRegistry) {
+            this.meterRegistry = Objects.requireNonNull(meterRegistry, "meterRegistry");
+            return this;
+        }
+
+        public IdempotencyCoordinator build() {
+            return new DefaultIdempotencyCoordinator(store, config, ticker, meterRegistry);
+        }
+    }
+}

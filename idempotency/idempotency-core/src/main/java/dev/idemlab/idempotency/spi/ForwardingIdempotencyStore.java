@@ -1,0 +1,53 @@
+package dev.idemlab.idempotency.spi;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A store that passes every call to another one: extend it and override the call to decorate, for
+ * instance to time or trace it, or in a test to watch or fault it (a lost reply, a signal to a latch)
+ * while the real store still answers. Thread-safe if the delegate and the overrides are.
+ */
+public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
+
+    private final IdempotencyStore delegate;
+
+    protected ForwardingIdempotencyStore(IdempotencyStore delegate) {
+        this.delegate = Objects.requireNonNull(delegate, "delegate");
+    }
+
+    protected IdempotencyStore delegate() {
+        return delegate;
+    }
+
+    @Override
+    public Reservation reserve(String namespace, String token, String fingerprint, Duration lease) {
+        return delegate.reserve(namespace, token, fingerprint, lease);
+    }
+
+    @Override
+    public boolean complete(String namespace, String token, StoredResult result, Duration ttl) {
+        return delegate.complete(namespace, token, result, ttl);
+    }
+
+    @Override
+    public boolean release(String namespace, String token) {
+        return delegate.release(namespace, token);
+    }
+
+    @Override
+    public Optional<IdempotencyRecord> lookup(String namespace) {
+        return delegate.lookup(namespace);
+    }
+
+    @Override
+    public StoreDescription describe() {
+        return delegate.describe();
+    }
+
+    @Override
+    public void close() {
+        delegate.close();
+    }
+}

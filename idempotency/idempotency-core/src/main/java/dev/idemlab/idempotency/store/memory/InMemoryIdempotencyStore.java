@@ -1,0 +1,170 @@
+package dev.idemlab.idempotency.store.memory;
+
+import dev.idemlab.idempotency.Ticker;
+import dev.idemlab.idempotency.spi.IdempotencyRecord;
+import dev.idemlab.idempotency.spi.IdempotencyRecord.Completed;
+import dev.idemlab.idempotency.spi.IdempotencyRecord.Pending;
+import dev.idemlab.idempotency.spi.IdempotencyStore;
+import dev.idemlab.idempotency.spi.Reservation;
+import dev.idemlab.idempotency.spi.StoreDescription;
+import dev.idemlab.idempotency.spi.StoredResult;
+
+import java.time.Duration;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A single-process store: a {@link ConcurrentHashMap} whose every operation is one atomic
+ * {@code compute}. Expiry follows an injected {@link Ticker}, so tests advance time instead of
+ * sleeping. Expired entries are dropped when touched, and every write also sweeps the next
+ * {@value #SWEEP_STEP} entries of a cursor that walks the map round and round, so memory stays
+ * bounded by the live records at a constant cost per write (a whole-map sweep would cost a write
+ * time proportional to the number of records).
+ *
+ * <p>Thread-safe.
+ */
+public final class InMemoryIdempotencyStore implements IdempotencyStore {
+
+    static final int SWEEP_STEP = 2;
+
+    private static final StoreDescription DESCRIPTION = new StoreDescription("memory", "in-process", "in-process");
+
+    private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
+    private final Ticker ticker;
+    /** The sweeping cursor; one writer at a time advances it, the others skip their step. */
+    private final AtomicBoolean sweeping = new AtomicBoolean();
+    private Iterator<Map.Entry<String, Entry>> sweepCursor = Collections.emptyIterator();
+
+    /** One record and the ticker reading at which it expires. */
+    private record Entry(IdempotencyRecord record, long expiresAtNanos) {
+        boolean liveAt(long now) {
+            return now - expiresAtNanos < 0;
+        }
+    }
+
+    /** A store on the system's monotonic clock. */
+    public InMemoryIdempotencyStore() {
+        this(Ticker.system());
+    }
+
+    /** A store on the given ticker. */
+    public InMemoryIdempotencyStore(Ticker ticker) {
+        this.ticker = Objects.requireNonNull(ticker, "ticker");
+    }
+
+    @Override
+    public Reservation reserve(String namespace, String token, String fingerprint, Duration lease) {
+        long now = ticker.read();
+        // A completed record only ever changes by expiring: answer a replay without taking the bin's lock.
+        Entry seen = entries.get(namespace);
+        if (seen != null && seen.liveAt(now) && seen.record() instanceof Completed) {
+            return Reservation.found(seen.record());
+        }
+        Reservation[] answer = new Reservation[1];
+        entries.compute(namespace, (ns, entry) -> {
+            if (entry != null && entry.liveAt(now)
+                    && !(entry.record() instanceof Pending pending && pending.token().equals(token))) {
+                answer[0] = Reservation.found(withRemainingLease(entry, now));
+                return entry;
+            }
+            answer[0] = Reservation.ACQUIRED;
+            return new Entry(new Pending(token, fingerprint, lease), now + lease.toNanos());
+        });
+        maybeSweep();
+        return answer[0];
+    }
+
+    @Override
+    public boolean complete(String namespace, String token, StoredResult result, Duration ttl) {
+        long now = ticker.read();
+        boolean[] done = new boolean[1];
+        entries.computeIfPresent(namespace, (ns, entry) -> {
+            if (heldBy(entry, token, now)) {
+                done[0] = true;
+                return new Entry(new Completed(entry.record().fingerprint(), result), now + ttl.toNanos());
+            }
+            return entry;
+        });
+        return done[0];
+    }
+
+    @Override
+    public boolean release(String namespace, String token) {
+        long now = ticker.read();
+        boolean[] done = new boolean[1];
+        entries.computeIfPresent(namespace, (ns, entry) -> {
+            if (heldBy(entry, token, now)) {
+                done[0] = true;
+                return null;
+            }
+            return entry;
+        });
+        return done[0];
+    }
+
+    @Override
+    public Optional<IdempotencyRecord> lookup(String namespace) {
+        Entry entry = entries.get(namespace);
+        long now = ticker.read();
+        if (entry == null || !entry.liveAt(now)) {
+            return Optional.empty();
+        }
+        return Optional.of(withRemainingLease(entry, now));
+    }
+
+    @Override
+    public StoreDescription describe() {
+        return DESCRIPTION;
+    }
+
+    /** How many entries the map holds, live or not yet swept. */
+    public int size() {
+        return entries.size();
+    }
+
+    /** Drops every expired entry now. */
+    public void sweepExpired() {
+        long now = ticker.read();
+        entries.values().removeIf(entry -> !entry.liveAt(now));
+    }
+
+    private static boolean heldBy(Entry entry, String token, long now) {
+        return entry.liveAt(now) && entry.record() instanceof Pending pending && pending.token().equals(token);
+    }
+
+    private static IdempotencyRecord withRemainingLease(Entry entry, long now) {
+        if (entry.record() instanceof Pending pending) {
+            return new Pending(pending.token(), pending.fingerprint(), Duration.ofNanos(entry.expiresAtNanos() - now));
+        }
+        return entry.record();
+    }
+
+    private void maybeSweep() {
+        if (!sweeping.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            long now = ticker.read();
+            for (int step = 0; step < SWEEP_STEP; step++) {
+                if (!sweepCursor.hasNext()) {
+                    sweepCursor = entries.entrySet().iterator();
+                    if (!sweepCursor.hasNext()) {
+                        return;
+                    }
+                }
+                Map.Entry<String, Entry> next = sweepCursor.next();
+                if (!next.getValue().liveAt(now)) {
+                    // Remove only the entry seen, never one a concurrent write just put there.
+                    entries.remove(next.getKey(), next.getValue());
+                }
+            }
+        } finally {
+            sweeping.set(false);
+        }
+    }
+}

@@ -1,0 +1,17 @@
+/**
+ * The idempotency coordinator: its API, the store SPI and the in-memory store. The coordinator's
+ * implementation ({@code dev.idemlab.idempotency.internal}) is not exported.
+ *
+ * <p>Jackson ({@code ResultCodec.json}, fingerprints of beans and JSON trees) and Micrometer
+ * ({@code IdempotencyCoordinator.Builder.meterRegistry}) are optional: required statically, needed at
+ * run time only by the feature that uses them.
+ */
+module dev.idemlab.idempotency.core {
+    requires org.slf4j;
+    requires static com.fasterxml.jackson.databind;
+    requires static micrometer.core;
+
+    exports dev.idemlab.idempotency;
+    exports dev.idemlab.idempotency.spi;
+    exports dev.idemlab.idempotency.store.memory;
+}

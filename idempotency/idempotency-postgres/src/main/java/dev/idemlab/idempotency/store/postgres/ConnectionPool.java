@@ -1,0 +1,58 @@
+package dev.idemlab.idempotency.store.postgres;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.idemlab.idempotency.spi.IdempotencyStoreException;
+
+import javax.sql.DataSource;
+
+/**
+ * The pool and driver settings behind a store. Each SPI call borrows a connection for one
+ * autocommit statement, so the pool stays small and every wait is short. Stateless and thread-safe.
+ */
+final class ConnectionPool {
+
+    private ConnectionPool() { }
+
+    /** A HikariCP pool on the config's URL; HikariCP is an optional dependency needed only here. */
+    static DataSource open(PostgresStoreConfig config) {
+        if (config.jdbcUrl() == null) {
+            throw new IllegalArgumentException("a store that builds its own pool needs a JDBC URL; "
+                    + "use PostgresIdempotencyStore.open(DataSource, config) for a DataSource");
+        }
+        try {
+            return new HikariDataSource(hikariConfig(config));
+        } catch (RuntimeException | NoClassDefFoundError e) {
+            throw new IdempotencyStoreException("postgres", null, "cannot open a connection pool to "
+                    + ServerAddress.of(config.jdbcUrl()) + (e instanceof NoClassDefFoundError
+                    ? ": HikariCP is not on the class path; add it or pass a DataSource" : ""), e);
+        }
+    }
+
+    static HikariConfig hikariConfig(PostgresStoreConfig config) {
+        HikariConfig hikari = new HikariConfig();
+        hikari.setPoolName("idempotency-postgres-" + config.table());
+        hikari.setJdbcUrl(config.jdbcUrl());
+        if (config.user() != null) {
+            hikari.setUsername(config.user());
+        }
+        if (config.password() != null) {
+            hikari.setPassword(config.password());
+        }
+        hikari.setAutoCommit(true);
+        hikari.setMaximumPoolSize(config.maxPoolSize());
+        hikari.setMinimumIdle(1);
+        // A call waits this long for a connection, then fails: the coordinator's fail-open path starts here.
+        hikari.setConnectionTimeout(config.poolTimeout().toMillis());
+        hikari.setValidationTimeout(Math.min(config.poolTimeout().toMillis(), 1000));
+        // Opening the pool does not connect; the store's own first statement decides whether that is fatal.
+        hikari.setInitializationFailTimeout(-1);
+        // The driver's defaults wait forever on a dead peer; these make a dead server a fast error.
+        hikari.addDataSourceProperty("connectTimeout", Long.toString(config.connectTimeout().toSeconds()));
+        hikari.addDataSourceProperty("loginTimeout", Long.toString(config.connectTimeout().toSeconds()));
+        hikari.addDataSourceProperty("socketTimeout", Long.toString(config.socketTimeout().toSeconds()));
+        hikari.addDataSourceProperty("options", "-c statement_timeout=" + config.statementTimeout().toMillis());
+        hikari.addDataSourceProperty("ApplicationName", "idempotency-store");
+        return hikari;
+    }
+}

@@ -1,0 +1,273 @@
+package dev.idemlab.idempotency.store.postgres;
+
+import dev.idemlab.idempotency.spi.IdempotencyRecord;
+import dev.idemlab.idempotency.spi.IdempotencyStore;
+import dev.idemlab.idempotency.spi.IdempotencyStoreException;
+import dev.idemlab.idempotency.spi.Reservation;
+import dev.idemlab.idempotency.spi.StoreDescription;
+import dev.idemlab.idempotency.spi.StoredResult;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A store in one PostgreSQL table (see {@code schema.sql} beside this class), reached over JDBC
+ * through any {@link DataSource}: {@link #open(DataSource, PostgresStoreConfig)} takes the service's
+ * own, and {@link #PostgresIdempotencyStore(PostgresStoreConfig)} builds a small HikariCP pool from
+ * the config's URL (HikariCP is then needed on the class path).
+ *
+ * <p>Every operation is one statement in its own autocommit transaction: {@code reserve} is one
+ * {@code INSERT ... ON CONFLICT DO UPDATE ... WHERE <expired>} that also
+ * returns the live row that stopped it; {@code complete} and {@code release} are an {@code UPDATE} or
+ * {@code DELETE} conditional on the owner token and a live lease. Expiry is the server's
+ * {@code now()}, never this JVM's clock. Expired rows count as absent everywhere and are deleted by
+ * {@link #sweepExpired()}, which the store also runs, bounded, every
+ * {@link PostgresStoreConfig#sweepEveryWrites()} writes.
+ *
+ * <p>Namespaces are stored with the configured prefix, so clients with different prefixes share a
+ * table without seeing each other's rows. Any failure to reach or understand the server surfaces as
+ * {@link IdempotencyStoreException}, and the short timeouts of {@link PostgresStoreConfig} keep that
+ * fast. A row the store cannot read is answered as a completed record whose replay fails, never as
+ * an absent one (see {@code RecordRows}).
+ *
+ * <p>Thread-safe.
+ */
+public final class PostgresIdempotencyStore implements IdempotencyStore {
+
+    private static final Logger LOG = LoggerFactory.getLogger(PostgresIdempotencyStore.class);
+    private static final String NAME = "postgres";
+    private static final String UNKNOWN_VERSION = "unknown";
+    /**
+     * How often an insert-or-find that saw a concurrent change without seeing the row runs again. Each
+     * retry takes a fresh snapshot that sees the committed change, so a second run all but always answers.
+     */
+    private static final int INSERT_OR_FIND_ATTEMPTS = 5;
+
+    private final PostgresStoreConfig config;
+    private final RecordStatements sql;
+    private final DataSource pool;
+    /** The pool this store built and closes; {@code null} when the service passed its own DataSource. */
+    private final AutoCloseable ownPool;
+    private volatile String address;
+    private final AtomicLong writes = new AtomicLong();
+    private volatile String serverVersion;
+
+    /**
+     * Opens a pool on the configured server, applies the schema and reads the server's version.
+     *
+     * @throws IdempotencyStoreException if the server cannot be reached and
+     *     {@link PostgresStoreConfig#requireServerAtStart()} is set, or the schema cannot be applied
+     */
+    public PostgresIdempotencyStore(PostgresStoreConfig config) {
+        this(config, ConnectionPool.open(config), true);
+    }
+
+    private PostgresIdempotencyStore(PostgresStoreConfig config, DataSource dataSource, boolean ownsPool) {
+        this.config = config;
+        this.sql = new RecordStatements(config.table());
+        this.address = config.jdbcUrl() == null ? "unknown" : ServerAddress.of(config.jdbcUrl());
+        this.pool = dataSource;
+        this.ownPool = ownsPool ? (AutoCloseable) dataSource : null;
+        try {
+            prepareServer();
+        } catch (IdempotencyStoreException e) {
+            if (config.requireServerAtStart()) {
+                close();
+                throw e;
+            }
+            LOG.warn("postgres store at {} is not reachable yet: {}", address, e.getMessage());
+        }
+    }
+
+    /**
+     * A store over the service's own {@code DataSource}, which the store never closes. The config's
+     * URL, credentials and pool settings are not used; its table, prefix, sweep and start rules are.
+     * Give the data source the timeouts of {@link PostgresStoreConfig} (connect, socket, and a
+     * server-side {@code statement_timeout} below the socket timeout) so that a dead server is a
+     * fast storage error.
+     *
+     * @throws IdempotencyStoreException as {@link #PostgresIdempotencyStore(PostgresStoreConfig)} does
+     */
+    public static PostgresIdempotencyStore open(DataSource dataSource, PostgresStoreConfig config) {
+        return new PostgresIdempotencyStore(config, java.util.Objects.requireNonNull(dataSource, "dataSource"), false);
+    }
+
+    /** Opens a store with {@link PostgresStoreConfig#custom(String)}'s defaults. */
+    public static PostgresIdempotencyStore open(String jdbcUrl) {
+        return new PostgresIdempotencyStore(PostgresStoreConfig.custom(jdbcUrl).build());
+    }
+
+    @Override
+    public Reservation reserve(String namespace, String token, String fingerprint, Duration lease) {
+        Optional<IdempotencyRecord> found = insertOrFind("reserve", namespace, statement -> {
+            statement.setString(1, stored(namespace));
+            statement.setString(2, token);
+            statement.setString(3, stored(namespace));
+            statement.setString(4, token);
+            statement.setString(5, fingerprint);
+            statement.setLong(6, micros(lease));
+        });
+        return found.<Reservation>map(Reservation::found).orElse(Reservation.ACQUIRED);
+    }
+
+    @Override
+    public boolean complete(String namespace, String token, StoredResult result, Duration ttl) {
+        return update("complete", namespace, sql.complete, statement -> {
+            statement.setString(1, result.json());
+            statement.setString(2, result.notStoredReason());
+            statement.setLong(3, micros(ttl));
+            statement.setString(4, stored(namespace));
+            statement.setString(5, token);
+        }) == 1;
+    }
+
+    @Override
+    public boolean release(String namespace, String token) {
+        return update("release", namespace, sql.release, statement -> {
+            statement.setString(1, stored(namespace));
+            statement.setString(2, token);
+        }) == 1;
+    }
+
+    @Override
+    public Optional<IdempotencyRecord> lookup(String namespace) {
+        try (Connection connection = pool.getConnection();
+             PreparedStatement statement = connection.prepareStatement(sql.lookup)) {
+            statement.setString(1, stored(namespace));
+            try (ResultSet row = statement.executeQuery()) {
+                return row.next() ? Optional.of(RecordRows.read(row, config.table(), namespace)) : Optional.empty();
+            }
+        } catch (SQLException | RuntimeException e) {
+            throw failure("lookup", namespace, e);
+        }
+    }
+
+    /**
+     * Deletes expired rows, at most {@link PostgresStoreConfig#sweepBatch()} of them, of every prefix
+     * in the table. Expired rows are harmless (they count as absent and are taken over in place);
+     * sweeping only bounds the table's size.
+     *
+     * @return how many rows were deleted
+     * @throws IdempotencyStoreException if the server cannot be reached
+     */
+    public int sweepExpired() {
+        try (Connection connection = pool.getConnection();
+             PreparedStatement statement = connection.prepareStatement(sql.sweepExpired)) {
+            statement.setInt(1, config.sweepBatch());
+            return statement.executeUpdate();
+        } catch (SQLException | RuntimeException e) {
+            throw failure("sweepExpired", null, e);
+        }
+    }
+
+    /** The configuration this store runs with. */
+    public PostgresStoreConfig config() {
+        return config;
+    }
+
+    @Override
+    public StoreDescription describe() {
+        String version = serverVersion;
+        return new StoreDescription(NAME, version == null ? UNKNOWN_VERSION : version, address);
+    }
+
+    /** Closes the pool this store built, if it built one. Does not touch the server or the table. */
+    @Override
+    public void close() {
+        if (ownPool != null) {
+            try {
+                ownPool.close();
+            } catch (Exception e) {
+                LOG.debug("closing the connection pool failed", e);
+            }
+        }
+    }
+
+    private void prepareServer() {
+        try (Connection connection = pool.getConnection()) {
+            if (config.jdbcUrl() == null) {
+                address = ServerAddress.of(connection.getMetaData().getURL());
+            }
+            SchemaScript.apply(connection, config.table());
+            try (PreparedStatement statement = connection.prepareStatement(sql.serverVersion);
+                 ResultSet row = statement.executeQuery()) {
+                row.next();
+                serverVersion = row.getString(1);
+            }
+        } catch (SQLException | RuntimeException e) {
+            throw failure("open", null, e);
+        }
+    }
+
+    private Optional<IdempotencyRecord> insertOrFind(String operation, String namespace, Binder binder) {
+        try (Connection connection = pool.getConnection();
+             PreparedStatement statement = connection.prepareStatement(sql.reserve)) {
+            binder.bind(statement);
+            for (int attempt = 1; attempt <= INSERT_OR_FIND_ATTEMPTS; attempt++) {
+                try (ResultSet row = statement.executeQuery()) {
+                    if (row.next()) {
+                        afterWrite();
+                        return row.getBoolean("acquired")
+                                ? Optional.empty()
+                                : Optional.of(RecordRows.read(row, config.table(), namespace));
+                    }
+                }
+            }
+        } catch (SQLException | RuntimeException e) {
+            throw failure(operation, namespace, e);
+        }
+        throw new IdempotencyStoreException(NAME, namespace, operation + " found neither room for its row nor the row "
+                + "in the way after " + INSERT_OR_FIND_ATTEMPTS + " attempts: the key is changing too fast", null);
+    }
+
+    private int update(String operation, String namespace, String statementSql, Binder binder) {
+        try (Connection connection = pool.getConnection();
+             PreparedStatement statement = connection.prepareStatement(statementSql)) {
+            binder.bind(statement);
+            return statement.executeUpdate();
+        } catch (SQLException | RuntimeException e) {
+            throw failure(operation, namespace, e);
+        }
+    }
+
+    /** Sweeps now and then, bounded, so a table fed only by this client stays near its live rows. */
+    private void afterWrite() {
+        int every = config.sweepEveryWrites();
+        if (every > 0 && writes.incrementAndGet() % every == 0) {
+            try {
+                int deleted = sweepExpired();
+                LOG.debug("swept {} expired idempotency records from {}", deleted, config.table());
+            } catch (IdempotencyStoreException e) {
+                // The write itself succeeded; a failed sweep only leaves harmless expired rows behind.
+                LOG.debug("sweep of expired idempotency records failed", e);
+            }
+        }
+    }
+
+    private String stored(String namespace) {
+        return config.namespacePrefix() + namespace;
+    }
+
+    private static long micros(Duration duration) {
+        return duration.toNanos() / 1000;
+    }
+
+    private IdempotencyStoreException failure(String operation, String namespace, Exception cause) {
+        return new IdempotencyStoreException(NAME, namespace, operation + " at " + address + " failed: "
+                + cause.getMessage(), cause);
+    }
+
+    /** Sets a statement's parameters. */
+    @FunctionalInterface
+    private interface Binder {
+        void bind(PreparedStatement statement) throws SQLException;
+    }
+}

@@ -1,0 +1,275 @@
+package dev.idemlab.idempotency.store.postgres;
+
+import dev.idemlab.idempotency.InvalidIdempotencyConfigException;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * How a {@link PostgresIdempotencyStore} reaches its server and where it keeps its records.
+ *
+ * <p>The timeouts are short on purpose: a store that cannot answer within them is down, and the
+ * coordinator's fail-open path must not wait for the driver's defaults (no connect timeout, no
+ * socket timeout) before running the action.
+ *
+ * <p>Immutable and thread-safe; build one with {@link #custom(String)}. The builder is not
+ * thread-safe and checks every rule when {@link Builder#build()} is called.
+ */
+public final class PostgresStoreConfig {
+
+    /** The table all clients share unless told otherwise. */
+    public static final String DEFAULT_TABLE = "idempotency_record";
+    /** No prefix: the namespace {@code operation:key} is stored as it is. */
+    public static final String DEFAULT_NAMESPACE_PREFIX = "";
+    /** How long opening a TCP connection may take (the driver counts whole seconds). */
+    public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(1);
+    /** How long a read from the server may block (the driver counts whole seconds). */
+    public static final Duration DEFAULT_SOCKET_TIMEOUT = Duration.ofSeconds(2);
+    /** The server cancels a statement that runs longer; each SPI call is one short statement. */
+    public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(1);
+    /** How long a call waits for a pooled connection before it counts as a storage error. */
+    public static final Duration DEFAULT_POOL_TIMEOUT = Duration.ofSeconds(1);
+    /** Connections in the pool. */
+    public static final int DEFAULT_MAX_POOL_SIZE = 16;
+    /** Run one bounded sweep of expired rows after this many writes; 0 never sweeps on its own. */
+    public static final int DEFAULT_SWEEP_EVERY_WRITES = 4096;
+    /** The most expired rows one sweep statement deletes, so that a sweep stays a short statement. */
+    public static final int DEFAULT_SWEEP_BATCH = 1000;
+
+    // The table name is spliced into SQL, so only plain lower-case identifiers are allowed.
+    private static final Pattern TABLE = Pattern.compile("[a-z_][a-z0-9_]{0,50}");
+    private static final Duration POOL_TIMEOUT_FLOOR = Duration.ofMillis(250);
+
+    private final String jdbcUrl;
+    private final String user;
+    private final String password;
+    private final String table;
+    private final String namespacePrefix;
+    private final Duration connectTimeout;
+    private final Duration socketTimeout;
+    private final Duration statementTimeout;
+    private final Duration poolTimeout;
+    private final int maxPoolSize;
+    private final int sweepEveryWrites;
+    private final int sweepBatch;
+    private final boolean requireServerAtStart;
+
+    private PostgresStoreConfig(Builder b) {
+        this.jdbcUrl = b.jdbcUrl;
+        this.user = b.user;
+        this.password = b.password;
+        this.table = b.table;
+        this.namespacePrefix = b.namespacePrefix;
+        this.connectTimeout = b.connectTimeout;
+        this.socketTimeout = b.socketTimeout;
+        this.statementTimeout = b.statementTimeout;
+        this.poolTimeout = b.poolTimeout;
+        this.maxPoolSize = b.maxPoolSize;
+        this.sweepEveryWrites = b.sweepEveryWrites;
+        this.sweepBatch = b.sweepBatch;
+        this.requireServerAtStart = b.requireServerAtStart;
+    }
+
+    /** A builder for a store on {@code jdbcUrl} ({@code jdbc:postgresql://host:port/db}), with the defaults. */
+    public static Builder custom(String jdbcUrl) {
+        return new Builder(java.util.Objects.requireNonNull(jdbcUrl, "jdbcUrl"));
+    }
+
+    /**
+     * A builder for a store on a service's own {@code DataSource} (see
+     * {@link PostgresIdempotencyStore#open(javax.sql.DataSource, PostgresStoreConfig)}): no URL, and the
+     * pool and driver settings are not used.
+     */
+    public static Builder forDataSource() {
+        return new Builder(null);
+    }
+
+    /** A builder starting from this config. */
+    public Builder toBuilder() {
+        return new Builder(jdbcUrl).credentials(user, password).table(table).namespacePrefix(namespacePrefix)
+                .connectTimeout(connectTimeout).socketTimeout(socketTimeout).statementTimeout(statementTimeout)
+                .poolTimeout(poolTimeout).maxPoolSize(maxPoolSize).sweepEveryWrites(sweepEveryWrites)
+                .sweepBatch(sweepBatch).requireServerAtStart(requireServerAtStart);
+    }
+
+    public String jdbcUrl() {
+        return jdbcUrl;
+    }
+
+    /** The user, or {@code null} to take it from the URL. */
+    public String user() {
+        return user;
+    }
+
+    /** The password, or {@code null} to take it from the URL. */
+    public String password() {
+        return password;
+    }
+
+    public String table() {
+        return table;
+    }
+
+    /** Put before every namespace, so that clients sharing a table never see each other's rows. */
+    public String namespacePrefix() {
+        return namespacePrefix;
+    }
+
+    public Duration connectTimeout() {
+        return connectTimeout;
+    }
+
+    public Duration socketTimeout() {
+        return socketTimeout;
+    }
+
+    public Duration statementTimeout() {
+        return statementTimeout;
+    }
+
+    public Duration poolTimeout() {
+        return poolTimeout;
+    }
+
+    public int maxPoolSize() {
+        return maxPoolSize;
+    }
+
+    public int sweepEveryWrites() {
+        return sweepEveryWrites;
+    }
+
+    public int sweepBatch() {
+        return sweepBatch;
+    }
+
+    /**
+     * Whether opening the store fails when the server cannot be reached (the default). When
+     * {@code false} the store opens anyway, applies its schema on first success and reports its
+     * server version as unknown: for a client that must exist before its server does.
+     */
+    public boolean requireServerAtStart() {
+        return requireServerAtStart;
+    }
+
+    @Override
+    public String toString() {
+        // Never the password.
+        return "PostgresStoreConfig[url=" + jdbcUrl + ", table=" + table + ", namespacePrefix='" + namespacePrefix
+                + "', connectTimeout=" + connectTimeout + ", socketTimeout=" + socketTimeout
+                + ", statementTimeout=" + statementTimeout + ", poolTimeout=" + poolTimeout
+                + ", maxPoolSize=" + maxPoolSize + "]";
+    }
+
+    /** Builds a {@link PostgresStoreConfig}. Not thread-safe. */
+    public static final class Builder {
+
+        private final String jdbcUrl;
+        private String user;
+        private String password;
+        private String table = DEFAULT_TABLE;
+        private String namespacePrefix = DEFAULT_NAMESPACE_PREFIX;
+        private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
+        private Duration socketTimeout = DEFAULT_SOCKET_TIMEOUT;
+        private Duration statementTimeout = DEFAULT_STATEMENT_TIMEOUT;
+        private Duration poolTimeout = DEFAULT_POOL_TIMEOUT;
+        private int maxPoolSize = DEFAULT_MAX_POOL_SIZE;
+        private int sweepEveryWrites = DEFAULT_SWEEP_EVERY_WRITES;
+        private int sweepBatch = DEFAULT_SWEEP_BATCH;
+        private boolean requireServerAtStart = true;
+
+        private Builder(String jdbcUrl) {
+            this.jdbcUrl = jdbcUrl;
+        }
+
+        /** User and password; either may be {@code null} to take it from the URL. */
+        public Builder credentials(String user, String password) {
+            this.user = user;
+            this.password = password;
+            return this;
+        }
+
+        public Builder table(String table) {
+            this.table = Objects.requireNonNull(table, "table");
+            return this;
+        }
+
+        public Builder namespacePrefix(String namespacePrefix) {
+            this.namespacePrefix = Objects.requireNonNull(namespacePrefix, "namespacePrefix");
+            return this;
+        }
+
+        public Builder connectTimeout(Duration connectTimeout) {
+            this.connectTimeout = Objects.requireNonNull(connectTimeout, "connectTimeout");
+            return this;
+        }
+
+        public Builder socketTimeout(Duration socketTimeout) {
+            this.socketTimeout = Objects.requireNonNull(socketTimeout, "socketTimeout");
+            return this;
+        }
+
+        public Builder statementTimeout(Duration statementTimeout) {
+            this.statementTimeout = Objects.requireNonNull(statementTimeout, "statementTimeout");
+            return this;
+        }
+
+        public Builder poolTimeout(Duration poolTimeout) {
+            this.poolTimeout = Objects.requireNonNull(poolTimeout, "poolTimeout");
+            return this;
+        }
+
+        public Builder maxPoolSize(int maxPoolSize) {
+            this.maxPoolSize = maxPoolSize;
+            return this;
+        }
+
+        public Builder sweepEveryWrites(int sweepEveryWrites) {
+            this.sweepEveryWrites = sweepEveryWrites;
+            return this;
+        }
+
+        public Builder sweepBatch(int sweepBatch) {
+            this.sweepBatch = sweepBatch;
+            return this;
+        }
+
+        public Builder requireServerAtStart(boolean requireServerAtStart) {
+            this.requireServerAtStart = requireServerAtStart;
+            return this;
+        }
+
+        /**
+         * @throws InvalidIdempotencyConfigException naming the setting and the rule it breaks
+         */
+        public PostgresStoreConfig build() {
+            require("jdbcUrl", jdbcUrl, jdbcUrl == null || jdbcUrl.startsWith("jdbc:postgresql:"),
+                    "must start with jdbc:postgresql:");
+            require("table", table, TABLE.matcher(table).matches(), "must match [a-z_][a-z0-9_]{0,50}");
+            require("namespacePrefix", namespacePrefix, namespacePrefix.length() <= 200, "must be at most 200 characters");
+            require("connectTimeout", connectTimeout, isWholeSeconds(connectTimeout),
+                    "must be a positive whole number of seconds (the driver counts seconds)");
+            require("socketTimeout", socketTimeout, isWholeSeconds(socketTimeout),
+                    "must be a positive whole number of seconds (the driver counts seconds)");
+            require("statementTimeout", statementTimeout, statementTimeout.toMillis() >= 1, "must be at least 1 ms");
+            require("statementTimeout", statementTimeout, statementTimeout.compareTo(socketTimeout) < 0,
+                    "must be shorter than socketTimeout, so that the server cancels a slow statement first");
+            require("poolTimeout", poolTimeout, poolTimeout.compareTo(POOL_TIMEOUT_FLOOR) >= 0, "must be at least 250 ms");
+            require("maxPoolSize", maxPoolSize, maxPoolSize >= 1, "must be at least 1");
+            require("sweepEveryWrites", sweepEveryWrites, sweepEveryWrites >= 0, "must be 0 (never) or positive");
+            require("sweepBatch", sweepBatch, sweepBatch >= 1, "must be at least 1");
+            return new PostgresStoreConfig(this);
+        }
+
+        private static boolean isWholeSeconds(Duration d) {
+            return !d.isNegative() && !d.isZero() && d.toMillis() % 1000 == 0;
+        }
+
+        private static void require(String setting, Object value, boolean rule, String message) {
+            if (!rule) {
+                throw new InvalidIdempotencyConfigException(setting, value, message);
+            }
+        }
+    }
+}

@@ -1,0 +1,161 @@
+package dev.idemlab.idempotency.store.redis;
+
+import dev.idemlab.idempotency.spi.IdempotencyRecord;
+import dev.idemlab.idempotency.spi.IdempotencyStore;
+import dev.idemlab.idempotency.spi.IdempotencyStoreException;
+import dev.idemlab.idempotency.spi.Reservation;
+import dev.idemlab.idempotency.spi.StoreDescription;
+import dev.idemlab.idempotency.spi.StoredResult;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A store on Redis: each operation is one Lua script, run atomically by the server in one round
+ * trip (EVALSHA). Leases and ttls are set with PX, so expiry is decided by the Redis server's
+ * clock, and PTTL tells how much of a lease is left. {@code complete} and {@code release} compare
+ * the owner token inside the script, so a stale holder changes nothing.
+ *
+ * <p>Records live under {@link RedisStoreConfig#keyPrefix()} + namespace, each as one JSON string.
+ *
+ * <p>Every failure to reach or understand the server (refused, timed out, unparseable reply) is an
+ * {@link IdempotencyStoreException}, and costs about the command timeout at most: while
+ * disconnected, commands are rejected at once. Creating the store does not fail when the server is
+ * down, so that a service can start, and fail open, without its store; the server version then
+ * reads {@value #UNKNOWN_VERSION}.
+ *
+ * <p>Thread-safe.
+ */
+public final class RedisIdempotencyStore implements IdempotencyStore {
+
+    /** The version {@link #describe()} reports when the server could not be asked at creation. */
+    public static final String UNKNOWN_VERSION = "unknown";
+
+    private static final Logger LOG = LoggerFactory.getLogger(RedisIdempotencyStore.class);
+
+    private final RedisStoreConfig config;
+    private final RedisScriptClient scripts;
+    /** Re-read while the version is unknown: a cold client's first INFO can miss the short timeout. */
+    private volatile StoreDescription description;
+
+    /** Connects to the server {@code config} names and reads its version once. */
+    public RedisIdempotencyStore(RedisStoreConfig config) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.scripts = new RedisScriptClient(config);
+        this.description = new StoreDescription("redis", serverVersion(), config.address());
+    }
+
+    @Override
+    public Reservation reserve(String namespace, String token, String fingerprint, Duration lease) {
+        List<Object> reply = scripts.run(LuaScript.RESERVE, namespace, key(namespace),
+                token, fingerprint, millis(lease));
+        long status = ScriptReply.status(reply, namespace);
+        if (status == ScriptReply.DONE) {
+            return Reservation.ACQUIRED;
+        }
+        return Reservation.found(found(status, reply, namespace));
+    }
+
+    @Override
+    public boolean complete(String namespace, String token, StoredResult result, Duration ttl) {
+        List<Object> reply = scripts.run(LuaScript.COMPLETE, namespace, key(namespace),
+                token, resultField(result), resultValue(result), millis(ttl));
+        return doneOrNotHeld(reply, namespace);
+    }
+
+    @Override
+    public boolean release(String namespace, String token) {
+        List<Object> reply = scripts.run(LuaScript.RELEASE, namespace, key(namespace), token);
+        return doneOrNotHeld(reply, namespace);
+    }
+
+    @Override
+    public Optional<IdempotencyRecord> lookup(String namespace) {
+        List<Object> reply = scripts.run(LuaScript.LOOKUP, namespace, key(namespace));
+        long status = ScriptReply.status(reply, namespace);
+        if (status == ScriptReply.ABSENT) {
+            return Optional.empty();
+        }
+        return Optional.of(found(status, reply, namespace));
+    }
+
+    @Override
+    public StoreDescription describe() {
+        StoreDescription known = description;
+        if (known.serverVersion().equals(UNKNOWN_VERSION)) {
+            known = new StoreDescription("redis", serverVersion(), config.address());
+            description = known;
+        }
+        return known;
+    }
+
+    /** The configuration this store was created with. */
+    public RedisStoreConfig config() {
+        return config;
+    }
+
+    /** The Redis key that holds {@code namespace}'s record. */
+    public String keyOf(String namespace) {
+        return config.keyPrefix() + namespace;
+    }
+
+    /** Closes the connection and the client's threads. Does not touch the server. */
+    @Override
+    public void close() {
+        scripts.close();
+    }
+
+    private String key(String namespace) {
+        return keyOf(Objects.requireNonNull(namespace, "namespace"));
+    }
+
+    private static IdempotencyRecord found(long status, List<Object> reply, String namespace) {
+        if (status != ScriptReply.FOUND) {
+            throw new IdempotencyStoreException("redis", namespace, "unparseable reply: status " + status
+                    + " where a record was expected", null);
+        }
+        return ScriptReply.record(reply, namespace);
+    }
+
+    private static boolean doneOrNotHeld(List<Object> reply, String namespace) {
+        long status = ScriptReply.status(reply, namespace);
+        if (status != ScriptReply.DONE && status != ScriptReply.NOT_HELD) {
+            throw new IdempotencyStoreException("redis", namespace, "unparseable reply: status " + status
+                    + " where done or not-held was expected", null);
+        }
+        return status == ScriptReply.DONE;
+    }
+
+    private static String resultField(StoredResult result) {
+        return result.isStored() ? ScriptReply.RESULT : ScriptReply.NOT_STORED_REASON;
+    }
+
+    private static String resultValue(StoredResult result) {
+        return result.isStored() ? result.json() : result.notStoredReason();
+    }
+
+    /** PX wants whole, positive milliseconds: round a sub-millisecond remainder up, never down to 0. */
+    private static String millis(Duration duration) {
+        long nanos = duration.toNanos();
+        return Long.toString(Math.max(1, (nanos + 999_999) / 1_000_000));
+    }
+
+    private String serverVersion() {
+        try {
+            for (String line : scripts.info("server").split("\r?\n")) {
+                if (line.startsWith("redis_version:")) {
+                    return line.substring("redis_version:".length()).trim();
+                }
+            }
+            return UNKNOWN_VERSION;
+        } catch (IdempotencyStoreException e) {
+            LOG.warn("redis at {} is unreachable; the store will connect on its first call: {}",
+                    config.address(), e.getMessage());
+            return UNKNOWN_VERSION;
+        }
+    }
+}

@@ -1,0 +1,11 @@
+/** An {@code IdempotencyStore} on Redis through Lettuce. */
+module dev.idemlab.idempotency.redis {
+    requires dev.idemlab.idempotency.core;
+    requires lettuce.core;
+    requires com.fasterxml.jackson.databind;
+    requires org.slf4j;
+
+    exports dev.idemlab.idempotency.store.redis;
+    // The Lua scripts are read as resources of this module.
+    opens dev.idemlab.idempotency.store.redis;
+}

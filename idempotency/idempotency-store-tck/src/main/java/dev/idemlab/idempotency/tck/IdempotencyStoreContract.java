@@ -1,0 +1,436 @@
+package dev.idemlab.idempotency.tck;
+
+import dev.idemlab.idempotency.spi.IdempotencyRecord;
+import dev.idemlab.idempotency.spi.IdempotencyRecord.Completed;
+import dev.idemlab.idempotency.spi.IdempotencyRecord.Pending;
+import dev.idemlab.idempotency.spi.IdempotencyStore;
+import dev.idemlab.idempotency.spi.Reservation;
+import dev.idemlab.idempotency.spi.StoreDescription;
+import dev.idemlab.idempotency.spi.StoredResult;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The contract every {@link IdempotencyStore} passes, published as a JUnit 5 test kit: a test class
+ * of a store extends this one, supplies the store and a way to make a record expire by the store's
+ * own clock, and runs every rule the coordinator relies on. The memory, Redis and PostgreSQL stores
+ * run it unchanged, on real servers; so can a DynamoDB or MySQL store.
+ *
+ * <pre>{@code
+ * class MyStoreTest extends IdempotencyStoreContract {
+ *     protected IdempotencyStore store() { return store; }
+ *     protected void forceExpiry(String namespace) { ... }   // e.g. PEXPIRE key 1
+ * }
+ * }</pre>
+ *
+ * <p>Stores on a server's clock let real time pass in {@link #elapse}; a store on an injected
+ * ticker overrides it to advance the ticker. The tests never assert how long anything took.
+ */
+public abstract class IdempotencyStoreContract {
+
+    protected static final Duration LEASE = Duration.ofSeconds(30);
+    protected static final Duration TTL = Duration.ofHours(1);
+    protected static final String FP = "a".repeat(64);
+    protected static final String OTHER_FP = "b".repeat(64);
+
+    /** The store under test, fresh or at least empty of the namespaces these tests make up. */
+    protected abstract IdempotencyStore store();
+
+    /** Makes the live record under {@code namespace} expire, by the store's clock. */
+    protected abstract void forceExpiry(String namespace);
+
+    protected static String namespace() {
+        return "payment.charge:" + UUID.randomUUID();
+    }
+
+    /** A lease short enough to run out within a test on a real server's clock. */
+    protected static final Duration SHORT_LEASE = Duration.ofMillis(300);
+
+    /**
+     * Lets at least {@code time} pass on the store's clock. The default waits in real time, as a
+     * store on a server's clock needs; a store on an injected ticker advances it instead.
+     */
+    protected void elapse(Duration time) {
+        long deadline = System.nanoTime() + time.toNanos();
+        for (long left = time.toNanos(); left > 0; left = deadline - System.nanoTime()) {
+            LockSupport.parkNanos(left);
+        }
+    }
+
+    @Test
+    void reserveOnAnAbsentKeyAcquiresAndLeavesAPendingMarkerWithItsLease() {
+        String ns = namespace();
+        assertThat(store().reserve(ns, "t1", FP, LEASE)).isInstanceOf(Reservation.Acquired.class);
+        Pending pending = (Pending) store().lookup(ns).orElseThrow();
+        assertThat(pending.token()).isEqualTo("t1");
+        assertThat(pending.fingerprint()).isEqualTo(FP);
+        assertThat(pending.leaseRemaining()).isPositive().isLessThanOrEqualTo(LEASE);
+    }
+
+    @Test
+    void reserveOnAPendingKeyReturnsTheHoldersMarker() {
+        String ns = namespace();
+        store().reserve(ns, "t1", FP, LEASE);
+        Reservation second = store().reserve(ns, "t2", FP, LEASE);
+        assertThat(second).isInstanceOf(Reservation.Found.class);
+        Pending pending = (Pending) ((Reservation.Found) second).record();
+        assertThat(pending.token()).isEqualTo("t1");
+        assertThat(pending.leaseRemaining()).isPositive().isLessThanOrEqualTo(LEASE);
+    }
+
+    @Test
+    void reserveWithTheHoldersOwnTokenAcquiresAgainSoALostReplyCannotMakeItWaitOnItself() {
+        String ns = namespace();
+        store().reserve(ns, "t1", FP, LEASE);
+        assertThat(store().reserve(ns, "t1", FP, LEASE)).isInstanceOf(Reservation.Acquired.class);
+        assertThat(((Pending) store().lookup(ns).orElseThrow()).token()).isEqualTo("t1");
+    }
+
+    @Test
+    void completeByTheHolderStoresTheResultForReplay() {
+        String ns = namespace();
+        store().reserve(ns, "t1", FP, LEASE);
+        assertThat(store().complete(ns, "t1", StoredResult.of("{\"id\":\"ch_1\"}"), TTL)).isTrue();
+        Completed completed = (Completed) store().lookup(ns).orElseThrow();
+        assertThat(completed.fingerprint()).isEqualTo(FP);
+        assertThat(completed.result()).isEqualTo(StoredResult.of("{\"id\":\"ch_1\"}"));
+        Reservation later = store().reserve(ns, "t2", FP, LEASE);
+        assertThat(((Reservation.Found) later).record()).isEqualTo(completed);
+    }
+
+    @Test
+    void completeWithAnotherTokenIsRefusedAndChangesNothing() {
+        String ns = namespace();
+        store().reserve(ns, "t1", FP, LEASE);
+        assertThat(store().complete(ns, "intruder", StoredResult.of("\"x\""), TTL)).isFalse();
+        assertThat(((Pending) store().lookup(ns).orElseThrow()).token()).isEqualTo("t1");
+    }
+
+    @Test
+    void completeOnAnAbsentKeyIsRefusedAndWritesNothing() {
+        String ns = namespace();
+        assertThat(store().complete(ns, "t1", StoredResult.of("\"x\""), TTL)).isFalse();
+        assertThat(store().lookup(ns)).isEmpty();
+    }
+
+    @Test
+    void releaseByTheHolderFreesTheKeyForTheNextAttempt() {
+        String ns = namespace();
+        store().reserve(ns, "t1", FP, LEASE);
+        assertThat(store().release(ns, "t1")).isTrue();
+        assertThat(store().lookup(ns)).isEmpty();
+        assertThat(store().reserve(ns, "t2", FP, LEASE)).isInstanceOf(Reservation.Acquired.class);
+    }
+
+    @Test
+    void releaseWithAnotherTokenIsRefusedAndKeepsTheMarker() {
+        String ns = namespace();
+        store().reserve(ns, "t1", FP, LEASE);
+        assertThat(store().release(ns, "intruder")).isFalse();
+        assertThat(((Pending) store().lookup(ns).orElseThrow()).token()).isEqualTo("t1");
+    }
+
+    @Test
+    void releaseCannotDeleteACompletedRecord() {
+        String ns = namespace();
+        store().reserve(ns, "t1", FP, LEASE);
+        store().complete(ns, "t1", StoredResult.of("1"), TTL);
+        assertThat(store().release(ns, "t1")).isFalse();
+        assertThat(store().lookup(ns)).containsInstanceOf(Completed.class);
+    }
+
+    @Test
+    void anExpiredReservationCountsAsAbsentAndCanBeTakenOver() {
+        String ns = namespace();
+        store().reserve(ns, "t1", FP, LEASE);
+        forceExpiry(ns);
+        assertThat(store().lookup(ns)).isEmpty();
+        assertThat(store().reserve(ns, "t2", OTHER_FP, LEASE)).isInstanceOf(Reservation.Acquired.class);
+        Pending pending = (Pending) store().lookup(ns).orElseThrow();
+        assertThat(pending.token()).isEqualTo("t2");
+        assertThat(pending.fingerprint()).isEqualTo(OTHER_FP);
+    }
+
+    @Test
+    void aStaleHolderCannotCompleteOrReleaseOverTheNewOwner() {
+        String ns = namespace();
+        store().reserve(ns, "stale", FP, LEASE);
+        forceExpiry(ns);
+        store().reserve(ns, "owner", FP, LEASE);
+        assertThat(store().complete(ns, "stale", StoredResult.of("\"stale\""), TTL)).isFalse();
+        assertThat(store().release(ns, "stale")).isFalse();
+        assertThat(((Pending) store().lookup(ns).orElseThrow()).token()).isEqualTo("owner");
+        assertThat(store().complete(ns, "owner", StoredResult.of("\"owner\""), TTL)).isTrue();
+        assertThat(((Completed) store().lookup(ns).orElseThrow()).result().json()).isEqualTo("\"owner\"");
+    }
+
+    @Test
+    void anExpiredHolderCannotCompleteEvenBeforeAnyoneTookOver() {
+        String ns = namespace();
+        store().reserve(ns, "t1", FP, LEASE);
+        forceExpiry(ns);
+        assertThat(store().complete(ns, "t1", StoredResult.of("1"), TTL)).isFalse();
+        assertThat(store().lookup(ns)).isEmpty();
+    }
+
+    @Test
+    void anExpiredCompletedRecordCountsAsAbsent() {
+        String ns = namespace();
+        store().reserve(ns, "t1", FP, LEASE);
+        store().complete(ns, "t1", StoredResult.of("1"), TTL);
+        forceExpiry(ns);
+        assertThat(store().lookup(ns)).isEmpty();
+        assertThat(store().reserve(ns, "t2", FP, LEASE)).isInstanceOf(Reservation.Acquired.class);
+    }
+
+    @Test
+    void aResultNotStoredRoundTripsWithItsReason() {
+        String ns = namespace();
+        store().reserve(ns, "t1", FP, LEASE);
+        store().complete(ns, "t1", StoredResult.notStored("too large: 70000 bytes"), TTL);
+        Completed completed = (Completed) store().lookup(ns).orElseThrow();
+        assertThat(completed.result().isStored()).isFalse();
+        assertThat(completed.result().notStoredReason()).isEqualTo("too large: 70000 bytes");
+    }
+
+    @Test
+    void resultsRoundTripExactlyWithQuotesNewlinesAndNonAsciiText() {
+        String ns = namespace();
+        String json = "{\"note\":\"line1\\nline2 \\\"quoted\\\" caf\u00e9 \uD83D\uDCB3\",\"amount\":10}";
+        store().reserve(ns, "t1", FP, LEASE);
+        store().complete(ns, "t1", StoredResult.of(json), TTL);
+        assertThat(((Completed) store().lookup(ns).orElseThrow()).result().json()).isEqualTo(json);
+    }
+
+    @Test
+    void oneKeyUnderTwoOperationsIsTwoRecords() {
+        String key = UUID.randomUUID().toString();
+        assertThat(store().reserve("order.create:" + key, "t1", FP, LEASE)).isInstanceOf(Reservation.Acquired.class);
+        assertThat(store().reserve("order.cancel:" + key, "t2", FP, LEASE)).isInstanceOf(Reservation.Acquired.class);
+    }
+
+    @Test
+    void concurrentReservesOnOneKeyHaveExactlyOneWinner() throws Exception {
+        String ns = namespace();
+        int contenders = 8;
+        ExecutorService pool = Executors.newFixedThreadPool(contenders);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<Reservation>> answers = new ArrayList<>();
+            for (int i = 0; i < contenders; i++) {
+                String token = "t" + i;
+                Callable<Reservation> reserve = () -> {
+                    start.await();
+                    return store().reserve(ns, token, FP, LEASE);
+                };
+                answers.add(pool.submit(reserve));
+            }
+            start.countDown();
+            int acquired = 0;
+            for (Future<Reservation> answer : answers) {
+                if (answer.get(30, TimeUnit.SECONDS) instanceof Reservation.Acquired) {
+                    acquired++;
+                }
+            }
+            assertThat(acquired).isEqualTo(1);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    // ---- time: leases and ttls by the store's own clock ----
+
+    @Test
+    void aReservationExpiresWithItsLease() {
+        String ns = namespace();
+        store().reserve(ns, "t1", FP, SHORT_LEASE);
+        elapse(SHORT_LEASE.multipliedBy(2));
+        assertThat(store().lookup(ns)).isEmpty();
+        assertThat(store().reserve(ns, "t2", FP, LEASE)).isInstanceOf(Reservation.Acquired.class);
+    }
+
+    @Test
+    void aCompletedRecordLivesForItsTtlNotForTheLeaseOfTheReservationItCameFrom() {
+        String ns = namespace();
+        store().reserve(ns, "t1", FP, SHORT_LEASE);
+        assertThat(store().complete(ns, "t1", StoredResult.of("\"ch_1\""), TTL)).isTrue();
+        elapse(SHORT_LEASE.multipliedBy(2));
+        assertThat(store().lookup(ns)).containsInstanceOf(Completed.class);
+        Reservation retry = store().reserve(ns, "t2", FP, LEASE);
+        assertThat(retry).isInstanceOf(Reservation.Found.class);
+        assertThat(((Reservation.Found) retry).record()).isInstanceOf(Completed.class);
+    }
+
+    @Test
+    void aCompletedRecordExpiresWithItsTtl() {
+        String ns = namespace();
+        store().reserve(ns, "t1", FP, SHORT_LEASE);
+        store().complete(ns, "t1", StoredResult.of("1"), SHORT_LEASE.multipliedBy(2));
+        elapse(SHORT_LEASE.multipliedBy(4));
+        assertThat(store().lookup(ns)).isEmpty();
+        assertThat(store().reserve(ns, "t2", FP, LEASE)).isInstanceOf(Reservation.Acquired.class);
+    }
+
+    @Test
+    void aReservationIsStillLiveWellBeforeItsLeaseRunsOut() {
+        String ns = namespace();
+        store().reserve(ns, "t1", FP, LEASE);
+        elapse(SHORT_LEASE);
+        assertThat(store().lookup(ns)).containsInstanceOf(Pending.class);
+        assertThat(store().reserve(ns, "t2", FP, LEASE)).isInstanceOf(Reservation.Found.class);
+    }
+
+    @Test
+    void theRemainingLeaseShrinksAsTimePasses() {
+        String ns = namespace();
+        store().reserve(ns, "t1", FP, LEASE);
+        elapse(SHORT_LEASE);
+        Pending seen = (Pending) store().lookup(ns).orElseThrow();
+        assertThat(seen.leaseRemaining()).isLessThanOrEqualTo(LEASE.minus(SHORT_LEASE));
+        Pending found = (Pending) ((Reservation.Found) store().reserve(ns, "t2", FP, LEASE)).record();
+        assertThat(found.leaseRemaining()).isLessThanOrEqualTo(LEASE.minus(SHORT_LEASE));
+    }
+
+    @Test
+    void theHoldersOwnReserveRefreshesItsLease() {
+        String ns = namespace();
+        store().reserve(ns, "t1", FP, LEASE);
+        elapse(SHORT_LEASE.multipliedBy(2));
+        Duration before = ((Pending) store().lookup(ns).orElseThrow()).leaseRemaining();
+        assertThat(store().reserve(ns, "t1", FP, LEASE)).isInstanceOf(Reservation.Acquired.class);
+        Duration after = ((Pending) store().lookup(ns).orElseThrow()).leaseRemaining();
+        assertThat(after).isGreaterThan(before);
+    }
+
+    @Test
+    void releasingOnesOwnExpiredReservationChangesNothing() {
+        String ns = namespace();
+        store().reserve(ns, "t1", FP, SHORT_LEASE);
+        elapse(SHORT_LEASE.multipliedBy(2));
+        assertThat(store().release(ns, "t1")).isFalse();
+        assertThat(store().lookup(ns)).isEmpty();
+        store().reserve(ns, "t2", FP, LEASE);
+        assertThat(store().release(ns, "t1")).isFalse();
+        assertThat(((Pending) store().lookup(ns).orElseThrow()).token()).isEqualTo("t2");
+    }
+
+    // ---- races between the holder's own calls, and with a newcomer ----
+
+    @Test
+    void completeRacingReleaseHasOneWinnerAndLeavesWhatTheWinnerWrote() throws Exception {
+        for (int round = 0; round < 20; round++) {
+            String ns = namespace();
+            store().reserve(ns, "t1", FP, LEASE);
+            List<Boolean> answers = race(
+                    () -> store().complete(ns, "t1", StoredResult.of("\"ch_1\""), TTL),
+                    () -> store().release(ns, "t1"));
+            boolean completed = answers.get(0);
+            boolean released = answers.get(1);
+            assertThat(completed ^ released).as("exactly one of complete and release wins, round %d", round).isTrue();
+            if (completed) {
+                assertThat(store().lookup(ns)).containsInstanceOf(Completed.class);
+            } else {
+                assertThat(store().lookup(ns)).isEmpty();
+            }
+        }
+    }
+
+    @Test
+    void aLateCompleteRacingATakeoverNeverLosesTheNewOwnersReservationOrBothWin() throws Exception {
+        for (int round = 0; round < 10; round++) {
+            String ns = namespace();
+            store().reserve(ns, "old", FP, SHORT_LEASE);
+            elapse(SHORT_LEASE.multipliedBy(2));
+            List<Object> answers = race(
+                    () -> store().complete(ns, "old", StoredResult.of("\"ch_1\""), TTL),
+                    () -> store().reserve(ns, "new", FP, LEASE));
+            boolean oldCompleted = (Boolean) answers.get(0);
+            Reservation takeover = (Reservation) answers.get(1);
+            IdempotencyRecord now = store().lookup(ns).orElseThrow();
+            if (takeover instanceof Reservation.Acquired) {
+                assertThat(now).as("round %d: the new owner acquired, so its marker stands", round)
+                        .isInstanceOf(Pending.class);
+                assertThat(((Pending) now).token()).isEqualTo("new");
+            } else {
+                assertThat(oldCompleted).as("round %d: the newcomer was turned away only by a completed record", round)
+                        .isTrue();
+                assertThat(((Reservation.Found) takeover).record()).isInstanceOf(Completed.class);
+                assertThat(now).isInstanceOf(Completed.class);
+            }
+        }
+    }
+
+    // ---- keys and results at their limits ----
+
+    @Test
+    void keysOf255CodePointsAndNonAsciiKeysAreDistinctRecords() {
+        String emoji = "\uD83D\uDCB3";
+        String longKey = "\u00e9".repeat(127) + emoji.repeat(127) + "a"; // 255 code points, 382 UTF-16 units
+        String operation = "payment.charge." + UUID.randomUUID(); // fresh records on a shared server
+        String ns1 = operation + ":" + longKey;
+        String ns2 = operation + ":" + longKey.substring(0, longKey.length() - 1) + "b";
+        store().reserve(ns1, "t1", FP, LEASE);
+        assertThat(store().reserve(ns2, "t2", OTHER_FP, LEASE)).isInstanceOf(Reservation.Acquired.class);
+        store().complete(ns1, "t1", StoredResult.of("\"one\""), TTL);
+        store().complete(ns2, "t2", StoredResult.of("\"two\""), TTL);
+        assertThat(((Completed) store().lookup(ns1).orElseThrow()).result().json()).isEqualTo("\"one\"");
+        assertThat(((Completed) store().lookup(ns2).orElseThrow()).result().json()).isEqualTo("\"two\"");
+        assertThat(store().lookup(ns2).orElseThrow().fingerprint()).isEqualTo(OTHER_FP);
+        String greek = "payment.charge:\u03ba\u03bb\u03b5\u03b9\u03b4\u03af-" + UUID.randomUUID();
+        store().reserve(greek, "t3", FP, LEASE);
+        assertThat(((Pending) store().lookup(greek).orElseThrow()).token()).isEqualTo("t3");
+    }
+
+    @Test
+    void resultsNearTheSizeLimitRoundTrip() {
+        String ns = namespace();
+        String json = "\"" + "x\u00e9".repeat(64 * 1024 / 3 - 2) + "\"";
+        store().reserve(ns, "t1", FP, LEASE);
+        assertThat(store().complete(ns, "t1", StoredResult.of(json), TTL)).isTrue();
+        assertThat(((Completed) store().lookup(ns).orElseThrow()).result().json()).isEqualTo(json);
+    }
+
+    /** Runs both calls at once, released together, and returns their answers in order. */
+    @SafeVarargs
+    protected static <T> List<T> race(Callable<? extends T>... calls) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(calls.length);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<? extends T>> futures = new ArrayList<>();
+            for (Callable<? extends T> call : calls) {
+                futures.add(pool.submit(() -> {
+                    start.await();
+                    return call.call();
+                }));
+            }
+            start.countDown();
+            List<T> answers = new ArrayList<>();
+            for (Future<? extends T> future : futures) {
+                answers.add(future.get(30, TimeUnit.SECONDS));
+            }
+            return answers;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void describesItself() {
+        StoreDescription description = store().describe();
+        assertThat(description.name()).isNotBlank();
+        assertThat(description.serverVersion()).isNotBlank();
+    }
+}
