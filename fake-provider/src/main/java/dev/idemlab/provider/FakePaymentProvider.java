@@ -107,10 +107,10 @@ public final class FakePaymentProvider implements PaymentProvider {
     public ChargeResult chargeOrReplay(ChargeRequest request) {
         Objects.requireNonNull(request, "request");
         int callNumber = calls.incrementAndGet();
-        observer.callStarted(callNumber, request.orderId(), request.amount());
         if (checkFences && request.fence() != null) {
             admitFence(callNumber, request);
         }
+        observer.callStarted(callNumber, request.orderId(), request.amount());
         awaitLatency(callNumber, request.orderId());
         Fault fault = faults.take();
         if (fault == Fault.TIME_OUT_BEFORE_CHARGING) {
@@ -129,6 +129,7 @@ public final class FakePaymentProvider implements PaymentProvider {
         try {
             fences.admit(request.fenceKey(), request.fence());
         } catch (StaleFenceException e) {
+            observer.callStarted(callNumber, request.orderId(), request.amount());
             observer.refused(callNumber, e);
             throw e;
         }

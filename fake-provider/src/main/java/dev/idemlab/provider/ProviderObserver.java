@@ -10,7 +10,10 @@ public interface ProviderObserver {
     /** Nothing observed. */
     ProviderObserver NONE = new ProviderObserver() { };
 
-    /** A call entered the provider; nothing is charged yet. */
+    /**
+     * A call entered the provider; nothing is charged yet. When fences are checked, a fenced
+     * call's fence is already admitted and recorded (or refused: {@link #refused} follows).
+     */
     default void callStarted(int callNumber, String orderId, long amount) { }
 
     /** A call was charged and the charge is in the ledger. */
