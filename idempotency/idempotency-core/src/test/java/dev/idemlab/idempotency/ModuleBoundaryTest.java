@@ -30,7 +30,6 @@ class ModuleBoundaryTest {
                 .collect(Collectors.toSet());
         assertThat(exported).containsExactlyInAnyOrder("dev.idemlab.idempotency", "dev.idemlab.idempotency.spi",
                 "dev.idemlab.idempotency.store.memory");
-        assertThat(descriptor().packages()).contains("dev.idemlab.idempotency.internal");
     }
 
     @Test
