@@ -4,6 +4,8 @@ module dev.idemlab.idempotency.postgres {
     requires java.sql;
     requires org.postgresql.jdbc;
     requires static com.zaxxer.hikari;
+    requires io.github.resilience4j.circuitbreaker;
+    requires io.github.resilience4j.core;
     requires org.slf4j;
 
     exports dev.idemlab.idempotency.store.postgres;

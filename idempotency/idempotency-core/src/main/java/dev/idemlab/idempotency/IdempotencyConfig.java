@@ -32,6 +32,10 @@ public final class IdempotencyConfig {
     public static final Duration DEFAULT_MIN_POLL_INTERVAL = Duration.ofMillis(2);
     /** The longest pause between two polls of a waiter. */
     public static final Duration DEFAULT_MAX_POLL_INTERVAL = Duration.ofMillis(25);
+    /** How long a store call that timed out is retried before the store-failure mode applies: a stall is not an outage. */
+    public static final Duration DEFAULT_STORE_PATIENCE = Duration.ofSeconds(2);
+    /** The longest a waiter may wait, a poll may pause, or a timed-out store call may be retried. */
+    public static final Duration MAX_WAIT = Duration.ofHours(1);
 
     private static final IdempotencyConfig DEFAULTS = custom().build();
 
@@ -43,6 +47,10 @@ public final class IdempotencyConfig {
     private final int maxResultBytes;
     private final Duration minPollInterval;
     private final Duration maxPollInterval;
+    private final Duration heartbeatInterval;
+    /** The interval the builder was given, or {@code null}: a copy with another lease derives its own. */
+    private final Duration explicitHeartbeatInterval;
+    private final Duration storePatience;
 
     private IdempotencyConfig(Builder b) {
         this.policy = b.policy;
@@ -53,6 +61,9 @@ public final class IdempotencyConfig {
         this.maxResultBytes = b.maxResultBytes;
         this.minPollInterval = b.minPollInterval;
         this.maxPollInterval = b.maxPollInterval;
+        this.heartbeatInterval = b.heartbeatInterval != null ? b.heartbeatInterval : b.lease.dividedBy(3);
+        this.explicitHeartbeatInterval = b.heartbeatInterval;
+        this.storePatience = b.storePatience;
     }
 
     /** The defaults: WAIT, 30 s lease, 24 h ttl, fail open, 64 KiB results. */
@@ -67,10 +78,12 @@ public final class IdempotencyConfig {
 
     /** A builder starting from this config. */
     public Builder toBuilder() {
-        return new Builder()
+        Builder builder = new Builder()
                 .policy(policy).lease(lease).ttl(ttl).waitTimeout(waitTimeout)
                 .storeFailureMode(storeFailureMode).maxResultBytes(maxResultBytes)
-                .pollInterval(minPollInterval, maxPollInterval);
+                .pollInterval(minPollInterval, maxPollInterval)
+                .storePatience(storePatience);
+        return explicitHeartbeatInterval == null ? builder : builder.heartbeatInterval(explicitHeartbeatInterval);
     }
 
     public InFlightPolicy policy() {
@@ -106,11 +119,28 @@ public final class IdempotencyConfig {
         return maxPollInterval;
     }
 
+    /**
+     * How often the owner renews its lease while its action runs: below half the lease, so that one
+     * lost renewal does not lose the lease. Default: a third of the lease.
+     */
+    public Duration heartbeatInterval() {
+        return heartbeatInterval;
+    }
+
+    /**
+     * How long a store call that timed out (a stall, as opposed to a refused connection or an open
+     * circuit) is retried before the store-failure mode applies. Zero: never retried.
+     */
+    public Duration storePatience() {
+        return storePatience;
+    }
+
     @Override
     public String toString() {
         return "IdempotencyConfig{policy=" + policy + ", lease=" + lease + ", ttl=" + ttl
                 + ", waitTimeout=" + waitTimeout + ", storeFailureMode=" + storeFailureMode
-                + ", maxResultBytes=" + maxResultBytes + '}';
+                + ", maxResultBytes=" + maxResultBytes + ", heartbeatInterval=" + heartbeatInterval
+                + ", storePatience=" + storePatience + '}';
     }
 
     /** Builds an {@link IdempotencyConfig}. Not thread-safe. */
@@ -124,8 +154,22 @@ public final class IdempotencyConfig {
         private int maxResultBytes = DEFAULT_MAX_RESULT_BYTES;
         private Duration minPollInterval = DEFAULT_MIN_POLL_INTERVAL;
         private Duration maxPollInterval = DEFAULT_MAX_POLL_INTERVAL;
+        private Duration heartbeatInterval;
+        private Duration storePatience = DEFAULT_STORE_PATIENCE;
 
         private Builder() { }
+
+        /** How often the owner renews its lease; positive, below half the lease. Default: a third of the lease. */
+        public Builder heartbeatInterval(Duration heartbeatInterval) {
+            this.heartbeatInterval = Objects.requireNonNull(heartbeatInterval, "heartbeatInterval");
+            return this;
+        }
+
+        /** How long a timed-out store call is retried; zero to one hour. */
+        public Builder storePatience(Duration storePatience) {
+            this.storePatience = Objects.requireNonNull(storePatience, "storePatience");
+            return this;
+        }
 
         public Builder policy(InFlightPolicy policy) {
             this.policy = Objects.requireNonNull(policy, "policy");
@@ -183,17 +227,37 @@ public final class IdempotencyConfig {
             }
             if (waitTimeout != null) {
                 requirePositive("waitTimeout", waitTimeout);
+                requireAtMost("waitTimeout", waitTimeout, MAX_WAIT);
             }
+            if (heartbeatInterval != null) {
+                requirePositive("heartbeatInterval", heartbeatInterval);
+                if (heartbeatInterval.multipliedBy(2).compareTo(lease) >= 0) {
+                    throw new InvalidIdempotencyConfigException("heartbeatInterval", heartbeatInterval,
+                            "heartbeatInterval must be below half the lease (" + lease + ")");
+                }
+            }
+            if (storePatience.isNegative()) {
+                throw new InvalidIdempotencyConfigException("storePatience", storePatience,
+                        "storePatience must not be negative");
+            }
+            requireAtMost("storePatience", storePatience, MAX_WAIT);
             if (maxResultBytes <= 0) {
                 throw new InvalidIdempotencyConfigException("maxResultBytes", maxResultBytes,
                         "maxResultBytes must be positive");
             }
             requirePositive("minPollInterval", minPollInterval);
+            requireAtMost("maxPollInterval", maxPollInterval, MAX_WAIT);
             if (maxPollInterval.compareTo(minPollInterval) < 0) {
                 throw new InvalidIdempotencyConfigException("maxPollInterval", maxPollInterval,
                         "maxPollInterval must not be shorter than minPollInterval (" + minPollInterval + ")");
             }
             return new IdempotencyConfig(this);
+        }
+
+        private static void requireAtMost(String setting, Duration value, Duration ceiling) {
+            if (value.compareTo(ceiling) > 0) {
+                throw new InvalidIdempotencyConfigException(setting, value, setting + " must be at most " + ceiling);
+            }
         }
 
         private static void requirePositive(String setting, Duration value) {

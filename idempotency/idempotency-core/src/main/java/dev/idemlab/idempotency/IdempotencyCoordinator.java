@@ -36,7 +36,9 @@ public interface IdempotencyCoordinator {
      * @throws IdempotencyInProgressException if an identical request is in flight and the policy is
      *     RAISE, or a WAIT ran out of time
      * @throws IdempotencyStoreUnavailableException if the store failed and the mode is FAIL_CLOSED
-     * @throws IdempotentReplayUnavailableException if the key's result was not stored or cannot be read
+     * @throws IdempotentReplayUnavailableException if the key's result was not stored
+     * @throws IdempotencyRecordUnreadableException if the store holds a record it cannot read
+     * @throws IdempotencyInterruptedException if the thread was interrupted before the action ran
      */
     default <T, E extends Exception> T execute(IdempotentCall call, ResultCodec<T> codec,
                                                IdempotentAction<T, E> action) throws E {
@@ -44,12 +46,35 @@ public interface IdempotencyCoordinator {
     }
 
     /**
-     * Like {@link #execute}, and also says whether the action ran or the result was replayed.
+     * Like {@link #execute(IdempotentCall, ResultCodec, IdempotentAction)}, for an action that reads
+     * the call's {@link IdempotencyContext}: its fencing number and the downstream key to pass on.
+     *
+     * @throws E whatever the action threw, unchanged
+     */
+    default <T, E extends Exception> T execute(IdempotentCall call, ResultCodec<T> codec,
+                                               ContextualAction<T, E> action) throws E {
+        return call(call, codec, action).value();
+    }
+
+    /**
+     * Like {@link #execute(IdempotentCall, ResultCodec, IdempotentAction)}, and also says whether the
+     * action ran or the result was replayed.
+     *
+     * @throws E whatever the action threw, unchanged
+     */
+    default <T, E extends Exception> IdempotentResult<T> call(IdempotentCall call, ResultCodec<T> codec,
+                                                              IdempotentAction<T, E> action) throws E {
+        return call(call, codec, (ContextualAction<T, E>) context -> action.run());
+    }
+
+    /**
+     * Like {@link #execute(IdempotentCall, ResultCodec, ContextualAction)}, and also says whether the
+     * action ran or the result was replayed.
      *
      * @throws E whatever the action threw, unchanged
      */
     <T, E extends Exception> IdempotentResult<T> call(IdempotentCall call, ResultCodec<T> codec,
-                                                      IdempotentAction<T, E> action) throws E;
+                                                      ContextualAction<T, E> action) throws E;
 
     /** The configuration this coordinator runs with. */
     IdempotencyConfig config();

@@ -9,7 +9,8 @@ import java.util.Objects;
  * <p>Immutable and thread-safe. Arguments are checked here, once.
  *
  * @param operation {@code [A-Za-z0-9._-]{1,100}}, e.g. {@code payment.charge}
- * @param key the client's key, 1 to 255 characters without control characters; {@code null} means
+ * @param key the client's key: 1 to 255 Unicode code points, valid Unicode, not blank, no control
+ *     characters (see {@link #brokenKeyRule}); {@code null} means
  *     no idempotency was asked for and the action runs directly
  * @param fingerprint what makes this request this request
  */
@@ -59,21 +60,43 @@ public record IdempotentCall(String operation, String key, Fingerprint fingerpri
     }
 
     /**
-     * The rule {@code key} breaks, or {@code null} if it is a valid key. Exposed so that an API or
-     * CLI layer can validate a key before building a call.
+     * The rule {@code key} breaks, or {@code null} if it is a valid key: 1 to {@value #MAX_KEY_LENGTH}
+     * Unicode code points (not UTF-16 units: 200 emoji are 200 characters), valid Unicode (no unpaired
+     * surrogate, which a store would turn into a replacement character shared with other keys), not
+     * blank, no control characters. Exposed so that an API or CLI layer can validate a key before
+     * building a call.
      */
     public static String brokenKeyRule(String key) {
         if (key.isEmpty()) {
-            return "key must be 1 to " + MAX_KEY_LENGTH + " characters, got an empty key";
+            return "key must be 1 to " + MAX_KEY_LENGTH + " Unicode code points, got an empty key";
         }
-        if (key.length() > MAX_KEY_LENGTH) {
-            return "key must be 1 to " + MAX_KEY_LENGTH + " characters, got " + key.length();
-        }
-        for (int i = 0; i < key.length(); i++) {
-            if (Character.isISOControl(key.charAt(i))) {
-                return "key must not contain control characters (found U+"
-                        + String.format("%04X", (int) key.charAt(i)) + " at index " + i + ")";
+        int codePoints = 0;
+        boolean blank = true;
+        for (int i = 0; i < key.length(); ) {
+            char c = key.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < key.length() && Character.isLowSurrogate(key.charAt(i + 1))) {
+                i += 2;
+            } else if (Character.isSurrogate(c)) {
+                return "key must be valid Unicode: unpaired surrogate U+" + String.format("%04X", (int) c)
+                        + " at index " + i;
+            } else {
+                if (Character.isISOControl(c)) {
+                    return "key must not contain control characters (found U+" + String.format("%04X", (int) c)
+                            + " at index " + i + ")";
+                }
+                blank &= Character.isWhitespace(c) || Character.isSpaceChar(c);
+                i++;
+                codePoints++;
+                continue;
             }
+            blank = false;
+            codePoints++;
+        }
+        if (codePoints > MAX_KEY_LENGTH) {
+            return "key must be 1 to " + MAX_KEY_LENGTH + " Unicode code points, got " + codePoints;
+        }
+        if (blank) {
+            return "key must not be blank";
         }
         return null;
     }

@@ -12,6 +12,7 @@ public record IdempotentResult<T>(T value, Outcome outcome) {
 
     /** Whether this caller's action ran (as opposed to a replay). */
     public boolean ranAction() {
-        return outcome == Outcome.EXECUTED || outcome == Outcome.BYPASSED || outcome == Outcome.FAILED_OPEN;
+        return outcome == Outcome.EXECUTED || outcome == Outcome.BYPASSED || outcome == Outcome.FAILED_OPEN
+                || outcome == Outcome.LEASE_LOST;
     }
 }

@@ -21,5 +21,14 @@ public enum Outcome {
     /** The action threw; the reservation was released and nothing was stored. */
     ACTION_FAILED,
     /** A replay found a record whose result could not be returned. */
-    REPLAY_UNAVAILABLE
+    REPLAY_UNAVAILABLE,
+    /**
+     * This caller ran the action, but its lease was lost while the action ran (a renewal failed, or
+     * found the reservation gone): another attempt may have run it too. The caller still got its result.
+     */
+    LEASE_LOST,
+    /** The store holds a record under the key that it cannot read; the call was refused and nothing ran. */
+    RECORD_UNREADABLE,
+    /** The caller's thread was interrupted before the action ran; nothing ran. */
+    INTERRUPTED
 }

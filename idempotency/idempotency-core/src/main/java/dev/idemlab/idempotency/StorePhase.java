@@ -6,6 +6,8 @@ public enum StorePhase {
     RESERVE,
     /** Storing the result. */
     COMPLETE,
+    /** Renewing the lease while the action runs (the heartbeat). */
+    RENEW,
     /** Releasing the reservation after the action failed. */
     RELEASE,
     /** Reading the record: a waiter polling for the outcome. */

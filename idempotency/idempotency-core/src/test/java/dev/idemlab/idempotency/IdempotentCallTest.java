@@ -20,8 +20,34 @@ class IdempotentCallTest {
         assertThatThrownBy(() -> IdempotentCall.of("payment.charge", "k".repeat(256), FP))
                 .isInstanceOfSatisfying(InvalidIdempotencyKeyException.class, e -> {
                     assertThat(e.httpStatus()).isEqualTo(400);
-                    assertThat(e.rule()).contains("1 to 255 characters, got 256");
+                    assertThat(e.rule()).contains("1 to 255 Unicode code points, got 256");
                 });
+    }
+
+    @Test
+    void lengthIsCountedInCodePointsSo255EmojiAreAKeyAnd256AreNot() {
+        String card = "\uD83D\uDCB3";
+        assertThat(IdempotentCall.of("payment.charge", card.repeat(255), FP).key()).hasSize(510);
+        assertThatThrownBy(() -> IdempotentCall.of("payment.charge", card.repeat(256), FP))
+                .isInstanceOf(InvalidIdempotencyKeyException.class).hasMessageContaining("got 256");
+    }
+
+    @Test
+    void keysEndingInAnUnpairedSurrogateAreRefusedSoTheyCannotCollideInAStore() {
+        assertThatThrownBy(() -> IdempotentCall.of("payment.charge", "order-1\uD800", FP))
+                .isInstanceOf(InvalidIdempotencyKeyException.class).hasMessageContaining("unpaired surrogate");
+        assertThatThrownBy(() -> IdempotentCall.of("payment.charge", "order-1\uDBFF", FP))
+                .isInstanceOf(InvalidIdempotencyKeyException.class).hasMessageContaining("unpaired surrogate");
+        assertThatThrownBy(() -> IdempotentCall.of("payment.charge", "\uDC00order", FP))
+                .isInstanceOf(InvalidIdempotencyKeyException.class);
+    }
+
+    @Test
+    void aBlankKeyIsRefused() {
+        assertThatThrownBy(() -> IdempotentCall.of("payment.charge", "   ", FP))
+                .isInstanceOf(InvalidIdempotencyKeyException.class).hasMessageContaining("blank");
+        assertThatThrownBy(() -> IdempotentCall.of("payment.charge", "\u3000\u00a0", FP))
+                .isInstanceOf(InvalidIdempotencyKeyException.class).hasMessageContaining("blank");
     }
 
     @ParameterizedTest

@@ -109,11 +109,13 @@ class StorageErrorTest {
         AtomicInteger completes = new AtomicInteger();
         ForwardingIdempotencyStore store = new ForwardingIdempotencyStore(new InMemoryIdempotencyStore(ticker)) {
             @Override
-            public boolean complete(String namespace, String token, StoredResult result, Duration ttl) {
+            public boolean complete(String namespace, String token, String fingerprint, StoredResult result,
+                                    Duration ttl) {
                 if (completes.getAndIncrement() == 0) {
-                    throw new IdempotencyStoreException("flaky", namespace, "command timed out", null);
+                    throw new IdempotencyStoreException("flaky", namespace, IdempotencyStoreException.Failure.TIMEOUT,
+                            "command timed out", null);
                 }
-                return super.complete(namespace, token, result, ttl);
+                return super.complete(namespace, token, fingerprint, result, ttl);
             }
         };
         IdempotencyCoordinator coordinator = IdempotencyCoordinator.builder(store).ticker(ticker).build();
@@ -124,7 +126,10 @@ class StorageErrorTest {
 
         assertThat(replay).isEqualTo(first);
         assertThat(stage.provider.chargeIds()).containsExactly("ch_1");
-        assertThat(coordinator.stats().storageErrors()).containsEntry(StorePhase.COMPLETE, 1L);
+        // A timeout is a stall: retried within the patience, it is not a storage error.
+        assertThat(completes).hasValue(2);
+        assertThat(coordinator.stats().storageErrors()).containsEntry(StorePhase.COMPLETE, 0L);
+        assertThat(coordinator.stats().duplicateRisk()).isZero();
         assertThat(coordinator.stats().stale()).isZero();
     }
 

@@ -18,7 +18,8 @@ import java.util.Optional;
 final class UnreachableStore implements IdempotencyStore {
 
     private IdempotencyStoreException refused(String namespace) {
-        return new IdempotencyStoreException("unreachable", namespace, "connection refused", null);
+        return new IdempotencyStoreException("unreachable", namespace, IdempotencyStoreException.Failure.UNREACHABLE,
+                "connection refused", null);
     }
 
     @Override
@@ -27,7 +28,12 @@ final class UnreachableStore implements IdempotencyStore {
     }
 
     @Override
-    public boolean complete(String namespace, String token, StoredResult result, Duration ttl) {
+    public boolean renew(String namespace, String token, Duration lease) {
+        throw refused(namespace);
+    }
+
+    @Override
+    public boolean complete(String namespace, String token, String fingerprint, StoredResult result, Duration ttl) {
         throw refused(namespace);
     }
 

@@ -24,7 +24,7 @@ final class ScenarioOptions {
     long leaseSeconds;
 
     @Option(names = "--key", paramLabel = "KEY", defaultValue = ScenarioSettings.DEFAULT_KEY,
-            description = "The Idempotency-Key every caller sends: 1 to 255 characters, no control characters. Default: ${DEFAULT-VALUE}.")
+            description = "The Idempotency-Key every caller sends: 1 to 255 Unicode code points, valid Unicode, not blank, no control characters. Default: ${DEFAULT-VALUE}.")
     String key;
 
     @Option(names = "--on-store-failure", paramLabel = "MODE", defaultValue = "open",

@@ -1,6 +1,8 @@
 package dev.idemlab.lab.policy;
 
+import dev.idemlab.idempotency.ContextualAction;
 import dev.idemlab.idempotency.IdempotencyConfig;
+import dev.idemlab.idempotency.IdempotencyContext;
 import dev.idemlab.idempotency.IdempotencyCoordinator;
 import dev.idemlab.idempotency.IdempotencyKeyReuseException;
 import dev.idemlab.idempotency.IdempotencyStats;
@@ -72,7 +74,10 @@ public final class ResultCacheCoordinator implements IdempotencyCoordinator {
 
     @Override
     public <T, E extends Exception> IdempotentResult<T> call(IdempotentCall call, ResultCodec<T> codec,
-                                                             IdempotentAction<T, E> action) throws E {
+                                                             ContextualAction<T, E> contextual) throws E {
+        // A result cache reserves nothing: no fence, and no downstream key either, as the post's first version.
+        IdempotentAction<T, E> action = () -> contextual.run(
+                new IdempotencyContext(call.operation(), call.key(), IdempotencyContext.NO_FENCE, null));
         if (!call.hasKey()) {
             return answer(action.run(), Outcome.BYPASSED);
         }
@@ -116,7 +121,7 @@ public final class ResultCacheCoordinator implements IdempotencyCoordinator {
         while (true) {
             Reservation reservation = store.reserve(namespace, token, call.fingerprint().hex(), PUT_LEASE);
             if (reservation instanceof Reservation.Acquired) {
-                store.complete(namespace, token, StoredResult.of(json), config.ttl());
+                store.complete(namespace, token, call.fingerprint().hex(), StoredResult.of(json), config.ttl());
                 return Optional.empty();
             }
             IdempotencyRecord there = ((Reservation.Found) reservation).record();

@@ -130,7 +130,7 @@ class LabCommandTest {
     void aKeyOf256CharactersIsAUsageError() {
         LabRun run = LabRun.of("scenario", "in-flight", "--key", "k".repeat(256));
         assertThat(run.exitCode()).isEqualTo(2);
-        assertThat(run.err()).contains("key must be 1 to 255 characters, got 256");
+        assertThat(run.err()).contains("key must be 1 to 255 Unicode code points, got 256");
     }
 
     @Test

@@ -63,7 +63,7 @@ class LabJarIT {
     void aUsageErrorIsOneLineAndExitTwo() throws Exception {
         Result run = lab("scenario", "in-flight", "--key", "k".repeat(256));
         assertThat(run.exitCode()).isEqualTo(2);
-        assertThat(run.err()).contains("key must be 1 to 255 characters").doesNotContain("\tat ");
+        assertThat(run.err()).contains("key must be 1 to 255 Unicode code points").doesNotContain("\tat ");
         assertThat(run.out()).isEmpty();
     }
 

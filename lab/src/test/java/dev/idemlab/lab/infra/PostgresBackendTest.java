@@ -81,6 +81,17 @@ class PostgresBackendTest {
             assertThat(result.outcome()).isEqualTo(Outcome.FAILED_OPEN);
             assertThat(charges).hasValue(1);
             assertThat(coordinator.stats().storageErrors().get(StorePhase.RESERVE)).isEqualTo(1);
+
+            // The circuit is open now: the next calls fail open without waiting on the dead server.
+            int more = 20;
+            long next = System.nanoTime();
+            for (int i = 0; i < more; i++) {
+                coordinator.call(call(), ResultCodec.json(String.class), () -> "ch_" + charges.incrementAndGet());
+            }
+            long perCallMicros = (System.nanoTime() - next) / 1_000 / more;
+            System.out.printf("dead-server calls after the first failure (%s): %d.%03d ms each over %d calls%n",
+                    outage.how(), perCallMicros / 1000, perCallMicros % 1000, more);
+            assertThat(coordinator.stats().count(Outcome.FAILED_OPEN)).isEqualTo(1 + more);
         }
     }
 

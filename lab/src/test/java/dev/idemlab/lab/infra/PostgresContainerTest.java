@@ -22,7 +22,7 @@ class PostgresContainerTest {
             assertThat(backend.server().origin()).isEqualTo(Origin.CONTAINER);
             String ns = "payment.charge:container";
             assertThat(store.reserve(ns, "t1", "f", Duration.ofSeconds(30))).isInstanceOf(Reservation.Acquired.class);
-            assertThat(store.complete(ns, "t1", StoredResult.of("\"ch_1\""), Duration.ofHours(1))).isTrue();
+            assertThat(store.complete(ns, "t1", "a".repeat(64), StoredResult.of("\"ch_1\""), Duration.ofHours(1))).isTrue();
             assertThat(store.lookup(ns)).containsInstanceOf(IdempotencyRecord.Completed.class);
         }
     }

@@ -26,12 +26,15 @@ final class CoordinatorCounters {
         default void stale() { }
 
         default void resultNotStored() { }
+
+        default void duplicateRisk() { }
     }
 
     private final Map<Outcome, LongAdder> outcomes = new EnumMap<>(Outcome.class);
     private final Map<StorePhase, LongAdder> storageErrors = new EnumMap<>(StorePhase.class);
     private final LongAdder stale = new LongAdder();
     private final LongAdder resultsNotStored = new LongAdder();
+    private final LongAdder duplicateRisk = new LongAdder();
     private final Sink sink;
 
     CoordinatorCounters(Sink sink) {
@@ -64,11 +67,17 @@ final class CoordinatorCounters {
         sink.resultNotStored();
     }
 
+    void duplicateRisk() {
+        duplicateRisk.increment();
+        sink.duplicateRisk();
+    }
+
     IdempotencyStats snapshot() {
         Map<Outcome, Long> outcomeCounts = new EnumMap<>(Outcome.class);
         outcomes.forEach((outcome, adder) -> outcomeCounts.put(outcome, adder.sum()));
         Map<StorePhase, Long> errorCounts = new EnumMap<>(StorePhase.class);
         storageErrors.forEach((phase, adder) -> errorCounts.put(phase, adder.sum()));
-        return new IdempotencyStats(outcomeCounts, errorCounts, stale.sum(), resultsNotStored.sum());
+        return new IdempotencyStats(outcomeCounts, errorCounts, stale.sum(), resultsNotStored.sum(),
+                duplicateRisk.sum());
     }
 }

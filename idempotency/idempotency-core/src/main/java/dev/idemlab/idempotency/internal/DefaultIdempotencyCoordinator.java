@@ -1,12 +1,15 @@
 package dev.idemlab.idempotency.internal;
 
+import dev.idemlab.idempotency.ContextualAction;
 import dev.idemlab.idempotency.IdempotencyConfig;
+import dev.idemlab.idempotency.IdempotencyContext;
 import dev.idemlab.idempotency.IdempotencyCoordinator;
 import dev.idemlab.idempotency.IdempotencyInProgressException;
+import dev.idemlab.idempotency.IdempotencyInterruptedException;
 import dev.idemlab.idempotency.IdempotencyKeyReuseException;
+import dev.idemlab.idempotency.IdempotencyRecordUnreadableException;
 import dev.idemlab.idempotency.IdempotencyStats;
 import dev.idemlab.idempotency.IdempotencyStoreUnavailableException;
-import dev.idemlab.idempotency.IdempotentAction;
 import dev.idemlab.idempotency.IdempotentCall;
 import dev.idemlab.idempotency.IdempotentReplayUnavailableException;
 import dev.idemlab.idempotency.IdempotentResult;
@@ -20,25 +23,22 @@ import dev.idemlab.idempotency.spi.IdempotencyRecord;
 import dev.idemlab.idempotency.spi.IdempotencyRecord.Completed;
 import dev.idemlab.idempotency.spi.IdempotencyRecord.Pending;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
+import dev.idemlab.idempotency.spi.IdempotencyStoreException;
 import dev.idemlab.idempotency.spi.Reservation;
 import dev.idemlab.idempotency.spi.StoreDescription;
 import dev.idemlab.idempotency.spi.StoredResult;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.concurrent.locks.LockSupport;
-
 /**
  * The coordinator: reserve, run, complete; or replay, wait, refuse. See DESIGN section 3 for the
- * state machine. Thread-safe: all shared state lives in the store and in the counters.
+ * state machine. The owner's side of a call lives in {@link OwnerAttempt}, the waiter's in
+ * {@link InFlightWait}, and how a slow or failing store is called in {@link StoreCalls}. Thread-safe:
+ * all shared state lives in the store and in the counters.
  */
 public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinator {
 
     private static final Logger LOG = LoggerFactory.getLogger(DefaultIdempotencyCoordinator.class);
-    private static final int COMPLETE_ATTEMPTS = 3;
-    private static final Duration COMPLETE_RETRY_PAUSE = Duration.ofMillis(5);
 
     private final IdempotencyStore store;
     private final IdempotencyConfig config;
@@ -46,6 +46,8 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
     private final InFlightWait inFlightWait;
     private final CoordinatorCounters counters;
     private final OwnerTokens tokens = new OwnerTokens();
+    private final StoreCalls storeCalls;
+    private final ResultEncoder encoder;
 
     /**
      * @param meterRegistry a Micrometer {@code MeterRegistry}, or {@code null} for none; typed as
@@ -59,35 +61,48 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
         this.counters = new CoordinatorCounters(meterRegistry == null
                 ? CoordinatorCounters.Sink.NONE
                 : new MicrometerMeters(meterRegistry, storeDescription.name()));
+        this.storeCalls = new StoreCalls(ticker, config.storePatience());
+        this.encoder = new ResultEncoder(config.maxResultBytes(), counters);
         this.inFlightWait = new InFlightWait(store, config, ticker,
                 e -> countStorageError(StorePhase.LOOKUP, "polling for an in-flight result, still waiting", e));
     }
 
     @Override
     public <T, E extends Exception> IdempotentResult<T> call(IdempotentCall call, ResultCodec<T> codec,
-                                                             IdempotentAction<T, E> action) throws E {
+                                                             ContextualAction<T, E> action) throws E {
         if (!call.hasKey()) {
             counters.outcome(Outcome.BYPASSED);
-            return new IdempotentResult<>(action.run(), Outcome.BYPASSED);
+            return new IdempotentResult<>(action.run(
+                    new IdempotencyContext(call.operation(), null, IdempotencyContext.NO_FENCE, null)), Outcome.BYPASSED);
         }
-        return callWithReservation(call, codec, action);
+        if (Thread.currentThread().isInterrupted()) {
+            throw interrupted(call, null);
+        }
+        try {
+            return callWithReservation(call, codec, action);
+        } catch (IdempotencyRecordUnreadableException unreadable) {
+            counters.outcome(Outcome.RECORD_UNREADABLE);
+            LOG.error("{}", unreadable.getMessage());
+            throw unreadable;
+        }
     }
 
     /** Reserve first, then run, or find out what the holder of the key did. */
     private <T, E extends Exception> IdempotentResult<T> callWithReservation(
-            IdempotentCall call, ResultCodec<T> codec, IdempotentAction<T, E> action) throws E {
+            IdempotentCall call, ResultCodec<T> codec, ContextualAction<T, E> action) throws E {
         String namespace = call.namespace();
         String token = tokens.next();
         InFlightWait.Deadline deadline = null;
         while (true) {
             Reservation reservation;
             try {
-                reservation = store.reserve(namespace, token, call.fingerprint().hex(), config.lease());
-            } catch (RuntimeException e) {
+                reservation = storeCalls.withPatience(
+                        () -> store.reserve(namespace, token, call.fingerprint().hex(), config.lease()));
+            } catch (IdempotencyStoreException e) {
                 return reserveFailed(call, token, codec, action, e);
             }
-            if (reservation instanceof Reservation.Acquired) {
-                return runAsOwner(call, namespace, token, codec, action);
+            if (reservation instanceof Reservation.Acquired acquired) {
+                return new OwnerAttempt<>(this, call, token, acquired.fence(), codec).run(action);
             }
             IdempotencyRecord existing = ((Reservation.Found) reservation).record();
             while (existing instanceof Pending pending) {
@@ -104,8 +119,11 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
                 } catch (IdempotencyInProgressException timedOut) {
                     counters.outcome(Outcome.IN_PROGRESS);
                     throw timedOut;
-                } catch (RuntimeException e) {
-                    return storageFailure(call, StorePhase.LOOKUP, e, action);
+                } catch (IdempotencyInterruptedException stopped) {
+                    counters.outcome(Outcome.INTERRUPTED);
+                    throw stopped;
+                } catch (IdempotencyStoreException e) {
+                    return storageFailure(call, StorePhase.LOOKUP, e, null, action);
                 }
             }
             if (existing instanceof Completed completed) {
@@ -115,107 +133,93 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
         }
     }
 
-    private <T, E extends Exception> IdempotentResult<T> runAsOwner(
-            IdempotentCall call, String namespace, String token, ResultCodec<T> codec,
-            IdempotentAction<T, E> action) throws E {
-        T value;
+    /**
+     * A reserve that failed may still have landed (a timed-out reply, not a refused connection), and
+     * then its marker would make every retry wait out the lease. So once the caller has been answered,
+     * the marker is settled in the background: completed with the result after failing open (a retry
+     * then replays), released after failing closed or after the action failed.
+     */
+    private <T, E extends Exception> IdempotentResult<T> reserveFailed(
+            IdempotentCall call, String token, ResultCodec<T> codec, ContextualAction<T, E> action,
+            IdempotencyStoreException error) throws E {
+        boolean mayHaveLanded = error.mayHaveLanded() || Thread.currentThread().isInterrupted();
+        if (Thread.currentThread().isInterrupted()) {
+            if (mayHaveLanded) {
+                releaseLater(call, token);
+            }
+            throw interrupted(call, error);
+        }
+        IdempotentResult<T> result;
         try {
-            value = action.run();
+            result = storageFailure(call, StorePhase.RESERVE, error, token, action);
         } catch (Throwable failure) {
-            release(call, namespace, token);
-            counters.outcome(Outcome.ACTION_FAILED);
+            if (mayHaveLanded) {
+                releaseLater(call, token);
+            }
             throw failure;
         }
-        complete(call, namespace, token, encode(codec, value));
-        counters.outcome(Outcome.EXECUTED);
-        return new IdempotentResult<>(value, Outcome.EXECUTED);
+        if (mayHaveLanded) {
+            StoredResult stored = encoder.encode(codec, result.value());
+            storeCalls.settleLater("completing a reservation that may have landed late", config.lease(),
+                    () -> store.complete(call.namespace(), token, call.fingerprint().hex(), stored, config.ttl()));
+        }
+        return result;
+    }
+
+    private void releaseLater(IdempotentCall call, String token) {
+        storeCalls.settleLater("releasing a reservation that may have landed late", config.lease(),
+                () -> store.release(call.namespace(), token));
     }
 
     /**
-     * Stores the result, trying again on a storage error: a record left pending makes every retry
-     * wait out the lease and then run the action again. Completing is safe to repeat: the token
-     * check refuses a second write, so a {@code false} after a failed attempt means the first landed.
+     * The store failed: refuse (fail closed), or run the action without a reservation and count it
+     * (fail open). The action still gets the downstream key, so a provider that deduplicates makes
+     * the effect happen once.
+     *
+     * @param token the reservation that may have landed, or {@code null}
      */
-    private void complete(IdempotentCall call, String namespace, String token, StoredResult stored) {
-        for (int attempt = 1; attempt <= COMPLETE_ATTEMPTS; attempt++) {
-            try {
-                if (!store.complete(namespace, token, stored, config.ttl()) && attempt == 1) {
-                    counters.stale();
-                    LOG.warn("lease of {} ran out before its action finished; another attempt holds it now, "
-                            + "result not stored", call.operation());
-                }
-                return;
-            } catch (RuntimeException e) {
-                boolean last = attempt == COMPLETE_ATTEMPTS;
-                countStorageError(StorePhase.COMPLETE, last ? "storing the result, giving up: the reservation "
-                        + "stays until its lease runs out" : "storing the result, trying again", e);
-                if (!last) {
-                    LockSupport.parkNanos(COMPLETE_RETRY_PAUSE.toNanos() * attempt);
-                }
-            }
+    private <T, E extends Exception> IdempotentResult<T> storageFailure(
+            IdempotentCall call, StorePhase phase, IdempotencyStoreException error, String token,
+            ContextualAction<T, E> action) throws E {
+        if (Thread.currentThread().isInterrupted()) {
+            throw interrupted(call, error);
         }
-    }
-
-    private void release(IdempotentCall call, String namespace, String token) {
-        try {
-            if (!store.release(namespace, token)) {
-                counters.stale();
-            }
-        } catch (RuntimeException e) {
-            // The marker stays until its lease runs out; a retry then runs the action.
-            countStorageError(call, StorePhase.RELEASE, e);
+        countStorageError(call, phase, error);
+        if (config.storeFailureMode() == StoreFailureMode.FAIL_CLOSED) {
+            counters.outcome(Outcome.FAILED_CLOSED);
+            throw new IdempotencyStoreUnavailableException(call.operation(), call.key(), storeDescription.name(),
+                    phase, error);
         }
-    }
-
-    private <T, E extends Exception> T runAction(IdempotentAction<T, E> action) throws E {
+        T value;
         try {
-            return action.run();
+            value = action.run(context(call, IdempotencyContext.NO_FENCE));
         } catch (Throwable failure) {
             counters.outcome(Outcome.ACTION_FAILED);
             throw failure;
         }
-    }
-
-    private <T> StoredResult encode(ResultCodec<T> codec, T value) {
-        String json;
-        try {
-            json = codec.encode(value);
-        } catch (RuntimeException e) {
-            counters.resultNotStored();
-            return StoredResult.notStored("the result could not be encoded: " + e.getMessage());
-        }
-        int limit = config.maxResultBytes();
-        if (json.length() > limit / 3) { // a char is at most 3 UTF-8 bytes: count only when it may matter
-            int bytes = json.getBytes(StandardCharsets.UTF_8).length;
-            if (bytes > limit) {
-                counters.resultNotStored();
-                return StoredResult.notStored("the result is " + bytes + " bytes of JSON, over the limit of " + limit);
-            }
-        }
-        return StoredResult.of(json);
+        counters.outcome(Outcome.FAILED_OPEN);
+        counters.duplicateRisk();
+        return new IdempotentResult<>(value, Outcome.FAILED_OPEN);
     }
 
     private <T> IdempotentResult<T> replay(IdempotentCall call, Completed completed, ResultCodec<T> codec,
                                            Outcome outcome) {
         requireSameFingerprint(call, completed);
-        T value = decode(call, completed, codec);
-        counters.outcome(outcome);
-        return new IdempotentResult<>(value, outcome);
-    }
-
-    private <T> T decode(IdempotentCall call, Completed completed, ResultCodec<T> codec) {
         StoredResult result = completed.result();
         if (!result.isStored()) {
             counters.outcome(Outcome.REPLAY_UNAVAILABLE);
             throw new IdempotentReplayUnavailableException(call.operation(), call.key(), result.notStoredReason(), null);
         }
+        T value;
         try {
-            return codec.decode(result.json());
+            value = codec.decode(result.json());
         } catch (RuntimeException e) {
             counters.outcome(Outcome.REPLAY_UNAVAILABLE);
             throw new IdempotentReplayUnavailableException(call.operation(), call.key(),
                     "the stored result cannot be decoded: " + e.getMessage(), e);
         }
+        counters.outcome(outcome);
+        return new IdempotentResult<>(value, outcome);
     }
 
     private void requireSameFingerprint(IdempotentCall call, IdempotencyRecord record) {
@@ -227,58 +231,40 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
         }
     }
 
-    /**
-     * A reserve that failed may still have landed (a timed-out reply, not a refused connection), and
-     * then its marker would make every retry wait out the lease and charge again. So after failing
-     * open the caller finishes the reservation as its owner would, best effort: on a dead store these
-     * calls fail fast and change nothing; on a slow one they turn the orphaned marker into a record.
-     */
-    private <T, E extends Exception> IdempotentResult<T> reserveFailed(
-            IdempotentCall call, String token, ResultCodec<T> codec, IdempotentAction<T, E> action,
-            RuntimeException error) throws E {
-        IdempotentResult<T> result = storageFailure(call, StorePhase.RESERVE, error, () -> {
-            try {
-                return action.run();
-            } catch (Throwable failure) {
-                quietly(() -> store.release(call.namespace(), token));
-                throw failure;
-            }
-        });
-        quietly(() -> store.complete(call.namespace(), token, encode(codec, result.value()), config.ttl()));
-        return result;
+    IdempotencyContext context(IdempotentCall call, long fence) {
+        return new IdempotencyContext(call.operation(), call.key(), fence, DownstreamKeys.of(call.namespace()));
     }
 
-    /** A best-effort store call after a storage error was already counted for this call. */
-    private void quietly(java.util.function.BooleanSupplier storeCall) {
-        try {
-            storeCall.getAsBoolean();
-        } catch (RuntimeException stillFailing) {
-            LOG.debug("best-effort store call failed too: {}", stillFailing.toString());
-        }
+    IdempotencyInterruptedException interrupted(IdempotentCall call, Throwable cause) {
+        counters.outcome(Outcome.INTERRUPTED);
+        return new IdempotencyInterruptedException(call.operation(), call.key(), cause);
     }
 
-    private <T, E extends Exception> IdempotentResult<T> storageFailure(
-            IdempotentCall call, StorePhase phase, RuntimeException error, IdempotentAction<T, E> action) throws E {
-        countStorageError(call, phase, error);
-        if (config.storeFailureMode() == StoreFailureMode.FAIL_CLOSED) {
-            counters.outcome(Outcome.FAILED_CLOSED);
-            throw new IdempotencyStoreUnavailableException(call.operation(), call.key(), storeDescription.name(),
-                    phase, error);
-        }
-        T value = runAction(action);
-        counters.outcome(Outcome.FAILED_OPEN);
-        return new IdempotentResult<>(value, Outcome.FAILED_OPEN);
-    }
-
-    private void countStorageError(IdempotentCall call, StorePhase phase, RuntimeException error) {
+    void countStorageError(IdempotentCall call, StorePhase phase, RuntimeException error) {
         countStorageError(phase, (config.storeFailureMode() == StoreFailureMode.FAIL_OPEN
                 ? "failing open" : "failing closed") + " for " + call.operation(), error);
     }
 
-    private void countStorageError(StorePhase phase, String consequence, RuntimeException error) {
+    void countStorageError(StorePhase phase, String consequence, RuntimeException error) {
         counters.storageError(phase);
         LOG.warn("idempotency store {} failed during {} ({}): {}", storeDescription.name(), phase, consequence,
-                error.toString());
+                error.getMessage());
+    }
+
+    IdempotencyStore storeClient() {
+        return store;
+    }
+
+    StoreCalls storeCalls() {
+        return storeCalls;
+    }
+
+    CoordinatorCounters counters() {
+        return counters;
+    }
+
+    ResultEncoder encoder() {
+        return encoder;
     }
 
     @Override

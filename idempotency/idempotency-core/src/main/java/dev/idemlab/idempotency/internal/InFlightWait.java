@@ -2,6 +2,8 @@ package dev.idemlab.idempotency.internal;
 
 import dev.idemlab.idempotency.IdempotencyConfig;
 import dev.idemlab.idempotency.IdempotencyInProgressException;
+import dev.idemlab.idempotency.IdempotencyInterruptedException;
+import dev.idemlab.idempotency.spi.IdempotencyStoreException;
 import dev.idemlab.idempotency.IdempotentCall;
 import dev.idemlab.idempotency.Ticker;
 import dev.idemlab.idempotency.spi.IdempotencyRecord;
@@ -28,13 +30,13 @@ final class InFlightWait {
 
     private final IdempotencyStore store;
     private final Ticker ticker;
-    private final Consumer<RuntimeException> survivedStorageError;
+    private final Consumer<IdempotencyStoreException> survivedStorageError;
     private final long timeoutNanos;
     private final long minPauseNanos;
     private final long maxPauseNanos;
 
     InFlightWait(IdempotencyStore store, IdempotencyConfig config, Ticker ticker,
-                 Consumer<RuntimeException> survivedStorageError) {
+                 Consumer<IdempotencyStoreException> survivedStorageError) {
         this.store = store;
         this.ticker = ticker;
         this.survivedStorageError = survivedStorageError;
@@ -55,8 +57,9 @@ final class InFlightWait {
      *
      * @return the record that replaced it (completed, or another attempt's reservation), or empty
      *     when the key is free again (released, or the lease ran out)
-     * @throws IdempotencyInProgressException when the deadline passes first, or the thread is interrupted
-     * @throws RuntimeException what the store threw, when it still fails after the seen lease ran out
+     * @throws IdempotencyInProgressException when the deadline passes first
+     * @throws IdempotencyInterruptedException when the thread is interrupted
+     * @throws IdempotencyStoreException what the store threw, when it still fails after the seen lease ran out
      */
     Optional<IdempotencyRecord> awaitChange(IdempotentCall call, Pending seen, Deadline deadline) {
         long pause = minPauseNanos;
@@ -69,14 +72,14 @@ final class InFlightWait {
             }
             LockSupport.parkNanos(Math.min(pause, left));
             if (Thread.currentThread().isInterrupted()) {
-                throw new IdempotencyInProgressException(call.operation(), call.key(), current.leaseRemaining());
+                throw new IdempotencyInterruptedException(call.operation(), call.key(), null);
             }
             pause = Math.min(pause * 2, maxPauseNanos);
             Optional<IdempotencyRecord> record;
             try {
                 record = store.lookup(call.namespace());
-            } catch (RuntimeException e) {
-                if (ticker.read() - leaseEndsAt >= 0) {
+            } catch (IdempotencyStoreException e) {
+                if (ticker.read() - leaseEndsAt >= 0 || Thread.currentThread().isInterrupted()) {
                     throw e;
                 }
                 survivedStorageError.accept(e);

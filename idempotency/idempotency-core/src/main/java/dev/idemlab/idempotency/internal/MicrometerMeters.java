@@ -23,6 +23,7 @@ final class MicrometerMeters implements CoordinatorCounters.Sink {
     private final Map<StorePhase, Counter> storageErrors = new EnumMap<>(StorePhase.class);
     private final Counter stale;
     private final Counter resultsNotStored;
+    private final Counter duplicateRisk;
 
     MicrometerMeters(Object registry, String store) {
         MeterRegistry meters = (MeterRegistry) registry;
@@ -41,6 +42,9 @@ final class MicrometerMeters implements CoordinatorCounters.Sink {
                 .tag("store", store).register(meters);
         resultsNotStored = Counter.builder("idempotency.results.not.stored")
                 .description("Results returned to their caller but not stored for replay")
+                .tag("store", store).register(meters);
+        duplicateRisk = Counter.builder("idempotency.duplicate.risk")
+                .description("Actions that ran but whose record could not be written: a retry may run them again")
                 .tag("store", store).register(meters);
     }
 
@@ -62,6 +66,11 @@ final class MicrometerMeters implements CoordinatorCounters.Sink {
     @Override
     public void resultNotStored() {
         resultsNotStored.increment();
+    }
+
+    @Override
+    public void duplicateRisk() {
+        duplicateRisk.increment();
     }
 
     private static String tag(Enum<?> value) {

@@ -27,8 +27,13 @@ public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
-    public boolean complete(String namespace, String token, StoredResult result, Duration ttl) {
-        return delegate.complete(namespace, token, result, ttl);
+    public boolean renew(String namespace, String token, Duration lease) {
+        return delegate.renew(namespace, token, lease);
+    }
+
+    @Override
+    public boolean complete(String namespace, String token, String fingerprint, StoredResult result, Duration ttl) {
+        return delegate.complete(namespace, token, fingerprint, result, ttl);
     }
 
     @Override

@@ -4,7 +4,8 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * Where idempotency records live. Each operation is atomic and, on a network store, one round trip.
+ * Where idempotency records live (the store SPI; {@code idempotency-store-tck} checks an
+ * implementation against this contract). Each operation is atomic and, on a network store, one round trip.
  * Expiry is decided by the store's own clock (a server's, or an injected ticker), never by comparing
  * two machines' wall clocks; an expired record counts as absent everywhere.
  *
@@ -29,12 +30,24 @@ public interface IdempotencyStore extends AutoCloseable {
     Reservation reserve(String namespace, String token, String fingerprint, Duration lease);
 
     /**
-     * Turns the reservation held by {@code token} into a completed record kept for {@code ttl}.
+     * Extends the live reservation held by {@code token} to {@code lease} from now: the holder's
+     * heartbeat while its action runs.
      *
-     * @return {@code false} if {@code token} no longer holds the reservation (its lease expired and
-     *     the key was taken over, or it is gone); nothing is written then
+     * @return {@code false} if {@code token} no longer holds a live reservation; nothing is written then
      */
-    boolean complete(String namespace, String token, StoredResult result, Duration ttl);
+    boolean renew(String namespace, String token, Duration lease);
+
+    /**
+     * Turns the reservation held by {@code token} into a completed record kept for {@code ttl}. A
+     * holder whose lease ran out while the key stayed absent completes it too: nobody else ran the
+     * action, so its result is the one to replay (late completion).
+     *
+     * @param fingerprint the request's fingerprint, written with the record when the reservation is
+     *     gone (late completion); a live reservation keeps its own
+     * @return {@code false} if another attempt holds or completed the key (the caller is stale);
+     *     nothing is written then
+     */
+    boolean complete(String namespace, String token, String fingerprint, StoredResult result, Duration ttl);
 
     /**
      * Removes the reservation held by {@code token}, so that a retry runs the action again.

@@ -3,22 +3,52 @@ package dev.idemlab.idempotency.spi;
 import dev.idemlab.idempotency.IdempotencyException;
 
 /**
- * A store could not do what it was asked: the server refused, timed out, or answered something
- * unreadable. Stores throw this; the coordinator turns it into a counted storage error and fails
- * open or closed as configured.
+ * A store could not reach its server, or the server did not answer in time: a storage error. Stores
+ * throw this; the coordinator counts it and, unless it was a timeout it can retry within its
+ * patience, fails open or closed as configured. A record the server returned but the store cannot
+ * read is not a storage error: that is {@link dev.idemlab.idempotency.IdempotencyRecordUnreadableException}.
  */
 public class IdempotencyStoreException extends IdempotencyException {
 
     private static final long serialVersionUID = 1L;
 
+    /** What kind of failure it was, which decides whether waiting a little may help. */
+    public enum Failure {
+        /** The server could not be reached: refused, reset, disconnected. Retrying at once will not help. */
+        UNREACHABLE,
+        /** The server did not answer in time: a stall, which may pass. The call may have landed. */
+        TIMEOUT,
+        /** The store's circuit breaker is open after recent failures: failed without trying. */
+        CIRCUIT_OPEN,
+        /** Anything else the server answered that was not a result. */
+        OTHER
+    }
+
     private final String store;
     private final String namespace;
+    private final Failure failure;
 
     public IdempotencyStoreException(String store, String namespace, String message, Throwable cause) {
+        this(store, namespace, Failure.OTHER, message, cause);
+    }
+
+    public IdempotencyStoreException(String store, String namespace, Failure failure, String message,
+                                     Throwable cause) {
         super(null, null, store + " store failed" + (namespace == null ? "" : " on '" + namespace + "'")
                 + ": " + message, cause);
         this.store = store;
         this.namespace = namespace;
+        this.failure = java.util.Objects.requireNonNull(failure, "failure");
+    }
+
+    /** What kind of failure it was. */
+    public Failure failure() {
+        return failure;
+    }
+
+    /** Whether the call may have reached the server and landed although it failed (a timeout). */
+    public boolean mayHaveLanded() {
+        return failure == Failure.TIMEOUT || failure == Failure.OTHER;
     }
 
     /** The name of the store that failed. */

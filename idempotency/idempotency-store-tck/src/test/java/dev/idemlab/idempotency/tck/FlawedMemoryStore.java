@@ -40,6 +40,7 @@ final class FlawedMemoryStore implements IdempotencyStore {
     private final Flaw flaw;
     private final ManualTicker ticker;
     private final Map<String, Entry> entries = new HashMap<>();
+    private final java.util.concurrent.atomic.AtomicLong fences = new java.util.concurrent.atomic.AtomicLong();
 
     FlawedMemoryStore(Flaw flaw, ManualTicker ticker) {
         this.flaw = flaw;
@@ -55,7 +56,7 @@ final class FlawedMemoryStore implements IdempotencyStore {
             }
             LockSupport.parkNanos(2_000_000); // the window a network round trip would open
             put(namespace, new Pending(token, fingerprint, lease), lease);
-            return Reservation.ACQUIRED;
+            return Reservation.acquired(fences.incrementAndGet());
         }
         synchronized (this) {
             Optional<IdempotencyRecord> seen = lookup(namespace);
@@ -63,14 +64,29 @@ final class FlawedMemoryStore implements IdempotencyStore {
                 return Reservation.found(seen.get());
             }
             put(namespace, new Pending(token, fingerprint, lease), lease);
-            return Reservation.ACQUIRED;
+            return Reservation.acquired(fences.incrementAndGet());
         }
     }
 
     @Override
-    public synchronized boolean complete(String namespace, String token, StoredResult result, Duration ttl) {
+    public synchronized boolean renew(String namespace, String token, Duration lease) {
         Entry entry = live(namespace);
-        if (entry == null || !(entry.record() instanceof Pending pending)) {
+        if (entry != null && entry.record() instanceof Pending pending && pending.token().equals(token)) {
+            put(namespace, pending, lease);
+            return true;
+        }
+        return false;
+    }
+
+    @Override
+    public synchronized boolean complete(String namespace, String token, String fingerprint, StoredResult result,
+                                         Duration ttl) {
+        Entry entry = live(namespace);
+        if (entry == null) {
+            put(namespace, new Completed(fingerprint, result), ttl); // late completion: nobody took the key over
+            return true;
+        }
+        if (!(entry.record() instanceof Pending pending)) {
             return false;
         }
         if (!pending.token().equals(token) && flaw != Flaw.COMPLETE_IGNORES_THE_TOKEN) {

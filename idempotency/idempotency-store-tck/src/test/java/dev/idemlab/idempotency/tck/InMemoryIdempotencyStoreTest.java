@@ -45,7 +45,7 @@ class InMemoryIdempotencyStoreTest extends IdempotencyStoreContract {
     void writesSweepExpiredEntriesAsTheyGoAtAConstantCostEach() {
         for (int i = 0; i < 100; i++) {
             store.reserve("old:" + i, "t", FP, Duration.ofMinutes(1));
-            store.complete("old:" + i, "t", StoredResult.of("1"), Duration.ofMinutes(1));
+            store.complete("old:" + i, "t", FP, StoredResult.of("1"), Duration.ofMinutes(1));
         }
         ticker.advance(Duration.ofMinutes(2));
         for (int i = 0; i < 100; i++) {

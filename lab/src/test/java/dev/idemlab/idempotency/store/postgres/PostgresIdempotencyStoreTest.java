@@ -4,9 +4,13 @@ import dev.idemlab.idempotency.Fingerprint;
 import dev.idemlab.idempotency.IdempotencyConfig;
 import dev.idemlab.idempotency.IdempotencyCoordinator;
 import dev.idemlab.idempotency.IdempotentCall;
-import dev.idemlab.idempotency.IdempotentReplayUnavailableException;
+import dev.idemlab.idempotency.IdempotencyRecordUnreadableException;
 import dev.idemlab.idempotency.InFlightPolicy;
 import dev.idemlab.idempotency.ResultCodec;
+import java.time.Duration;
+import dev.idemlab.idempotency.StorePhase;
+import dev.idemlab.idempotency.Outcome;
+import dev.idemlab.idempotency.IdempotentResult;
 import dev.idemlab.idempotency.spi.IdempotencyRecord.Completed;
 import dev.idemlab.idempotency.spi.IdempotencyRecord.Pending;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
@@ -32,6 +36,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The store contract, and what only a real PostgreSQL can show, against a private server. */
@@ -146,8 +151,8 @@ class PostgresIdempotencyStoreTest extends IdempotencyStoreContract {
         String ns = namespace();
         completed(ns, "\"old\"");
         table.expire(ns);
-        assertThat(store.reserve(ns, "t2", OTHER_FP, LEASE)).isEqualTo(Reservation.ACQUIRED);
-        store.complete(ns, "t2", StoredResult.of("\"new\""), TTL);
+        assertThat(store.reserve(ns, "t2", OTHER_FP, LEASE)).isInstanceOf(Reservation.Acquired.class);
+        store.complete(ns, "t2", FP, StoredResult.of("\"new\""), TTL);
         Completed completed = (Completed) store.lookup(ns).orElseThrow();
         assertThat(completed.result().json()).isEqualTo("\"new\"");
         assertThat(completed.fingerprint()).isEqualTo(OTHER_FP);
@@ -159,9 +164,9 @@ class PostgresIdempotencyStoreTest extends IdempotencyStoreContract {
         store.reserve(ns, "stale", FP, LEASE);
         table.expire(ns);
         store.reserve(ns, "owner", FP, LEASE);
-        store.complete(ns, "owner", StoredResult.of("\"owner\""), TTL);
+        store.complete(ns, "owner", FP, StoredResult.of("\"owner\""), TTL);
         assertThat(store.release(ns, "stale")).isFalse();
-        assertThat(store.complete(ns, "stale", StoredResult.of("\"stale\""), TTL)).isFalse();
+        assertThat(store.complete(ns, "stale", FP, StoredResult.of("\"stale\""), TTL)).isFalse();
         assertThat(((Completed) store.lookup(ns).orElseThrow()).result().json()).isEqualTo("\"owner\"");
     }
 
@@ -188,7 +193,7 @@ class PostgresIdempotencyStoreTest extends IdempotencyStoreContract {
     }
 
     @Test
-    void aRowWithAnUnknownStateIsReplayedAsUnavailableAndTheActionDoesNotRun() {
+    void aRowWithAnUnknownStateIsRefusedAndTheActionDoesNotRun() {
         String key = UUID.randomUUID().toString();
         Fingerprint fingerprint = Fingerprint.ofFields(Map.of("amount", 10));
         table.plant("payment.charge:" + key, "refunded", null, fingerprint.hex(), "\"ch_1\"", null);
@@ -196,7 +201,7 @@ class PostgresIdempotencyStoreTest extends IdempotencyStoreContract {
     }
 
     @Test
-    void aCompletedRowWithNeitherResultNorReasonIsReplayedAsUnavailableAndTheActionDoesNotRun() {
+    void aCompletedRowWithNeitherResultNorReasonIsRefusedAndTheActionDoesNotRun() {
         String key = UUID.randomUUID().toString();
         Fingerprint fingerprint = Fingerprint.ofFields(Map.of("amount", 10));
         table.plant("payment.charge:" + key, "completed", null, fingerprint.hex(), null, null);
@@ -204,16 +209,59 @@ class PostgresIdempotencyStoreTest extends IdempotencyStoreContract {
     }
 
     @Test
-    void aPendingRowWithoutATokenIsReplayedAsUnavailableAndTheActionDoesNotRun() {
+    void aPendingRowWithoutATokenIsRefusedAndTheActionDoesNotRun() {
         String key = UUID.randomUUID().toString();
         Fingerprint fingerprint = Fingerprint.ofFields(Map.of("amount", 10));
         table.plant("payment.charge:" + key, "pending", null, fingerprint.hex(), null, null);
         assertNoRerun(key, fingerprint);
     }
 
+    @Test
+    void aRowThatNeverExpiresIsRefusedNotFailedOpenOnEveryCall() {
+        String key = UUID.randomUUID().toString();
+        Fingerprint fingerprint = Fingerprint.ofFields(Map.of("amount", 10));
+        table.plant("payment.charge:" + key, "completed", null, fingerprint.hex(), "\"ch_1\"", null);
+        table.setExpiry("payment.charge:" + key, "'infinity'");
+        assertNoRerun(key, fingerprint);
+    }
+
+    @Test
+    void aTableOfAnOlderSchemaIsRefusedAtStartWithWhatToMigrate() {
+        String oldTable = "old_schema_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+        table.createVersionOneTable(oldTable);
+        assertThatThrownBy(() -> new PostgresIdempotencyStore(store.config().toBuilder().table(oldTable)
+                .requireServerAtStart(false).build()))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("schema version 1").hasMessageContaining("ADD COLUMN fence");
+    }
+
+    @Test
+    void aReserveStalledOnAHeldLockIsCancelledByTheServerAndTheRetryReplaysTheFailOpenCharge() throws Exception {
+        String key = UUID.randomUUID().toString();
+        Fingerprint fingerprint = Fingerprint.ofFields(Map.of("amount", 10));
+        IdempotentCall call = IdempotentCall.of("payment.charge", key, fingerprint);
+        IdempotencyCoordinator coordinator = IdempotencyCoordinator.builder(store)
+                .config(IdempotencyConfig.custom().storePatience(Duration.ZERO).build()).build();
+        AtomicInteger charges = new AtomicInteger();
+        try (AutoCloseable lock = table.lockTable()) {
+            // lock_timeout (below the socket timeout) cancels the reserve on the server: a stall, failed open.
+            IdempotentResult<String> result = coordinator.call(call, ResultCodec.json(String.class),
+                    () -> "ch_" + charges.incrementAndGet());
+            assertThat(result.outcome()).isEqualTo(Outcome.FAILED_OPEN);
+        }
+        // The cancelled reserve never commits a reservation behind the caller's back; the caller's result
+        // is written once the table is free, so the retry replays instead of charging again.
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+                assertThat(store.lookup(call.namespace())).containsInstanceOf(Completed.class));
+        assertThat(coordinator.execute(call, ResultCodec.json(String.class), () -> "ch_" + charges.incrementAndGet()))
+                .isEqualTo("ch_1");
+        assertThat(charges).hasValue(1);
+        assertThat(coordinator.stats().storageErrors().get(StorePhase.RESERVE)).isEqualTo(1);
+    }
+
     private void completed(String namespace, String json) {
         store.reserve(namespace, "t1", FP, LEASE);
-        store.complete(namespace, "t1", StoredResult.of(json), TTL);
+        store.complete(namespace, "t1", FP, StoredResult.of(json), TTL);
     }
 
     private void assertNoRerun(String key, Fingerprint fingerprint) {
@@ -224,8 +272,8 @@ class PostgresIdempotencyStoreTest extends IdempotencyStoreContract {
             assertThatThrownBy(() -> coordinator.execute(IdempotentCall.of("payment.charge", key, fingerprint),
                     ResultCodec.json(String.class), () -> "ch_" + charges.incrementAndGet()))
                     .as("policy %s", policy)
-                    .isInstanceOf(IdempotentReplayUnavailableException.class)
-                    .hasMessageContaining("unreadable");
+                    .isInstanceOf(IdempotencyRecordUnreadableException.class)
+                    .hasMessageContaining("cannot read");
             assertThat(charges).as("charges under policy %s", policy).hasValue(0);
             assertThat(coordinator.stats().totalStorageErrors()).isZero();
         }

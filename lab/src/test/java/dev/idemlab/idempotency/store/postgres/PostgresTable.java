@@ -12,29 +12,57 @@ import java.sql.SQLException;
 final class PostgresTable {
 
     private final PostgresStoreConfig config;
+    private final PostgresIdempotencyStore store;
 
     PostgresTable(PostgresIdempotencyStore store) {
         this.config = store.config();
+        this.store = store;
     }
 
     /** Moves the record's expiry one second into the past, by the server's clock. */
     void expire(String namespace) {
         execute("UPDATE " + config.table() + " SET expires_at = now() - interval '1 second' WHERE namespace = ?",
-                config.namespacePrefix() + namespace);
+                store.keyOf(namespace));
     }
 
     /** Writes a row as it stands, live for an hour. */
     void plant(String namespace, String state, String token, String fingerprint, String json, String reason) {
         execute("INSERT INTO " + config.table() + " (namespace, state, token, fingerprint, result_json, "
                         + "not_stored_reason, expires_at) VALUES (?, ?, ?, ?, ?, ?, now() + interval '1 hour')",
-                config.namespacePrefix() + namespace, state, token, fingerprint, json, reason);
+                store.keyOf(namespace), state, token, fingerprint, json, reason);
+    }
+
+    /** Sets the row's expires_at to an SQL expression, as a hand-made row might have it. */
+    void setExpiry(String namespace, String expression) {
+        execute("UPDATE " + config.table() + " SET expires_at = " + expression + " WHERE namespace = ?",
+                store.keyOf(namespace));
+    }
+
+    /** Creates a table as schema version 1 made it: no fence, and its version comment. */
+    void createVersionOneTable(String name) {
+        execute("CREATE TABLE " + name + " (namespace text PRIMARY KEY, state text NOT NULL, token text, "
+                + "fingerprint text NOT NULL, result_json text, not_stored_reason text, expires_at timestamptz NOT NULL)");
+        execute("COMMENT ON TABLE " + name + " IS 'idempotency records, schema version 1'");
+    }
+
+    /** Takes an exclusive lock on the table, as a long migration would, until the returned handle closes. */
+    AutoCloseable lockTable() throws SQLException {
+        Connection connection = connect();
+        connection.setAutoCommit(false);
+        try (var statement = connection.createStatement()) {
+            statement.execute("LOCK TABLE " + config.table() + " IN ACCESS EXCLUSIVE MODE");
+        }
+        return () -> {
+            connection.rollback();
+            connection.close();
+        };
     }
 
     long countRows(String namespace) {
         try (Connection connection = connect();
              PreparedStatement statement = connection.prepareStatement(
                      "SELECT count(*) FROM " + config.table() + " WHERE namespace = ?")) {
-            statement.setString(1, config.namespacePrefix() + namespace);
+            statement.setString(1, store.keyOf(namespace));
             try (var row = statement.executeQuery()) {
                 row.next();
                 return row.getLong(1);

@@ -1,5 +1,6 @@
 package dev.idemlab.idempotency.store.redis;
 
+import dev.idemlab.idempotency.IdempotencyRecordUnreadableException;
 import dev.idemlab.idempotency.spi.IdempotencyRecord.Completed;
 import dev.idemlab.idempotency.spi.IdempotencyRecord.Pending;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
@@ -59,7 +60,7 @@ class RedisIdempotencyStoreTest extends IdempotencyStoreContract {
     void aCompletedRecordCarriesTheTtlAsItsServerSideExpiry() {
         String ns = namespace();
         store.reserve(ns, "t1", FP, LEASE);
-        store.complete(ns, "t1", StoredResult.of("\"ch_1\""), TTL);
+        store.complete(ns, "t1", FP, StoredResult.of("\"ch_1\""), TTL);
         assertThat(raw.commands().pttl(store.keyOf(ns))).isGreaterThan(LEASE.toMillis())
                 .isLessThanOrEqualTo(TTL.toMillis());
     }
@@ -67,9 +68,9 @@ class RedisIdempotencyStoreTest extends IdempotencyStoreContract {
     @Test
     void reserveTwiceWithTheSameTokenAcquiresBothTimesAsWhenTheFirstReplyWasLost() {
         String ns = namespace();
-        assertThat(store.reserve(ns, "t1", FP, LEASE)).isEqualTo(Reservation.ACQUIRED);
-        assertThat(store.reserve(ns, "t1", FP, LEASE)).isEqualTo(Reservation.ACQUIRED);
-        assertThat(store.complete(ns, "t1", StoredResult.of("1"), TTL)).isTrue();
+        assertThat(store.reserve(ns, "t1", FP, LEASE)).isInstanceOf(Reservation.Acquired.class);
+        assertThat(store.reserve(ns, "t1", FP, LEASE)).isInstanceOf(Reservation.Acquired.class);
+        assertThat(store.complete(ns, "t1", FP, StoredResult.of("1"), TTL)).isTrue();
     }
 
     @Test
@@ -81,7 +82,7 @@ class RedisIdempotencyStoreTest extends IdempotencyStoreContract {
         store.reserve(ns, "owner", FP, LEASE);
         String ownersRecord = raw.commands().get(key);
 
-        assertThat(store.complete(ns, "stale", StoredResult.of("\"stale\""), TTL)).isFalse();
+        assertThat(store.complete(ns, "stale", FP, StoredResult.of("\"stale\""), TTL)).isFalse();
         assertThat(store.release(ns, "stale")).isFalse();
 
         assertThat(raw.commands().get(key)).isEqualTo(ownersRecord);
@@ -93,24 +94,28 @@ class RedisIdempotencyStoreTest extends IdempotencyStoreContract {
     void aServerThatLostItsScriptsGetsThemAgainAndTheCallSucceeds() {
         raw.commands().scriptFlush();
         String ns = namespace();
-        assertThat(store.reserve(ns, "t1", FP, LEASE)).isEqualTo(Reservation.ACQUIRED);
+        assertThat(store.reserve(ns, "t1", FP, LEASE)).isInstanceOf(Reservation.Acquired.class);
         assertThat(store.lookup(ns)).containsInstanceOf(Pending.class);
     }
 
     @Test
-    void aRecordThatIsNotOursIsAStoreFailureNotAnAnswer() {
+    void aRecordThatIsNotOursIsRefusedAsUnreadableNeitherAnAnswerNorAStorageError() {
         String ns = namespace();
         raw.commands().set(store.keyOf(ns), "not json");
-        assertThatThrownBy(() -> store.lookup(ns)).isInstanceOf(IdempotencyStoreException.class)
-                .hasMessageContaining("unparseable");
-        assertThatThrownBy(() -> store.reserve(ns, "t1", FP, LEASE)).isInstanceOf(IdempotencyStoreException.class);
+        assertThatThrownBy(() -> store.lookup(ns)).isInstanceOf(IdempotencyRecordUnreadableException.class)
+                .hasMessageContaining("not JSON");
+        assertThatThrownBy(() -> store.reserve(ns, "t1", FP, LEASE))
+                .isInstanceOf(IdempotencyRecordUnreadableException.class);
+        assertThatThrownBy(() -> store.complete(ns, "t1", FP, StoredResult.of("1"), TTL))
+                .isInstanceOf(IdempotencyRecordUnreadableException.class);
+        assertThat(raw.commands().get(store.keyOf(ns))).isEqualTo("not json");
     }
 
     @Test
     void theRecordIsOneJsonStringWithItsStateFingerprintAndResult() {
         String ns = namespace();
         store.reserve(ns, "t1", FP, LEASE);
-        store.complete(ns, "t1", StoredResult.of("{\"id\":\"ch_1\"}"), TTL);
+        store.complete(ns, "t1", FP, StoredResult.of("{\"id\":\"ch_1\"}"), TTL);
         assertThat(raw.commands().type(store.keyOf(ns))).isEqualTo("string");
         assertThat(raw.commands().get(store.keyOf(ns))).contains("\"state\":\"completed\"").contains(FP);
         assertThat(((Completed) store.lookup(ns).orElseThrow()).result().json()).isEqualTo("{\"id\":\"ch_1\"}");

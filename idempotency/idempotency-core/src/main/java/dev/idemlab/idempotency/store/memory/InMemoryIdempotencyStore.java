@@ -17,6 +17,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A single-process store: a {@link ConcurrentHashMap} whose every operation is one atomic
@@ -35,6 +36,8 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     private static final StoreDescription DESCRIPTION = new StoreDescription("memory", "in-process", "in-process");
 
     private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
+    /** One counter for every key: a fence greater than any earlier one of the store is greater than its key's. */
+    private final AtomicLong fences = new AtomicLong();
     private final Ticker ticker;
     /** The sweeping cursor; one writer at a time advances it, the others skip their step. */
     private final AtomicBoolean sweeping = new AtomicBoolean();
@@ -72,7 +75,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
                 answer[0] = Reservation.found(withRemainingLease(entry, now));
                 return entry;
             }
-            answer[0] = Reservation.ACQUIRED;
+            answer[0] = Reservation.acquired(fences.incrementAndGet());
             return new Entry(new Pending(token, fingerprint, lease), now + lease.toNanos());
         });
         maybeSweep();
@@ -80,10 +83,28 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
-    public boolean complete(String namespace, String token, StoredResult result, Duration ttl) {
+    public boolean renew(String namespace, String token, Duration lease) {
         long now = ticker.read();
         boolean[] done = new boolean[1];
         entries.computeIfPresent(namespace, (ns, entry) -> {
+            if (heldBy(entry, token, now)) {
+                done[0] = true;
+                return new Entry(entry.record(), now + lease.toNanos());
+            }
+            return entry;
+        });
+        return done[0];
+    }
+
+    @Override
+    public boolean complete(String namespace, String token, String fingerprint, StoredResult result, Duration ttl) {
+        long now = ticker.read();
+        boolean[] done = new boolean[1];
+        entries.compute(namespace, (ns, entry) -> {
+            if (entry == null || !entry.liveAt(now)) {
+                done[0] = true; // late completion: nobody took the key over
+                return new Entry(new Completed(fingerprint, result), now + ttl.toNanos());
+            }
             if (heldBy(entry, token, now)) {
                 done[0] = true;
                 return new Entry(new Completed(entry.record().fingerprint(), result), now + ttl.toNanos());

@@ -51,7 +51,10 @@ final class ConnectionPool {
         hikari.addDataSourceProperty("connectTimeout", Long.toString(config.connectTimeout().toSeconds()));
         hikari.addDataSourceProperty("loginTimeout", Long.toString(config.connectTimeout().toSeconds()));
         hikari.addDataSourceProperty("socketTimeout", Long.toString(config.socketTimeout().toSeconds()));
-        hikari.addDataSourceProperty("options", "-c statement_timeout=" + config.statementTimeout().toMillis());
+        // Both below the socket timeout: the server cancels a statement the client is about to give up
+        // on, so a reservation the caller failed open on does not commit behind its back.
+        hikari.addDataSourceProperty("options", "-c statement_timeout=" + config.statementTimeout().toMillis()
+                + " -c lock_timeout=" + config.statementTimeout().toMillis());
         hikari.addDataSourceProperty("ApplicationName", "idempotency-store");
         return hikari;
     }

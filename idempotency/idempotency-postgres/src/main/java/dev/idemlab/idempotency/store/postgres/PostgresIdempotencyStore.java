@@ -1,5 +1,6 @@
 package dev.idemlab.idempotency.store.postgres;
 
+import dev.idemlab.idempotency.IdempotencyRecordUnreadableException;
 import dev.idemlab.idempotency.spi.IdempotencyRecord;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.idempotency.spi.IdempotencyStoreException;
@@ -58,6 +59,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     private final AutoCloseable ownPool;
     private volatile String address;
     private final AtomicLong writes = new AtomicLong();
+    private final StoreCircuit circuit;
     private volatile String serverVersion;
 
     /**
@@ -76,8 +78,12 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
         this.address = config.jdbcUrl() == null ? "unknown" : ServerAddress.of(config.jdbcUrl());
         this.pool = dataSource;
         this.ownPool = ownsPool ? (AutoCloseable) dataSource : null;
+        this.circuit = new StoreCircuit(NAME, "postgres-" + config.table(), config.circuitCoolDown());
         try {
             prepareServer();
+        } catch (IllegalStateException wrongSchema) {
+            close();
+            throw wrongSchema;
         } catch (IdempotencyStoreException e) {
             if (config.requireServerAtStart()) {
                 close();
@@ -107,25 +113,34 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
 
     @Override
     public Reservation reserve(String namespace, String token, String fingerprint, Duration lease) {
-        Optional<IdempotencyRecord> found = insertOrFind("reserve", namespace, statement -> {
+        return circuit.call(namespace, () -> insertOrFind(namespace, statement -> {
             statement.setString(1, stored(namespace));
             statement.setString(2, token);
             statement.setString(3, stored(namespace));
             statement.setString(4, token);
             statement.setString(5, fingerprint);
             statement.setLong(6, micros(lease));
-        });
-        return found.<Reservation>map(Reservation::found).orElse(Reservation.ACQUIRED);
+        }));
     }
 
     @Override
-    public boolean complete(String namespace, String token, StoredResult result, Duration ttl) {
+    public boolean renew(String namespace, String token, Duration lease) {
+        return update("renew", namespace, sql.renew, statement -> {
+            statement.setLong(1, micros(lease));
+            statement.setString(2, stored(namespace));
+            statement.setString(3, token);
+        }) == 1;
+    }
+
+    @Override
+    public boolean complete(String namespace, String token, String fingerprint, StoredResult result, Duration ttl) {
         return update("complete", namespace, sql.complete, statement -> {
-            statement.setString(1, result.json());
-            statement.setString(2, result.notStoredReason());
-            statement.setLong(3, micros(ttl));
-            statement.setString(4, stored(namespace));
-            statement.setString(5, token);
+            statement.setString(1, stored(namespace));
+            statement.setString(2, fingerprint);
+            statement.setString(3, result.json());
+            statement.setString(4, result.notStoredReason());
+            statement.setLong(5, micros(ttl));
+            statement.setString(6, token);
         }) == 1;
     }
 
@@ -139,12 +154,18 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
 
     @Override
     public Optional<IdempotencyRecord> lookup(String namespace) {
+        return circuit.call(namespace, () -> lookupNow(namespace));
+    }
+
+    private Optional<IdempotencyRecord> lookupNow(String namespace) {
         try (Connection connection = pool.getConnection();
              PreparedStatement statement = connection.prepareStatement(sql.lookup)) {
             statement.setString(1, stored(namespace));
             try (ResultSet row = statement.executeQuery()) {
                 return row.next() ? Optional.of(RecordRows.read(row, config.table(), namespace)) : Optional.empty();
             }
+        } catch (IdempotencyRecordUnreadableException e) {
+            throw e;
         } catch (SQLException | RuntimeException e) {
             throw failure("lookup", namespace, e);
         }
@@ -193,6 +214,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
 
     private void prepareServer() {
         try (Connection connection = pool.getConnection()) {
+            // A table of another schema version is refused whatever requireServerAtStart says.
             if (config.jdbcUrl() == null) {
                 address = ServerAddress.of(connection.getMetaData().getURL());
             }
@@ -202,12 +224,14 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
                 row.next();
                 serverVersion = row.getString(1);
             }
+        } catch (IllegalStateException wrongSchema) {
+            throw wrongSchema;
         } catch (SQLException | RuntimeException e) {
             throw failure("open", null, e);
         }
     }
 
-    private Optional<IdempotencyRecord> insertOrFind(String operation, String namespace, Binder binder) {
+    private Reservation insertOrFind(String namespace, Binder binder) {
         try (Connection connection = pool.getConnection();
              PreparedStatement statement = connection.prepareStatement(sql.reserve)) {
             binder.bind(statement);
@@ -216,26 +240,30 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
                     if (row.next()) {
                         afterWrite();
                         return row.getBoolean("acquired")
-                                ? Optional.empty()
-                                : Optional.of(RecordRows.read(row, config.table(), namespace));
+                                ? Reservation.acquired(row.getLong("fence"))
+                                : Reservation.found(RecordRows.read(row, config.table(), namespace));
                     }
                 }
             }
+        } catch (IdempotencyRecordUnreadableException e) {
+            throw e;
         } catch (SQLException | RuntimeException e) {
-            throw failure(operation, namespace, e);
+            throw failure("reserve", namespace, e);
         }
-        throw new IdempotencyStoreException(NAME, namespace, operation + " found neither room for its row nor the row "
+        throw new IdempotencyStoreException(NAME, namespace, "reserve found neither room for its row nor the row "
                 + "in the way after " + INSERT_OR_FIND_ATTEMPTS + " attempts: the key is changing too fast", null);
     }
 
     private int update(String operation, String namespace, String statementSql, Binder binder) {
-        try (Connection connection = pool.getConnection();
-             PreparedStatement statement = connection.prepareStatement(statementSql)) {
-            binder.bind(statement);
-            return statement.executeUpdate();
-        } catch (SQLException | RuntimeException e) {
-            throw failure(operation, namespace, e);
-        }
+        return circuit.call(namespace, () -> {
+            try (Connection connection = pool.getConnection();
+                 PreparedStatement statement = connection.prepareStatement(statementSql)) {
+                binder.bind(statement);
+                return statement.executeUpdate();
+            } catch (SQLException | RuntimeException e) {
+                throw failure(operation, namespace, e);
+            }
+        });
     }
 
     /** Sweeps now and then, bounded, so a table fed only by this client stays near its live rows. */
@@ -253,7 +281,16 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     }
 
     private String stored(String namespace) {
-        return config.namespacePrefix() + namespace;
+        return keyOf(namespace);
+    }
+
+    /**
+     * The primary key of {@code namespace}'s row: {@code prefix{operation:key}}. The prefix holds no
+     * brace and the operation no colon, so distinct (prefix, operation, key) never share a row,
+     * whatever characters the key holds.
+     */
+    public String keyOf(String namespace) {
+        return config.namespacePrefix() + '{' + namespace + '}';
     }
 
     private static long micros(Duration duration) {
@@ -261,8 +298,11 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     }
 
     private IdempotencyStoreException failure(String operation, String namespace, Exception cause) {
-        return new IdempotencyStoreException(NAME, namespace, operation + " at " + address + " failed: "
-                + cause.getMessage(), cause);
+        if (cause instanceof IdempotencyStoreException already) {
+            return already;
+        }
+        return new IdempotencyStoreException(NAME, namespace, Failures.classify(cause), operation + " at " + address
+                + " failed: " + cause.getMessage(), cause);
     }
 
     /** Sets a statement's parameters. */

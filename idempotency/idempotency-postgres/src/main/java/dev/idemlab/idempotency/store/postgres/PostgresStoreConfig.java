@@ -36,6 +36,8 @@ public final class PostgresStoreConfig {
     public static final int DEFAULT_SWEEP_EVERY_WRITES = 4096;
     /** The most expired rows one sweep statement deletes, so that a sweep stays a short statement. */
     public static final int DEFAULT_SWEEP_BATCH = 1000;
+    /** How long calls fail fast after the server was unreachable, before a probe tries it again. */
+    public static final Duration DEFAULT_CIRCUIT_COOL_DOWN = Duration.ofSeconds(1);
 
     // The table name is spliced into SQL, so only plain lower-case identifiers are allowed.
     private static final Pattern TABLE = Pattern.compile("[a-z_][a-z0-9_]{0,50}");
@@ -53,6 +55,7 @@ public final class PostgresStoreConfig {
     private final int maxPoolSize;
     private final int sweepEveryWrites;
     private final int sweepBatch;
+    private final Duration circuitCoolDown;
     private final boolean requireServerAtStart;
 
     private PostgresStoreConfig(Builder b) {
@@ -68,6 +71,7 @@ public final class PostgresStoreConfig {
         this.maxPoolSize = b.maxPoolSize;
         this.sweepEveryWrites = b.sweepEveryWrites;
         this.sweepBatch = b.sweepBatch;
+        this.circuitCoolDown = b.circuitCoolDown;
         this.requireServerAtStart = b.requireServerAtStart;
     }
 
@@ -90,7 +94,7 @@ public final class PostgresStoreConfig {
         return new Builder(jdbcUrl).credentials(user, password).table(table).namespacePrefix(namespacePrefix)
                 .connectTimeout(connectTimeout).socketTimeout(socketTimeout).statementTimeout(statementTimeout)
                 .poolTimeout(poolTimeout).maxPoolSize(maxPoolSize).sweepEveryWrites(sweepEveryWrites)
-                .sweepBatch(sweepBatch).requireServerAtStart(requireServerAtStart);
+                .sweepBatch(sweepBatch).requireServerAtStart(requireServerAtStart).circuitCoolDown(circuitCoolDown);
     }
 
     public String jdbcUrl() {
@@ -144,6 +148,11 @@ public final class PostgresStoreConfig {
         return sweepBatch;
     }
 
+    /** How long calls fail fast after the server was unreachable, before a probe tries it again. */
+    public Duration circuitCoolDown() {
+        return circuitCoolDown;
+    }
+
     /**
      * Whether opening the store fails when the server cannot be reached (the default). When
      * {@code false} the store opens anyway, applies its schema on first success and reports its
@@ -177,6 +186,7 @@ public final class PostgresStoreConfig {
         private int maxPoolSize = DEFAULT_MAX_POOL_SIZE;
         private int sweepEveryWrites = DEFAULT_SWEEP_EVERY_WRITES;
         private int sweepBatch = DEFAULT_SWEEP_BATCH;
+        private Duration circuitCoolDown = DEFAULT_CIRCUIT_COOL_DOWN;
         private boolean requireServerAtStart = true;
 
         private Builder(String jdbcUrl) {
@@ -230,6 +240,12 @@ public final class PostgresStoreConfig {
             return this;
         }
 
+        /** How long calls fail fast after the server was unreachable; positive. */
+        public Builder circuitCoolDown(Duration circuitCoolDown) {
+            this.circuitCoolDown = Objects.requireNonNull(circuitCoolDown, "circuitCoolDown");
+            return this;
+        }
+
         public Builder sweepBatch(int sweepBatch) {
             this.sweepBatch = sweepBatch;
             return this;
@@ -248,6 +264,8 @@ public final class PostgresStoreConfig {
                     "must start with jdbc:postgresql:");
             require("table", table, TABLE.matcher(table).matches(), "must match [a-z_][a-z0-9_]{0,50}");
             require("namespacePrefix", namespacePrefix, namespacePrefix.length() <= 200, "must be at most 200 characters");
+            require("namespacePrefix", namespacePrefix, namespacePrefix.indexOf('{') < 0 && namespacePrefix.indexOf('}') < 0,
+                    "must not contain braces (a brace ends the prefix)");
             require("connectTimeout", connectTimeout, isWholeSeconds(connectTimeout),
                     "must be a positive whole number of seconds (the driver counts seconds)");
             require("socketTimeout", socketTimeout, isWholeSeconds(socketTimeout),
@@ -259,6 +277,8 @@ public final class PostgresStoreConfig {
             require("maxPoolSize", maxPoolSize, maxPoolSize >= 1, "must be at least 1");
             require("sweepEveryWrites", sweepEveryWrites, sweepEveryWrites >= 0, "must be 0 (never) or positive");
             require("sweepBatch", sweepBatch, sweepBatch >= 1, "must be at least 1");
+            require("circuitCoolDown", circuitCoolDown, !circuitCoolDown.isNegative() && !circuitCoolDown.isZero(),
+                    "must be positive");
             return new PostgresStoreConfig(this);
         }
 

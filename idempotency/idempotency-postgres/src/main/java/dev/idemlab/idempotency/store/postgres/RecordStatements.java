@@ -13,13 +13,16 @@ final class RecordStatements {
 
     /** What every statement that returns a record selects, in this order. */
     static final String RECORD_COLUMNS = "state, token, fingerprint, result_json, not_stored_reason, "
-            + "(extract(epoch FROM expires_at - now()) * 1000000)::bigint AS remaining_us";
+            + "CASE WHEN isfinite(expires_at) THEN (extract(epoch FROM expires_at - now()) * 1000000)::bigint "
+            + "END AS remaining_us";
 
     /** {@link #RECORD_COLUMNS} of the row aliased {@code l}. */
     private static final String LIVE_COLUMNS = "l.state, l.token, l.fingerprint, l.result_json, l.not_stored_reason, "
-            + "(extract(epoch FROM l.expires_at - now()) * 1000000)::bigint AS remaining_us";
+            + "CASE WHEN isfinite(l.expires_at) THEN (extract(epoch FROM l.expires_at - now()) * 1000000)::bigint "
+            + "END AS remaining_us";
 
     final String reserve;
+    final String renew;
     final String complete;
     final String release;
     final String lookup;
@@ -32,9 +35,18 @@ final class RecordStatements {
         this.reserve = insertOrFind(table, "'pending'", "?", "NULL", "NULL",
                 "NOT (l.state = 'pending' AND l.token IS NOT DISTINCT FROM ?)",
                 "r.expires_at <= now() OR (r.state = 'pending' AND r.token = excluded.token)");
-        this.complete = "UPDATE " + table + " SET state = 'completed', token = NULL, result_json = ?, "
-                + "not_stored_reason = ?, expires_at = now() + ? * interval '1 microsecond' "
+        this.renew = "UPDATE " + table + " SET expires_at = now() + ? * interval '1 microsecond' "
                 + "WHERE namespace = ? AND state = 'pending' AND token = ? AND expires_at > now()";
+        // Late completion: the holder's own live reservation, or a key nobody holds (its row expired
+        // or was swept), becomes the completed record; anyone else's live row stops it.
+        this.complete = "INSERT INTO " + table + " AS r (namespace, state, token, fingerprint, result_json, "
+                + "not_stored_reason, expires_at, fence) VALUES (?, 'completed', NULL, ?, ?, ?, "
+                + "now() + ? * interval '1 microsecond', NULL) "
+                + "ON CONFLICT (namespace) DO UPDATE SET state = 'completed', token = NULL, "
+                + "fingerprint = CASE WHEN r.expires_at <= now() THEN excluded.fingerprint ELSE r.fingerprint END, "
+                + "result_json = excluded.result_json, not_stored_reason = excluded.not_stored_reason, "
+                + "expires_at = excluded.expires_at "
+                + "WHERE r.expires_at <= now() OR (r.state = 'pending' AND r.token = ?)";
         this.release = "DELETE FROM " + table
                 + " WHERE namespace = ? AND state = 'pending' AND token = ? AND expires_at > now()";
         this.lookup = "SELECT " + RECORD_COLUMNS + " FROM " + table + " WHERE namespace = ? AND expires_at > now()";
@@ -62,16 +74,19 @@ final class RecordStatements {
         return "WITH live AS (SELECT " + LIVE_COLUMNS + " FROM " + table + " l WHERE l.namespace = ? AND l.expires_at > now() AND " + liveBlocks + "), "
                 + "ins AS ("
                 + "INSERT INTO " + table + " AS r "
-                + "(namespace, state, token, fingerprint, result_json, not_stored_reason, expires_at) "
+                + "(namespace, state, token, fingerprint, result_json, not_stored_reason, expires_at, fence) "
                 + "SELECT ?, " + state + ", " + token + ", ?, " + resultJson + ", " + notStoredReason
-                + ", now() + ? * interval '1 microsecond' WHERE NOT EXISTS (SELECT 1 FROM live) "
+                + ", now() + ? * interval '1 microsecond', nextval('" + table + "_fence_seq') "
+                + "WHERE NOT EXISTS (SELECT 1 FROM live) "
                 + "ON CONFLICT (namespace) DO UPDATE SET state = excluded.state, token = excluded.token, "
                 + "fingerprint = excluded.fingerprint, result_json = excluded.result_json, "
-                + "not_stored_reason = excluded.not_stored_reason, expires_at = excluded.expires_at "
-                + "WHERE " + takeOver + " RETURNING 1) "
+                + "not_stored_reason = excluded.not_stored_reason, expires_at = excluded.expires_at, "
+                + "fence = excluded.fence "
+                + "WHERE " + takeOver + " RETURNING r.fence) "
                 + "SELECT true AS acquired, NULL::text AS state, NULL::text AS token, NULL::text AS fingerprint, "
-                + "NULL::text AS result_json, NULL::text AS not_stored_reason, NULL::bigint AS remaining_us FROM ins "
+                + "NULL::text AS result_json, NULL::text AS not_stored_reason, NULL::bigint AS remaining_us, "
+                + "ins.fence AS fence FROM ins "
                 + "UNION ALL "
-                + "SELECT false, live.* FROM live";
+                + "SELECT false, live.*, NULL::bigint FROM live";
     }
 }

@@ -25,12 +25,22 @@ final class SchemaScript {
 
     private SchemaScript() { }
 
+    /** The table comment schema.sql writes; the version a table carries is read from it. */
+    static final String VERSION_COMMENT = "idempotency records, schema version 2";
+
+    /**
+     * Creates the table if it is not there. A table that is there must carry this schema's version:
+     * one of another version (or none) is refused, with what to migrate, rather than misread.
+     *
+     * @throws IllegalStateException if the table exists with another schema version
+     */
     static void apply(Connection connection, String table) throws SQLException {
         List<String> statements = statements(table);
         boolean autoCommit = connection.getAutoCommit();
         connection.setAutoCommit(false);
         try (Statement statement = connection.createStatement()) {
             statement.execute("SELECT pg_advisory_xact_lock(" + LOCK_KEY + ")");
+            requireThisVersionOrNone(connection, table);
             for (String sql : statements) {
                 statement.execute(sql);
             }
@@ -40,6 +50,25 @@ final class SchemaScript {
             throw e;
         } finally {
             connection.setAutoCommit(autoCommit);
+        }
+    }
+
+    private static void requireThisVersionOrNone(Connection connection, String table) throws SQLException {
+        try (var check = connection.prepareStatement(
+                "SELECT to_regclass(?) IS NOT NULL, obj_description(to_regclass(?), 'pg_class')")) {
+            check.setString(1, table);
+            check.setString(2, table);
+            try (var row = check.executeQuery()) {
+                row.next();
+                String comment = row.getString(2);
+                if (row.getBoolean(1) && !VERSION_COMMENT.equals(comment)) {
+                    throw new IllegalStateException("table " + table + " exists with another schema ("
+                            + (comment == null ? "no version comment" : "'" + comment + "'") + "); this store needs "
+                            + "'" + VERSION_COMMENT + "'. From version 1, migrate with: ALTER TABLE " + table
+                            + " ADD COLUMN fence bigint; CREATE SEQUENCE " + table + "_fence_seq; COMMENT ON TABLE "
+                            + table + " IS '" + VERSION_COMMENT + "'; or point the store at another table");
+                }
+            }
         }
     }
 

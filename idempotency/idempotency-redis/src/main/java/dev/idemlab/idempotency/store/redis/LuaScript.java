@@ -17,6 +17,7 @@ import java.util.HexFormat;
  */
 enum LuaScript {
     RESERVE("reserve.lua"),
+    RENEW("renew.lua"),
     COMPLETE("complete.lua"),
     RELEASE("release.lua"),
     LOOKUP("lookup.lua");

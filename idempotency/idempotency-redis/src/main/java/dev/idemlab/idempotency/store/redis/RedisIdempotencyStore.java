@@ -39,6 +39,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     private final RedisStoreConfig config;
     private final RedisScriptClient scripts;
+    /** One counter of fencing numbers for every key under the prefix; a record key always has two colons more. */
+    private final String fenceKey;
     /** Re-read while the version is unknown: a cold client's first INFO can miss the short timeout. */
     private volatile StoreDescription description;
 
@@ -46,24 +48,31 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     public RedisIdempotencyStore(RedisStoreConfig config) {
         this.config = Objects.requireNonNull(config, "config");
         this.scripts = new RedisScriptClient(config);
+        this.fenceKey = config.keyPrefix() + "fence";
         this.description = new StoreDescription("redis", serverVersion(), config.address());
     }
 
     @Override
     public Reservation reserve(String namespace, String token, String fingerprint, Duration lease) {
-        List<Object> reply = scripts.run(LuaScript.RESERVE, namespace, key(namespace),
+        List<Object> reply = scripts.run(LuaScript.RESERVE, namespace, new String[] {key(namespace), fenceKey},
                 token, fingerprint, millis(lease));
         long status = ScriptReply.status(reply, namespace);
         if (status == ScriptReply.DONE) {
-            return Reservation.ACQUIRED;
+            return Reservation.acquired(ScriptReply.fence(reply, namespace));
         }
         return Reservation.found(found(status, reply, namespace));
     }
 
     @Override
-    public boolean complete(String namespace, String token, StoredResult result, Duration ttl) {
+    public boolean renew(String namespace, String token, Duration lease) {
+        List<Object> reply = scripts.run(LuaScript.RENEW, namespace, key(namespace), token, millis(lease));
+        return doneOrNotHeld(reply, namespace);
+    }
+
+    @Override
+    public boolean complete(String namespace, String token, String fingerprint, StoredResult result, Duration ttl) {
         List<Object> reply = scripts.run(LuaScript.COMPLETE, namespace, key(namespace),
-                token, resultField(result), resultValue(result), millis(ttl));
+                token, fingerprint, resultField(result), resultValue(result), millis(ttl));
         return doneOrNotHeld(reply, namespace);
     }
 
@@ -98,9 +107,15 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return config;
     }
 
-    /** The Redis key that holds {@code namespace}'s record. */
+    /**
+     * The Redis key that holds {@code namespace}'s record: {@code prefix{operation:key}}. The prefix
+     * holds no brace and the operation no colon, so the first brace ends the prefix and the first
+     * colon after it ends the operation: distinct (prefix, operation, key) never share a Redis key,
+     * whatever characters the key holds. The braces are a hash tag, so a namespace's keys share a
+     * Redis Cluster slot.
+     */
     public String keyOf(String namespace) {
-        return config.keyPrefix() + namespace;
+        return config.keyPrefix() + '{' + namespace + '}';
     }
 
     /** Closes the connection and the client's threads. Does not touch the server. */
@@ -114,6 +129,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     private static IdempotencyRecord found(long status, List<Object> reply, String namespace) {
+        if (status == ScriptReply.UNREADABLE) {
+            throw ScriptReply.unreadable(reply, namespace);
+        }
         if (status != ScriptReply.FOUND) {
             throw new IdempotencyStoreException("redis", namespace, "unparseable reply: status " + status
                     + " where a record was expected", null);
@@ -123,6 +141,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     private static boolean doneOrNotHeld(List<Object> reply, String namespace) {
         long status = ScriptReply.status(reply, namespace);
+        if (status == ScriptReply.UNREADABLE) {
+            throw ScriptReply.unreadable(reply, namespace);
+        }
         if (status != ScriptReply.DONE && status != ScriptReply.NOT_HELD) {
             throw new IdempotencyStoreException("redis", namespace, "unparseable reply: status " + status
                     + " where done or not-held was expected", null);

@@ -1,7 +1,11 @@
 package dev.idemlab.idempotency.store.redis;
 
 import dev.idemlab.idempotency.spi.IdempotencyStoreException;
+import dev.idemlab.idempotency.spi.IdempotencyStoreException.Failure;
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
@@ -30,6 +34,7 @@ final class RedisScriptClient implements AutoCloseable {
     private static final String STORE = "redis";
 
     private final RedisClient client;
+    private final StoreCircuit circuit;
     private final Object connectLock = new Object();
     private volatile StatefulRedisConnection<String, String> connection;
 
@@ -37,6 +42,7 @@ final class RedisScriptClient implements AutoCloseable {
         RedisURI uri = RedisURI.create(config.uri());
         uri.setTimeout(config.commandTimeout());
         this.client = RedisClient.create(uri);
+        this.circuit = new StoreCircuit(STORE, "redis-" + config.address(), config.circuitCoolDown());
         client.setOptions(ClientOptions.builder()
                 .autoReconnect(true)
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
@@ -54,9 +60,17 @@ final class RedisScriptClient implements AutoCloseable {
      * @throws IdempotencyStoreException if the server refused, timed out or failed the script
      */
     List<Object> run(LuaScript script, String namespace, String key, String... args) {
+        return run(script, namespace, new String[] {key}, args);
+    }
+
+    /** Like {@link #run(LuaScript, String, String, String...)}, on several keys. */
+    List<Object> run(LuaScript script, String namespace, String[] keys, String... args) {
+        return circuit.call(namespace, () -> runNow(script, namespace, keys, args));
+    }
+
+    private List<Object> runNow(LuaScript script, String namespace, String[] keys, String... args) {
         try {
             RedisCommands<String, String> redis = connection().sync();
-            String[] keys = {key};
             try {
                 return redis.evalsha(script.sha(), ScriptOutputType.MULTI, keys, args);
             } catch (RedisNoScriptException lost) {
@@ -131,8 +145,25 @@ final class RedisScriptClient implements AutoCloseable {
         }
     }
 
-    private static IdempotencyStoreException failure(String namespace, String what, RuntimeException e) {
-        return new IdempotencyStoreException(STORE, namespace,
+    private IdempotencyStoreException failure(String namespace, String what, RuntimeException e) {
+        return new IdempotencyStoreException(STORE, namespace, classify(e),
                 what + ": " + e.getClass().getSimpleName() + ": " + e.getMessage(), e);
+    }
+
+    /** A timeout is a stall that may pass; a refused or dropped connection is an outage. */
+    private static Failure classify(RuntimeException e) {
+        if (e instanceof RedisCommandTimeoutException) {
+            return Failure.TIMEOUT;
+        }
+        if (e instanceof RedisConnectionException || (e instanceof RedisException
+                && e.getMessage() != null && e.getMessage().startsWith("Currently not connected"))) {
+            return Failure.UNREACHABLE;
+        }
+        for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
+            if (t instanceof java.net.ConnectException || t instanceof java.io.IOException) {
+                return Failure.UNREACHABLE;
+            }
+        }
+        return Failure.OTHER;
     }
 }

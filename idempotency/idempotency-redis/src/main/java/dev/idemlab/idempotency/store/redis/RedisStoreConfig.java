@@ -17,6 +17,8 @@ import java.util.Objects;
 public final class RedisStoreConfig {
 
     /** Keeps idempotency records apart from whatever else lives in the same database. */
+    /** How long calls fail fast after the server was unreachable, before a probe tries it again. */
+    public static final Duration DEFAULT_CIRCUIT_COOL_DOWN = Duration.ofSeconds(1);
     public static final String DEFAULT_KEY_PREFIX = "idempotency:";
     /**
      * Long enough to ride out a stall of a loaded machine (at 250 ms the load harness saw timeouts
@@ -31,6 +33,7 @@ public final class RedisStoreConfig {
     private final String keyPrefix;
     private final Duration commandTimeout;
     private final Duration connectTimeout;
+    private final Duration circuitCoolDown;
     private final String host;
     private final int port;
 
@@ -39,6 +42,7 @@ public final class RedisStoreConfig {
         this.keyPrefix = b.keyPrefix;
         this.commandTimeout = b.commandTimeout;
         this.connectTimeout = b.connectTimeout;
+        this.circuitCoolDown = b.circuitCoolDown;
         this.host = parsed.getHost();
         this.port = parsed.getPort() == -1 ? 6379 : parsed.getPort();
     }
@@ -59,7 +63,8 @@ public final class RedisStoreConfig {
 
     /** A builder starting from this config. */
     public Builder toBuilder() {
-        return custom().uri(uri).keyPrefix(keyPrefix).commandTimeout(commandTimeout).connectTimeout(connectTimeout);
+        return custom().uri(uri).keyPrefix(keyPrefix).commandTimeout(commandTimeout).connectTimeout(connectTimeout)
+                .circuitCoolDown(circuitCoolDown);
     }
 
     /** The server's URI, e.g. {@code redis://127.0.0.1:6379/0}; it may carry a password. */
@@ -78,6 +83,11 @@ public final class RedisStoreConfig {
 
     public Duration connectTimeout() {
         return connectTimeout;
+    }
+
+    /** How long calls fail fast after the server was unreachable, before a probe tries it again. */
+    public Duration circuitCoolDown() {
+        return circuitCoolDown;
     }
 
     /** {@code host:port} of the server, without credentials, for outputs. */
@@ -99,6 +109,7 @@ public final class RedisStoreConfig {
         private String keyPrefix = DEFAULT_KEY_PREFIX;
         private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
         private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
+        private Duration circuitCoolDown = DEFAULT_CIRCUIT_COOL_DOWN;
 
         private Builder() { }
 
@@ -121,6 +132,12 @@ public final class RedisStoreConfig {
         }
 
         /** How long a connection attempt may take; positive. */
+        /** How long calls fail fast after the server was unreachable; positive. */
+        public Builder circuitCoolDown(Duration circuitCoolDown) {
+            this.circuitCoolDown = Objects.requireNonNull(circuitCoolDown, "circuitCoolDown");
+            return this;
+        }
+
         public Builder connectTimeout(Duration connectTimeout) {
             this.connectTimeout = Objects.requireNonNull(connectTimeout, "connectTimeout");
             return this;
@@ -132,13 +149,15 @@ public final class RedisStoreConfig {
         public RedisStoreConfig build() {
             URI parsed = parseUri(uri);
             for (int i = 0; i < keyPrefix.length(); i++) {
-                if (Character.isISOControl(keyPrefix.charAt(i))) {
+                char c = keyPrefix.charAt(i);
+                if (Character.isISOControl(c) || c == '{' || c == '}') {
                     throw new InvalidIdempotencyConfigException("keyPrefix", keyPrefix,
-                            "keyPrefix must not contain control characters");
+                            "keyPrefix must not contain control characters or braces (a brace ends the prefix)");
                 }
             }
             requirePositive("commandTimeout", commandTimeout);
             requirePositive("connectTimeout", connectTimeout);
+            requirePositive("circuitCoolDown", circuitCoolDown);
             return new RedisStoreConfig(this, parsed);
         }
 

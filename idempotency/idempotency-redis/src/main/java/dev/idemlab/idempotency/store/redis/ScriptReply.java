@@ -3,6 +3,7 @@ package dev.idemlab.idempotency.store.redis;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.idemlab.idempotency.IdempotencyRecordUnreadableException;
 import dev.idemlab.idempotency.spi.IdempotencyRecord;
 import dev.idemlab.idempotency.spi.IdempotencyRecord.Completed;
 import dev.idemlab.idempotency.spi.IdempotencyRecord.Pending;
@@ -35,6 +36,10 @@ final class ScriptReply {
     static final long FOUND = 2;
     /** No live record (lookup). */
     static final long ABSENT = 3;
+    /** A value this store cannot read is under the key; the reason follows. */
+    static final long UNREADABLE = 4;
+    /** The record schema the scripts write and read. */
+    static final int SCHEMA_VERSION = 1;
 
     /** The name of the completed record's field for the stored result's JSON. */
     static final String RESULT = "result";
@@ -48,10 +53,24 @@ final class ScriptReply {
     /** The status code at the head of the reply. */
     static long status(List<Object> reply, String namespace) {
         if (reply == null || reply.isEmpty() || !(reply.get(0) instanceof Long status)
-                || status < NOT_HELD || status > ABSENT) {
+                || status < NOT_HELD || status > UNREADABLE) {
             throw unparseable(namespace, "no status code in " + reply, null);
         }
         return status;
+    }
+
+    /** Throws the unreadable-record refusal an {@link #UNREADABLE} reply carries. */
+    static IdempotencyRecordUnreadableException unreadable(List<Object> reply, String namespace) {
+        String why = reply.size() > 1 && reply.get(1) instanceof String text ? text : "unreadable";
+        return new IdempotencyRecordUnreadableException(STORE, namespace, why, null);
+    }
+
+    /** The fencing number of a {@link #DONE} reserve reply. */
+    static long fence(List<Object> reply, String namespace) {
+        if (reply.size() != 2 || !(reply.get(1) instanceof Long fence)) {
+            throw unparseable(namespace, "an acquiring reserve needs a fencing number, got " + reply, null);
+        }
+        return fence;
     }
 
     /** The record of a {@link #FOUND} reply. */
@@ -59,20 +78,31 @@ final class ScriptReply {
         if (reply.size() != 3 || !(reply.get(1) instanceof String json) || !(reply.get(2) instanceof Long pttl)) {
             throw unparseable(namespace, "a FOUND reply needs a record and its PTTL, got " + reply, null);
         }
+        JsonNode record;
         try {
-            return parse(RECORDS.readTree(json), pttl, namespace);
+            record = RECORDS.readTree(json);
         } catch (JsonProcessingException e) {
-            throw unparseable(namespace, "the record is not JSON", e);
+            throw new IdempotencyRecordUnreadableException(STORE, namespace, "the record is not JSON", e);
         }
+        if (record == null || !record.isObject()) {
+            throw new IdempotencyRecordUnreadableException(STORE, namespace, "the record is not a JSON object", null);
+        }
+        return parse(record, pttl, namespace);
     }
 
     private static IdempotencyRecord parse(JsonNode record, long pttl, String namespace) {
+        JsonNode version = record.get("v");
+        if (version == null || !version.isInt() || version.intValue() != SCHEMA_VERSION) {
+            throw new IdempotencyRecordUnreadableException(STORE, namespace, "schema version " + version
+                    + ", this store reads " + SCHEMA_VERSION, null);
+        }
         String state = text(record, "state", namespace);
         String fingerprint = text(record, "fingerprint", namespace);
         if ("pending".equals(state)) {
             if (pttl < 0) {
                 // Every reservation is written with PX: one without expiry would wedge the key forever.
-                throw unparseable(namespace, "a reservation without a lease (PTTL " + pttl + ")", null);
+                throw new IdempotencyRecordUnreadableException(STORE, namespace,
+                        "a reservation without a lease (PTTL " + pttl + ")", null);
             }
             return new Pending(text(record, "token", namespace), fingerprint, Duration.ofMillis(pttl));
         }
@@ -82,13 +112,14 @@ final class ScriptReply {
                     : StoredResult.notStored(text(record, NOT_STORED_REASON, namespace));
             return new Completed(fingerprint, result);
         }
-        throw unparseable(namespace, "unknown record state '" + state + "'", null);
+        throw new IdempotencyRecordUnreadableException(STORE, namespace, "unknown record state '" + state + "'", null);
     }
 
     private static String text(JsonNode record, String field, String namespace) {
         JsonNode value = record.get(field);
         if (value == null || !value.isTextual()) {
-            throw unparseable(namespace, "the record has no text field '" + field + "'", null);
+            throw new IdempotencyRecordUnreadableException(STORE, namespace,
+                    "the record has no text field '" + field + "'", null);
         }
         return value.asText();
     }

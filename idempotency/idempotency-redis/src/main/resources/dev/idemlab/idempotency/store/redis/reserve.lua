@@ -1,17 +1,28 @@
 -- Reserves a key for one attempt, atomically.
--- KEYS[1] the record's key
+-- KEYS[1] the record's key, KEYS[2] the store's fence counter
 -- ARGV[1] owner token, ARGV[2] fingerprint, ARGV[3] lease in milliseconds
--- Returns {1} (DONE: this token holds the reservation now), or
---         {2, record, pttl} (FOUND: another live record is there).
+-- Returns {1, fence} (DONE: this token holds the reservation now, with a fencing number greater than
+--         that of every earlier reservation), {2, record, pttl} (FOUND: another live record is there),
+--         or {4, why} (UNREADABLE: a value this store cannot read is there; nothing was written).
 -- A pending record held by this very token is taken again, so that a reply lost to a
 -- timeout and retried never makes the owner wait on its own marker.
-local current = redis.call('GET', KEYS[1])
+local ok, current = pcall(redis.call, 'GET', KEYS[1])
+if not ok then
+  return {4, 'not a string value: ' .. tostring(current.err or current)}
+end
 if current then
-  local record = cjson.decode(current)
+  local decoded, record = pcall(cjson.decode, current)
+  if not decoded or type(record) ~= 'table' then
+    return {4, 'not a JSON object'}
+  end
+  if record.v ~= 1 then
+    return {4, 'schema version ' .. tostring(record.v) .. ', this store reads 1'}
+  end
   if record.state ~= 'pending' or record.token ~= ARGV[1] then
     return {2, current, redis.call('PTTL', KEYS[1])}
   end
 end
-local pending = cjson.encode({state = 'pending', token = ARGV[1], fingerprint = ARGV[2]})
+local fence = redis.call('INCR', KEYS[2])
+local pending = cjson.encode({v = 1, state = 'pending', token = ARGV[1], fingerprint = ARGV[2], fence = fence})
 redis.call('SET', KEYS[1], pending, 'PX', ARGV[3])
-return {1}
+return {1, fence}

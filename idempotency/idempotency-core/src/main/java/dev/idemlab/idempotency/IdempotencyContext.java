@@ -1,0 +1,30 @@
+package dev.idemlab.idempotency;
+
+/**
+ * What an action may know about the call it runs for: the operation and key, the reservation's
+ * fencing number, and a downstream key to pass to the provider it calls.
+ *
+ * <p>The fencing number is greater than that of every earlier reservation of the key, so a resource
+ * that remembers the highest it has seen can refuse a holder whose lease was taken over (a paused
+ * process that wakes up late). The downstream key is the same for every retry of the same request,
+ * in every process: passed to a provider that deduplicates on its own key, it makes the effect happen
+ * once even where this coordinator could not (a crashed holder, a store that was down).
+ *
+ * <p>Immutable and thread-safe.
+ *
+ * @param operation the call's operation
+ * @param key the client's idempotency key, or {@code null} when none was given
+ * @param fence the reservation's fencing number, or {@link #NO_FENCE} when the action runs without a
+ *     reservation (no key, or the store failed and the coordinator failed open)
+ * @param downstreamKey a key derived from operation and key for the provider, or {@code null} without a key
+ */
+public record IdempotencyContext(String operation, String key, long fence, String downstreamKey) {
+
+    /** The fence of an action that runs without a reservation. */
+    public static final long NO_FENCE = 0;
+
+    /** Whether the action runs under a reservation of the key (and so has a fencing number). */
+    public boolean reserved() {
+        return fence != NO_FENCE;
+    }
+}

@@ -1,0 +1,96 @@
+package dev.idemlab.idempotency.internal;
+
+import dev.idemlab.idempotency.Ticker;
+import dev.idemlab.idempotency.spi.IdempotencyStoreException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+/**
+ * How the coordinator calls its store when the store is slow or failing:
+ *
+ * <ul>
+ *   <li>{@link #withPatience}: a call that timed out is a stall, not an outage, so it is tried again
+ *       until the patience runs out. A refused connection or an open circuit fails at once. Every
+ *       store operation is safe to repeat: a reserve with the same token acquires again, complete and
+ *       release check the token.</li>
+ *   <li>{@link #settleLater}: a best-effort call after the caller was already answered (a marker
+ *       that may have landed late), retried in the background on the shared scheduler with a growing
+ *       pause, for a bounded time, so that no caller waits out a second timeout.</li>
+ * </ul>
+ *
+ * <p>Thread-safe.
+ */
+final class StoreCalls {
+
+    private static final Logger LOG = LoggerFactory.getLogger(StoreCalls.class);
+    private static final long FIRST_RETRY_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    private static final long FIRST_SETTLE_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final long MAX_SETTLE_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    private final Ticker ticker;
+    private final long patienceNanos;
+
+    StoreCalls(Ticker ticker, Duration patience) {
+        this.ticker = ticker;
+        this.patienceNanos = patience.toNanos();
+    }
+
+    /**
+     * Runs {@code call}, and again while it times out within the patience.
+     *
+     * @throws IdempotencyStoreException the last failure, when it was not a timeout or the patience ran out
+     */
+    <T> T withPatience(Supplier<T> call) {
+        long start = ticker.read();
+        long pause = FIRST_RETRY_PAUSE_NANOS;
+        while (true) {
+            try {
+                return call.get();
+            } catch (IdempotencyStoreException e) {
+                boolean stall = e.failure() == IdempotencyStoreException.Failure.TIMEOUT;
+                if (!stall || Thread.currentThread().isInterrupted() || ticker.read() - start + pause > patienceNanos) {
+                    throw e;
+                }
+                LOG.debug("store call timed out, trying again within the patience: {}", e.getMessage());
+                LockSupport.parkNanos(pause);
+                pause = Math.min(pause * 2, TimeUnit.MILLISECONDS.toNanos(200));
+            }
+        }
+    }
+
+    /**
+     * Runs {@code call} in the background until it answers (either way) or {@code within} has passed.
+     * {@code what} names it in the log.
+     */
+    void settleLater(String what, Duration within, BooleanSupplier call) {
+        long giveUpAt = ticker.read() + within.toNanos();
+        schedule(new Runnable() {
+            private long pause = FIRST_SETTLE_PAUSE_NANOS;
+
+            @Override
+            public void run() {
+                try {
+                    boolean done = call.getAsBoolean();
+                    LOG.debug("{} settled: {}", what, done ? "written" : "another attempt's record was there");
+                } catch (RuntimeException e) {
+                    if (ticker.read() - giveUpAt >= 0) {
+                        LOG.warn("{} did not settle before giving up: {}", what, e.toString());
+                        return;
+                    }
+                    pause = Math.min(pause * 2, MAX_SETTLE_PAUSE_NANOS);
+                    schedule(this, pause);
+                }
+            }
+        }, 0);
+    }
+
+    private static void schedule(Runnable task, long delayNanos) {
+        SharedScheduler.get().schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+    }
+}

@@ -1,0 +1,56 @@
+package dev.idemlab.idempotency.store.redis;
+
+import dev.idemlab.idempotency.spi.IdempotencyStoreException;
+import dev.idemlab.idempotency.spi.IdempotencyStoreException.Failure;
+import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+
+import java.time.Duration;
+import java.util.function.Supplier;
+
+/**
+ * The store's circuit breaker (Resilience4j): once the server was unreachable, calls fail in
+ * microseconds for a cool-down instead of each waiting out a connection timeout, and the first call
+ * after it is the probe that closes the circuit again. Only unreachable-server failures open it: a
+ * timed-out statement is a stall the coordinator may wait out, and an unreadable row is an answer.
+ *
+ * <p>Thread-safe.
+ */
+final class StoreCircuit {
+
+    private final CircuitBreaker breaker;
+    private final Duration coolDown;
+    private final String store;
+
+    StoreCircuit(String store, String name, Duration coolDown) {
+        this.store = store;
+        this.coolDown = coolDown;
+        this.breaker = CircuitBreaker.of(name, CircuitBreakerConfig.custom()
+                .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
+                .slidingWindowSize(1)
+                .minimumNumberOfCalls(1)
+                .failureRateThreshold(100)
+                .waitDurationInOpenState(coolDown)
+                .permittedNumberOfCallsInHalfOpenState(1)
+                .recordException(e -> e instanceof IdempotencyStoreException failed
+                        && failed.failure() == Failure.UNREACHABLE)
+                .build());
+    }
+
+    /** Runs {@code call} through the breaker; an open circuit fails it at once as {@link Failure#CIRCUIT_OPEN}. */
+    <T> T call(String namespace, Supplier<T> call) {
+        try {
+            return breaker.executeSupplier(call);
+        } catch (CallNotPermittedException open) {
+            throw new IdempotencyStoreException(store, namespace, Failure.CIRCUIT_OPEN,
+                    "the server was unreachable moments ago; calls fail fast until a probe after "
+                            + coolDown.toMillis() + " ms finds it again", open);
+        }
+    }
+
+    /** The breaker's state, for tests and outputs. */
+    String state() {
+        return breaker.getState().name();
+    }
+}
