@@ -74,6 +74,11 @@ public final class IdempotencyFilter implements Filter {
 
     /** The header that marks a replayed response. */
     public static final String REPLAYED_HEADER = "Idempotent-Replayed";
+    /**
+     * The request attribute under which the application finds the parsed key, to pass downstream
+     * (a provider's own idempotency key, a log line); absent when the request carried none.
+     */
+    public static final String KEY_ATTRIBUTE = "dev.idemlab.idempotency.key";
 
     private static final Logger LOG = LoggerFactory.getLogger(IdempotencyFilter.class);
     private static final StoredResponseCodec CODEC = new StoredResponseCodec();
@@ -138,6 +143,7 @@ public final class IdempotencyFilter implements Filter {
         }
         IdempotentCall call = IdempotentCall.of(ClientScope.operation(route.operation(), client), key,
                 RequestFingerprint.of(request, body, route.fingerprintedHeaders()));
+        request.setAttribute(KEY_ATTRIBUTE, key);
         run(call, new CachedBodyRequest(request, body), response, chain);
     }
 
