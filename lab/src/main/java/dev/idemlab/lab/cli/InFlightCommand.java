@@ -1,5 +1,6 @@
 package dev.idemlab.lab.cli;
 
+import dev.idemlab.lab.scenario.HttpInFlightScenario;
 import dev.idemlab.lab.scenario.InFlightScenario;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -21,6 +22,9 @@ final class InFlightCommand extends AbstractScenarioCommand {
     @Mixin
     RaceOptions raceOptions;
 
+    @Mixin
+    TransportOption transport;
+
     @Override
     RaceOptions race() {
         return raceOptions;
@@ -28,6 +32,7 @@ final class InFlightCommand extends AbstractScenarioCommand {
 
     @Override
     List<ScenarioRunner.Plan> plan() {
-        return List.of(new ScenarioRunner.Plan(new InFlightScenario(), policy.policies()));
+        return List.of(new ScenarioRunner.Plan(transport.http() ? new HttpInFlightScenario() : new InFlightScenario(),
+                policy.policies()));
     }
 }

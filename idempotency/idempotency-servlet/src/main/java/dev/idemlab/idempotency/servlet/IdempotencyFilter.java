@@ -1,0 +1,227 @@
+package dev.idemlab.idempotency.servlet;
+
+import dev.idemlab.idempotency.IdempotencyException;
+import dev.idemlab.idempotency.IdempotencyInProgressException;
+import dev.idemlab.idempotency.IdempotencyKeyReuseException;
+import dev.idemlab.idempotency.IdempotentCall;
+import dev.idemlab.idempotency.IdempotentResult;
+import dev.idemlab.idempotency.servlet.internal.CachedBodyRequest;
+import dev.idemlab.idempotency.servlet.internal.ClientScope;
+import dev.idemlab.idempotency.servlet.internal.KeyHeader;
+import dev.idemlab.idempotency.servlet.internal.MalformedKeyException;
+import dev.idemlab.idempotency.servlet.internal.Problem;
+import dev.idemlab.idempotency.servlet.internal.RequestFingerprint;
+import dev.idemlab.idempotency.servlet.internal.ResponseCapture;
+import dev.idemlab.idempotency.servlet.internal.StoredResponse;
+import dev.idemlab.idempotency.servlet.internal.StoredResponseCodec;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Puts one route behind the idempotency coordinator, following
+ * <a href="https://datatracker.ietf.org/doc/draft-ietf-httpapi-idempotency-key-header/07/">
+ * draft-ietf-httpapi-idempotency-key-header-07</a>. Map it to the route's paths; requests with a method
+ * the route does not guard pass straight through.
+ *
+ * <ul>
+ *   <li><b>Section 2.1, Syntax.</b> {@code Idempotency-Key} is an RFC 8941 Item whose value is a String
+ *       ({@code Idempotency-Key: "8e03978e-40d5-43e8-bc93-6894a57f9324"}); parameters are ignored. More than
+ *       one field line, a List, a bare Token or a malformed String: 400. A key of 1 to 255 characters
+ *       (the core's rule); anything else: 400.</li>
+ *   <li><b>Section 2.2, Uniqueness, and section 5, Security Considerations.</b> Keys are scoped per client:
+ *       a record lives under the route's operation, the client ({@link ClientResolver}, by default the
+ *       authenticated principal) and the key, so client B sending client A's key runs its own request
+ *       and never gets A's stored response. A request that names no client is refused with 401 unless
+ *       the route allows anonymous clients.</li>
+ *   <li><b>Section 2.4, Idempotency Fingerprint.</b> The fingerprint covers method, path and query, the
+ *       headers the route names, and the body: canonical JSON (RFC 8785) for a JSON body, the bytes'
+ *       SHA-256 otherwise.</li>
+ *   <li><b>Section 2.5, Responsibilities, and 2.6, Idempotency Enforcement Scenarios.</b> The first request
+ *       reserves the key and runs; a later one replays the original status, the body byte for byte and
+ *       the headers the route names, marked {@code Idempotent-Replayed: true}. A 5xx answer or a thrown
+ *       error is not stored: the reservation is released, and a retry runs again.</li>
+ *   <li><b>Section 2.7, Error Scenarios.</b> A required key missing: 400; the key reused with another
+ *       payload: 422; the key's first request still in flight: 409 with {@code Retry-After} (the lease
+ *       left, in whole seconds). All are RFC 9457 {@code application/problem+json} linking the route's
+ *       documentation. <em>Deviation, opt-in per route:</em> with {@link IdempotentRoute.Builder#allowWaiting}
+ *       and a coordinator under {@code InFlightPolicy.WAIT}, a concurrent request waits for the first
+ *       one's response and replays it instead of getting 409.</li>
+ * </ul>
+ *
+ * <p>The filter reads the whole body (up to the route's limit, else 413) before the application runs,
+ * and holds the application's response back until it has decided what to store, so the application
+ * must answer synchronously (no async servlet API on a guarded route). A stored response must fit the
+ * coordinator's result limit as JSON with a base64 body; a larger one is answered once and its replays
+ * fail with 500, never running the request again.
+ *
+ * <p>Thread-safe: one instance serves every request of its route.
+ */
+public final class IdempotencyFilter implements Filter {
+
+    /** The header that marks a replayed response. */
+    public static final String REPLAYED_HEADER = "Idempotent-Replayed";
+    /**
+     * The request attribute under which the application finds the parsed key, to pass downstream
+     * (a provider's own idempotency key, a log line); absent when the request carried none.
+     */
+    public static final String KEY_ATTRIBUTE = "dev.idemlab.idempotency.key";
+
+    private static final Logger LOG = LoggerFactory.getLogger(IdempotencyFilter.class);
+    private static final StoredResponseCodec CODEC = new StoredResponseCodec();
+
+    private final IdempotentRoute route;
+
+    /** A filter for {@code route}. */
+    public IdempotencyFilter(IdempotentRoute route) {
+        this.route = Objects.requireNonNull(route, "route");
+    }
+
+    /** The route this filter guards. */
+    public IdempotentRoute route() {
+        return route;
+    }
+
+    @Override
+    public void doFilter(ServletRequest servletRequest, ServletResponse servletResponse, FilterChain chain)
+            throws IOException, ServletException {
+        if (!(servletRequest instanceof HttpServletRequest request)
+                || !(servletResponse instanceof HttpServletResponse response)
+                || !route.methods().contains(request.getMethod().toUpperCase(Locale.ROOT))) {
+            chain.doFilter(servletRequest, servletResponse);
+            return;
+        }
+        String key;
+        try {
+            key = KeyHeader.parse(Collections.list(request.getHeaders(KeyHeader.NAME)));
+        } catch (MalformedKeyException e) {
+            problem(response, new Problem(400, "idempotency-key-malformed", "Idempotency-Key is malformed", e.getMessage()));
+            return;
+        }
+        if (key == null) {
+            if (route.keyRequired()) {
+                problem(response, new Problem(400, "idempotency-key-missing", "Idempotency-Key is missing",
+                        request.getMethod() + " " + request.getRequestURI() + " requires an Idempotency-Key header"
+                                + " (a String item, e.g. Idempotency-Key: \"8e03978e\")"));
+            } else {
+                chain.doFilter(request, response);
+            }
+            return;
+        }
+        String brokenRule = IdempotentCall.brokenKeyRule(key);
+        if (brokenRule != null) {
+            problem(response, new Problem(400, "idempotency-key-invalid", "Idempotency-Key is invalid", brokenRule));
+            return;
+        }
+        String client = route.clients().clientOf(request);
+        if (client == null || client.isEmpty()) {
+            if (!route.anonymousAllowed()) {
+                problem(response, new Problem(401, "idempotency-client-unknown", "Client not identified",
+                        "idempotency keys are scoped per client, and this request names no client: authenticate"));
+                return;
+            }
+            client = ClientScope.ANONYMOUS;
+        }
+        byte[] body = CachedBodyRequest.read(request, route.maxBodyBytes());
+        if (body == null) {
+            problem(response, new Problem(413, "request-too-large", "Request body too large",
+                    "an idempotent request's body must be at most " + route.maxBodyBytes() + " bytes"));
+            return;
+        }
+        IdempotentCall call = IdempotentCall.of(ClientScope.operation(route.operation(), client), key,
+                RequestFingerprint.of(request, body, route.fingerprintedHeaders()));
+        request.setAttribute(KEY_ATTRIBUTE, key);
+        run(call, new CachedBodyRequest(request, body), response, chain);
+    }
+
+    private void run(IdempotentCall call, HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws IOException, ServletException {
+        ResponseCapture capture = new ResponseCapture(response);
+        StoredResponse[] ownResponse = new StoredResponse[1];
+        try {
+            IdempotentResult<StoredResponse> result = route.coordinator().call(call, CODEC, () -> {
+                chain.doFilter(request, capture);
+                StoredResponse captured = capture.captured(route.replayedHeaders());
+                if (captured.status() >= 500) {
+                    throw new NotStored(captured.status());
+                }
+                ownResponse[0] = captured;
+                return captured;
+            });
+            if (result.value() == ownResponse[0]) {
+                capture.copyBodyToResponse();
+            } else {
+                // Another request's response: a replay (or, under a result cache, the first writer's).
+                replay(response, result.value());
+            }
+        } catch (NotStored e) {
+            LOG.debug("{} answered {}: not stored, a retry runs again", call.operation(), e.status);
+            capture.copyBodyToResponse();
+        } catch (IdempotencyInProgressException e) {
+            problem(response, new Problem(409, "idempotency-key-in-flight", "A request with this key is in flight",
+                    "a request with this Idempotency-Key is still being processed; retry after it completes"),
+                    e);
+        } catch (IdempotencyKeyReuseException e) {
+            problem(response, new Problem(422, "idempotency-key-reused", "Idempotency-Key reused",
+                    "this Idempotency-Key was already used for a different request (method, path, named headers "
+                            + "or body differ); a key is for retries of one request only"));
+        } catch (IdempotencyException e) {
+            problem(response, new Problem(e.httpStatus(), "idempotency-" + e.getClass().getSimpleName()
+                    .replace("Exception", "").replaceAll("([a-z])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT),
+                    "Idempotency failure", e.getMessage()));
+        } catch (IOException | ServletException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new ServletException(e);
+        }
+    }
+
+    private static void replay(HttpServletResponse response, StoredResponse stored) throws IOException {
+        response.reset();
+        response.setStatus(stored.status());
+        for (Map.Entry<String, List<String>> header : stored.headers().entrySet()) {
+            for (String value : header.getValue()) {
+                response.addHeader(header.getKey(), value);
+            }
+        }
+        response.setHeader(REPLAYED_HEADER, "true");
+        response.setContentLength(stored.bodyLength());
+        stored.writeBody(response.getOutputStream());
+        response.flushBuffer();
+    }
+
+    private void problem(HttpServletResponse response, Problem problem) throws IOException {
+        problem.send(response, route.documentation(), null);
+    }
+
+    private void problem(HttpServletResponse response, Problem problem, IdempotencyInProgressException inFlight)
+            throws IOException {
+        problem.send(response, route.documentation(), inFlight.retryAfter());
+    }
+
+    /** The application answered 5xx: not stored, so the coordinator releases the key. */
+    private static final class NotStored extends RuntimeException {
+
+        private static final long serialVersionUID = 1L;
+
+        private final int status;
+
+        NotStored(int status) {
+            super("answered " + status + ": not stored", null, false, false);
+            this.status = status;
+        }
+    }
+}

@@ -1,0 +1,144 @@
+package dev.idemlab.lab.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.idemlab.idempotency.servlet.IdempotencyFilter;
+import dev.idemlab.provider.Charge;
+import dev.idemlab.provider.PaymentProvider;
+import dev.idemlab.provider.ProviderException;
+import dev.idemlab.provider.ProviderTimeoutException;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.function.IntConsumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The demo payment API behind the idempotency filter:
+ *
+ * <ul>
+ *   <li>{@code POST /orders/{id}/charge} with {@code {"amount": N}}: charges the provider, passing the
+ *       client's Idempotency-Key downstream; 201 with {@code {"id","order_id","amount"}} and a Location.
+ *       A provider timeout is 504 (not stored by the filter, so a retry charges again).</li>
+ *   <li>{@code GET /ledger}: the provider's ledger, every charge it made.</li>
+ *   <li>{@code POST /faults} with {@code {"fail_next": n}}: the next n charges time out before charging.</li>
+ *   <li>{@code GET /docs/idempotency}: the rules the idempotency filter follows.</li>
+ * </ul>
+ *
+ * Thread-safe.
+ */
+final class DemoPaymentApi extends HttpServlet {
+
+    private static final long serialVersionUID = 1L;
+    private static final Pattern CHARGE = Pattern.compile("/orders/([A-Za-z0-9._~-]{1,100})/charge");
+    private static final ObjectMapper JSON = new ObjectMapper();
+    static final String DOCS = "Idempotency-Key (draft-ietf-httpapi-idempotency-key-header-07) on POST /orders/{id}/charge:\n"
+            + "- required, as a String item: Idempotency-Key: \"8e03978e\" (1 to 255 characters)\n"
+            + "- scoped per client (Authorization: Bearer <client>)\n"
+            + "- a retry with the same key and body replays the first answer (Idempotent-Replayed: true)\n"
+            + "- the same key with another body: 422; while the first is in flight: 409 with Retry-After\n"
+            + "- 5xx answers are not stored: a retry runs again\n";
+
+    private final transient PaymentProvider provider;
+    private final transient IntConsumer failNext;
+
+    DemoPaymentApi(PaymentProvider provider, IntConsumer failNext) {
+        this.provider = provider;
+        this.failNext = failNext;
+    }
+
+    @Override
+    protected void doPost(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        String path = request.getRequestURI();
+        if ("/faults".equals(path)) {
+            planFaults(request, response);
+            return;
+        }
+        Matcher charge = CHARGE.matcher(path);
+        if (!charge.matches()) {
+            problem(response, 404, "no such route: POST " + path);
+            return;
+        }
+        JsonNode amount;
+        try {
+            amount = JSON.readTree(request.getInputStream()).path("amount");
+        } catch (IOException e) {
+            problem(response, 400, "the body must be a JSON object {\"amount\": N}");
+            return;
+        }
+        if (!amount.isIntegralNumber() || !amount.canConvertToLong() || amount.asLong() <= 0) {
+            problem(response, 400, "amount must be a positive integer in minor units");
+            return;
+        }
+        String key = (String) request.getAttribute(IdempotencyFilter.KEY_ATTRIBUTE);
+        Charge made;
+        try {
+            made = provider.charge(charge.group(1), amount.asLong(), key);
+        } catch (ProviderTimeoutException e) {
+            problem(response, 504, "the payment provider timed out: " + e.getMessage());
+            return;
+        } catch (ProviderException | IllegalArgumentException e) {
+            problem(response, 502, "the payment provider refused: " + e.getMessage());
+            return;
+        }
+        response.setStatus(201);
+        response.setHeader("Location", "/charges/" + made.id());
+        write(response, "application/json", JSON.writeValueAsString(chargeJson(made)));
+    }
+
+    @Override
+    protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        switch (request.getRequestURI()) {
+            case "/ledger" -> {
+                ArrayNode ledger = JSON.createArrayNode();
+                provider.ledger().forEach(each -> ledger.add(chargeJson(each).put("idempotency_key", each.idempotencyKey())));
+                write(response, "application/json", JSON.writeValueAsString(ledger));
+            }
+            case "/docs/idempotency" -> write(response, "text/plain;charset=utf-8", DOCS);
+            default -> problem(response, 404, "no such route: GET " + request.getRequestURI());
+        }
+    }
+
+    private void planFaults(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        JsonNode count;
+        try {
+            count = JSON.readTree(request.getInputStream()).path("fail_next");
+        } catch (IOException e) {
+            count = JSON.missingNode();
+        }
+        if (!count.canConvertToInt() || count.asInt() < 0) {
+            problem(response, 400, "a fault order is {\"fail_next\": n} with n a non-negative integer");
+            return;
+        }
+        failNext.accept(count.asInt());
+        response.setStatus(204);
+    }
+
+    private static ObjectNode chargeJson(Charge charge) {
+        ObjectNode json = JSON.createObjectNode();
+        json.put("id", charge.id());
+        json.put("order_id", charge.orderId());
+        json.put("amount", charge.amount());
+        return json;
+    }
+
+    private static void problem(HttpServletResponse response, int status, String detail) throws IOException {
+        ObjectNode json = JSON.createObjectNode().put("title", "Payment API error").put("status", status)
+                .put("detail", detail);
+        response.setStatus(status);
+        write(response, "application/problem+json", JSON.writeValueAsString(json));
+    }
+
+    private static void write(HttpServletResponse response, String contentType, String body) throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        response.setContentType(contentType);
+        response.setContentLength(bytes.length);
+        response.getOutputStream().write(bytes);
+    }
+}

@@ -1,0 +1,125 @@
+package dev.idemlab.lab.http;
+
+import dev.idemlab.idempotency.IdempotencyConfig;
+import dev.idemlab.idempotency.IdempotencyCoordinator;
+import dev.idemlab.idempotency.InFlightPolicy;
+import dev.idemlab.idempotency.servlet.IdempotencyFilter;
+import dev.idemlab.idempotency.servlet.IdempotentRoute;
+import dev.idemlab.idempotency.spi.IdempotencyStore;
+import dev.idemlab.lab.policy.LabPolicy;
+import dev.idemlab.lab.scenario.CoordinatorFactory;
+import dev.idemlab.provider.PaymentProvider;
+import jakarta.servlet.DispatcherType;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+
+import java.io.IOException;
+import java.net.URI;
+import java.util.EnumSet;
+import java.util.Objects;
+import java.util.function.IntConsumer;
+
+/**
+ * The demo payment API ({@link DemoPaymentApi}) on Jetty 12, on 127.0.0.1, behind the bearer-token
+ * client filter and the idempotency filter: what {@code lab serve} runs, and what the HTTP transport
+ * of the scenarios and the load talks to. Under RUN the filter sits in front of the lab's result
+ * cache, so the same HTTP surface shows the bug. Thread-safe; {@link #close()} stops the server (the
+ * store and the provider belong to the caller).
+ */
+public final class DemoServer implements AutoCloseable {
+
+    /** The only address the demo binds. */
+    public static final String HOST = "127.0.0.1";
+    /** The route's operation. */
+    public static final String OPERATION = "payment.charge";
+    /** The routes, for people. */
+    public static final String ROUTES = "POST /orders/{id}/charge, GET /ledger, POST /faults, GET /docs/idempotency";
+
+    private final Server server;
+    private final URI uri;
+    private final IdempotencyCoordinator coordinator;
+
+    private DemoServer(Server server, URI uri, IdempotencyCoordinator coordinator) {
+        this.server = server;
+        this.uri = uri;
+        this.coordinator = coordinator;
+    }
+
+    /**
+     * Starts the demo.
+     *
+     * @param store where idempotency records live
+     * @param policy RUN (the lab's result cache), WAIT (an opt-in deviation) or RAISE (409, the draft's)
+     * @param config lease, ttl and store-failure mode; its policy is replaced by {@code policy}
+     * @param provider the provider it charges
+     * @param failNext plans the provider's next n charges to time out before charging
+     * @param port the port, 0 for an ephemeral one
+     * @throws IOException when the port cannot be bound
+     */
+    public static DemoServer start(IdempotencyStore store, LabPolicy policy, IdempotencyConfig config,
+                                   PaymentProvider provider, IntConsumer failNext, int port) throws IOException {
+        Objects.requireNonNull(provider, "provider");
+        IdempotencyCoordinator coordinator = CoordinatorFactory.LIBRARY.create(store, policy,
+                config.toBuilder().policy(InFlightPolicy.RAISE).build());
+        QueuedThreadPool threads = new QueuedThreadPool(256, 8);
+        threads.setName("demo-http");
+        Server server = new Server(threads);
+        ServerConnector connector = new ServerConnector(server);
+        connector.setHost(HOST);
+        connector.setPort(port);
+        connector.setAcceptQueueSize(1024);
+        server.addConnector(connector);
+        // Bound first, so that the route's documentation link can name the real port.
+        connector.open();
+        URI uri = URI.create("http://" + HOST + ":" + connector.getLocalPort());
+        IdempotentRoute route = IdempotentRoute.custom(OPERATION, coordinator)
+                .documentation(uri.resolve("/docs/idempotency"))
+                .allowWaiting(policy == LabPolicy.WAIT)
+                .build();
+        ServletContextHandler context = new ServletContextHandler();
+        context.addFilter(new FilterHolder(new BearerClients()), "/*", EnumSet.of(DispatcherType.REQUEST));
+        context.addFilter(new FilterHolder(new IdempotencyFilter(route)), "/orders/*", EnumSet.of(DispatcherType.REQUEST));
+        context.addServlet(new ServletHolder(new DemoPaymentApi(provider, failNext)), "/*");
+        server.setHandler(context);
+        try {
+            server.start();
+        } catch (Exception e) {
+            try {
+                server.stop();
+            } catch (Exception stopping) {
+                e.addSuppressed(stopping);
+            }
+            throw new IOException("the demo server could not start on " + uri, e);
+        }
+        return new DemoServer(server, uri, coordinator);
+    }
+
+    /** {@code http://127.0.0.1:PORT}. */
+    public URI uri() {
+        return uri;
+    }
+
+    /** The coordinator behind the filter, for its counters. */
+    public IdempotencyCoordinator coordinator() {
+        return coordinator;
+    }
+
+    /** Blocks until the server has stopped. */
+    public void awaitStopped() throws InterruptedException {
+        server.join();
+    }
+
+    /** Stops the server; requests in flight are cut off. Idempotent. */
+    @Override
+    public void close() {
+        try {
+            server.stop();
+        } catch (Exception e) {
+            throw new IllegalStateException("the demo server at " + uri + " did not stop cleanly", e);
+        }
+    }
+}

@@ -1,0 +1,167 @@
+package dev.idemlab.lab.scenario;
+
+import dev.idemlab.idempotency.IdempotencyConfig;
+import dev.idemlab.idempotency.spi.IdempotencyStore;
+import dev.idemlab.lab.http.DemoServer;
+import dev.idemlab.lab.policy.LabPolicy;
+import dev.idemlab.provider.FakePaymentProvider;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The post's first table through real HTTP: a demo server ({@link DemoServer}) on 127.0.0.1 behind
+ * the idempotency filter, on the run's store, and callers that are JDK {@code HttpClient}s sending
+ * {@code POST /orders/order-42/charge} with the same Idempotency-Key. Caller A at 0, callers B..N at
+ * the retry time. A response is the charge id of a 2xx, or the status otherwise ({@code 409}).
+ */
+public final class HttpInFlightScenario implements Scenario {
+
+    private static final Pattern CHARGE_ID = Pattern.compile("\"id\":\"([^\"]+)\"");
+    private static final String CLIENT = "client-a";
+
+    private final InFlightScenario inProcess = new InFlightScenario();
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(10)).build();
+
+    @Override
+    public String name() {
+        return inProcess.name();
+    }
+
+    @Override
+    public String summary() {
+        return inProcess.summary() + ", over HTTP";
+    }
+
+    @Override
+    public List<LabPolicy> policiesForAll() {
+        return inProcess.policiesForAll();
+    }
+
+    @Override
+    public ScenarioRun run(ScenarioContext context, LabPolicy policy) throws InterruptedException {
+        ScenarioSettings settings = context.settings();
+        IdempotencyConfig config = IdempotencyConfig.custom().lease(settings.lease())
+                .storeFailureMode(settings.storeFailureMode()).build();
+        try (IdempotencyStore store = context.backend().openStore()) {
+            warmUp(store, policy, config);
+            Timeline timeline = new Timeline();
+            FakePaymentProvider provider = context.provider(timeline);
+            try (DemoServer server = DemoServer.start(store, policy, config, provider, provider::failNextCalls, 0)) {
+                List<CallerResult> callers = stage(server.uri(), timeline, provider, settings);
+                Map<String, Object> reported = context.reportedSettings();
+                reported.put("retryAtMs", settings.retryAt().toMillis());
+                reported.put("callers", settings.callers());
+                reported.put("transport", "http");
+                return new ScenarioRun(name(), StagedScenario.policyName(policy), label(policy),
+                        context.backend().server(), reported, callers, provider.chargeIds(),
+                        server.coordinator().stats().totalStorageErrors(),
+                        "over HTTP: demo server at " + server.uri() + ", callers are JDK HttpClients", timeline.events());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("the demo server could not start", e);
+        }
+    }
+
+    /** The row's name over HTTP, where 409 (raise) is the draft's default and waiting the opt-in. */
+    static String label(LabPolicy policy) {
+        return switch (policy) {
+            case RUN -> "a result cache behind the filter";
+            case WAIT -> "opt-in: the retry waits";
+            case RAISE -> "409 for the second, the draft's";
+        };
+    }
+
+    /** Jetty, the filter and the client warmed up on a throwaway server, key and provider, off the record. */
+    private void warmUp(IdempotencyStore store, LabPolicy policy, IdempotencyConfig config)
+            throws IOException, InterruptedException {
+        FakePaymentProvider scratch = FakePaymentProvider.builder().latency(Duration.ZERO).build();
+        try (DemoServer server = DemoServer.start(store, policy, config, scratch, scratch::failNextCalls, 0)) {
+            String key = "warm-up-" + java.util.UUID.randomUUID();
+            send(server.uri(), key, ScenarioSettings.AMOUNT);
+            send(server.uri(), key, ScenarioSettings.AMOUNT);
+        }
+    }
+
+    private List<CallerResult> stage(URI uri, Timeline timeline, FakePaymentProvider provider, ScenarioSettings settings)
+            throws InterruptedException {
+        long startNanos = System.nanoTime();
+        CallerResult[] results = new CallerResult[settings.callers()];
+        List<Thread> callers = new ArrayList<>();
+        for (int i = 0; i < settings.callers(); i++) {
+            int index = i;
+            long arriveAtNanos = startNanos + (i == 0 ? 0 : settings.retryAt().toNanos());
+            String name = InFlightScenario.callerName(i);
+            Thread caller = new Thread(() -> {
+                sleepUntil(arriveAtNanos);
+                results[index] = call(uri, name, timeline, provider, settings);
+            }, name);
+            caller.start();
+            callers.add(caller);
+        }
+        for (Thread caller : callers) {
+            caller.join();
+        }
+        return Arrays.asList(results);
+    }
+
+    private CallerResult call(URI uri, String name, Timeline timeline, FakePaymentProvider provider,
+                              ScenarioSettings settings) {
+        long start = timeline.nowMs();
+        timeline.record(name, Timeline.COORDINATOR, "POST /orders/" + ScenarioSettings.ORDER_ID + "/charge "
+                + ScenarioSettings.AMOUNT + ", Idempotency-Key " + settings.key(), false);
+        String response;
+        String outcome;
+        try {
+            HttpResponse<String> answer = send(uri, settings.key(), ScenarioSettings.AMOUNT);
+            Matcher id = CHARGE_ID.matcher(answer.body());
+            boolean ok = answer.statusCode() / 100 == 2 && id.find();
+            response = ok ? id.group(1) : Integer.toString(answer.statusCode());
+            outcome = !ok ? "error" : answer.headers().firstValue("Idempotent-Replayed").isPresent() ? "replayed" : "executed";
+        } catch (IOException e) {
+            response = e.getClass().getSimpleName();
+            outcome = "error";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            response = "interrupted";
+            outcome = "error";
+        }
+        timeline.record(Timeline.COORDINATOR, name, response + ("error".equals(outcome) ? "" : " (" + outcome + ")"), true);
+        return new CallerResult(name, start, timeline.nowMs(), response, outcome, provider.chargeCount());
+    }
+
+    private HttpResponse<String> send(URI uri, String key, long amount) throws IOException, InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(uri.resolve("/orders/" + ScenarioSettings.ORDER_ID + "/charge"))
+                .timeout(Duration.ofMinutes(2))
+                .header("Authorization", "Bearer " + CLIENT)
+                .header("Content-Type", "application/json")
+                .header("Idempotency-Key", "\"" + key.replace("\\", "\\\\").replace("\"", "\\\"") + "\"")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"amount\":" + amount + "}"))
+                .build();
+        return http.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static void sleepUntil(long atNanos) {
+        long left = atNanos - System.nanoTime();
+        if (left > 0) {
+            try {
+                TimeUnit.NANOSECONDS.sleep(left);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}
