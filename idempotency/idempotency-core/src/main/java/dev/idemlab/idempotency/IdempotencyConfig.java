@@ -32,6 +32,11 @@ public final class IdempotencyConfig {
     public static final Duration DEFAULT_MIN_POLL_INTERVAL = Duration.ofMillis(2);
     /** The longest pause between two polls of a waiter. */
     public static final Duration DEFAULT_MAX_POLL_INTERVAL = Duration.ofMillis(25);
+    /**
+     * How often a waiter woken by its store's notifications reads the record anyway, for a
+     * notification lost with a connection.
+     */
+    public static final Duration DEFAULT_SAFETY_POLL_INTERVAL = Duration.ofMillis(250);
     /** How long a store call that timed out is retried before the store-failure mode applies: a stall is not an outage. */
     public static final Duration DEFAULT_STORE_PATIENCE = Duration.ofSeconds(2);
     /** The longest a waiter may wait, a poll may pause, or a timed-out store call may be retried. */
@@ -51,6 +56,7 @@ public final class IdempotencyConfig {
     /** The interval the builder was given, or {@code null}: a copy with another lease derives its own. */
     private final Duration explicitHeartbeatInterval;
     private final Duration storePatience;
+    private final Duration safetyPollInterval;
 
     private IdempotencyConfig(Builder b) {
         this.policy = b.policy;
@@ -64,6 +70,7 @@ public final class IdempotencyConfig {
         this.heartbeatInterval = b.heartbeatInterval != null ? b.heartbeatInterval : b.lease.dividedBy(3);
         this.explicitHeartbeatInterval = b.heartbeatInterval;
         this.storePatience = b.storePatience;
+        this.safetyPollInterval = b.safetyPollInterval;
     }
 
     /** The defaults: WAIT, 30 s lease, 24 h ttl, fail open, 64 KiB results. */
@@ -82,7 +89,7 @@ public final class IdempotencyConfig {
                 .policy(policy).lease(lease).ttl(ttl).waitTimeout(waitTimeout)
                 .storeFailureMode(storeFailureMode).maxResultBytes(maxResultBytes)
                 .pollInterval(minPollInterval, maxPollInterval)
-                .storePatience(storePatience);
+                .storePatience(storePatience).safetyPollInterval(safetyPollInterval);
         return explicitHeartbeatInterval == null ? builder : builder.heartbeatInterval(explicitHeartbeatInterval);
     }
 
@@ -135,6 +142,14 @@ public final class IdempotencyConfig {
         return storePatience;
     }
 
+    /**
+     * How often a waiter on a store that notifies (see
+     * {@link dev.idemlab.idempotency.spi.CompletionNotifications}) reads the record anyway.
+     */
+    public Duration safetyPollInterval() {
+        return safetyPollInterval;
+    }
+
     @Override
     public String toString() {
         return "IdempotencyConfig{policy=" + policy + ", lease=" + lease + ", ttl=" + ttl
@@ -156,8 +171,15 @@ public final class IdempotencyConfig {
         private Duration maxPollInterval = DEFAULT_MAX_POLL_INTERVAL;
         private Duration heartbeatInterval;
         private Duration storePatience = DEFAULT_STORE_PATIENCE;
+        private Duration safetyPollInterval = DEFAULT_SAFETY_POLL_INTERVAL;
 
         private Builder() { }
+
+        /** How often a notified waiter reads the record anyway; positive, at most an hour. */
+        public Builder safetyPollInterval(Duration safetyPollInterval) {
+            this.safetyPollInterval = Objects.requireNonNull(safetyPollInterval, "safetyPollInterval");
+            return this;
+        }
 
         /** How often the owner renews its lease; positive, below half the lease. Default: a third of the lease. */
         public Builder heartbeatInterval(Duration heartbeatInterval) {
@@ -241,6 +263,8 @@ public final class IdempotencyConfig {
                         "storePatience must not be negative");
             }
             requireAtMost("storePatience", storePatience, MAX_WAIT);
+            requirePositive("safetyPollInterval", safetyPollInterval);
+            requireAtMost("safetyPollInterval", safetyPollInterval, MAX_WAIT);
             if (maxResultBytes <= 0) {
                 throw new InvalidIdempotencyConfigException("maxResultBytes", maxResultBytes,
                         "maxResultBytes must be positive");

@@ -6,6 +6,10 @@ import dev.idemlab.idempotency.spi.StoreDescription;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
 
 /**
  * Runs an action at most once per {@code (operation, key)} and gives every caller with that key
@@ -75,6 +79,35 @@ public interface IdempotencyCoordinator {
      */
     <T, E extends Exception> IdempotentResult<T> call(IdempotentCall call, ResultCodec<T> codec,
                                                       ContextualAction<T, E> action) throws E;
+
+    /**
+     * Like {@link #call(IdempotentCall, ResultCodec, ContextualAction)}, without holding a thread while
+     * an identical request is in flight: under WAIT the stage completes when the store tells the
+     * waiter that the holder finished (or its safety poll or the lease says so). Store calls and the
+     * action run on {@code executor}. The stage completes exceptionally with what {@code call} would
+     * have thrown.
+     *
+     * <p>This default runs {@code call} on the executor, holding a thread while it waits; the
+     * library's coordinator overrides it.
+     */
+    default <T, E extends Exception> CompletionStage<IdempotentResult<T>> callAsync(
+            IdempotentCall call, ResultCodec<T> codec, ContextualAction<T, E> action, Executor executor) {
+        CompletableFuture<IdempotentResult<T>> result = new CompletableFuture<>();
+        executor.execute(() -> {
+            try {
+                result.complete(call(call, codec, action));
+            } catch (Throwable failure) {
+                result.completeExceptionally(failure);
+            }
+        });
+        return result;
+    }
+
+    /** {@link #callAsync(IdempotentCall, ResultCodec, ContextualAction, Executor)} on the common pool. */
+    default <T, E extends Exception> CompletionStage<IdempotentResult<T>> callAsync(
+            IdempotentCall call, ResultCodec<T> codec, ContextualAction<T, E> action) {
+        return callAsync(call, codec, action, ForkJoinPool.commonPool());
+    }
 
     /** The configuration this coordinator runs with. */
     IdempotencyConfig config();

@@ -44,10 +44,16 @@ final class JsonReport {
         node.set("charges", MAPPER.valueToTree(run.charges()));
         node.put("storageErrors", run.storageErrors());
         ArrayNode callers = node.putArray("callers");
+        Long holderEndMs = run.callers().stream().filter(caller -> "executed".equals(caller.outcome()))
+                .map(CallerResult::endMs).findFirst().orElse(null);
         for (CallerResult caller : run.callers()) {
-            callers.addObject().put("name", caller.name()).put("startMs", caller.startMs()).put("endMs", caller.endMs())
-                    .put("response", caller.response()).put("outcome", caller.outcome())
+            ObjectNode entry = callers.addObject().put("name", caller.name()).put("startMs", caller.startMs())
+                    .put("endMs", caller.endMs()).put("response", caller.response()).put("outcome", caller.outcome())
                     .put("chargesAfter", caller.chargesAfter());
+            if ("waited".equals(caller.outcome()) && holderEndMs != null) {
+                // How long after the holder got its answer this waiter got the replay: the wake-up delay.
+                entry.put("wakeUpDelayMs", caller.endMs() - holderEndMs);
+            }
         }
         node.put("note", run.note());
         ArrayNode timeline = node.putArray("timeline");

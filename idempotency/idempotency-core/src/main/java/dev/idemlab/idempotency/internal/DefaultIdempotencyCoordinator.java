@@ -28,6 +28,9 @@ import dev.idemlab.idempotency.spi.Reservation;
 import dev.idemlab.idempotency.spi.StoreDescription;
 import dev.idemlab.idempotency.spi.StoredResult;
 import org.slf4j.Logger;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -48,6 +51,7 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
     private final OwnerTokens tokens = new OwnerTokens();
     private final StoreCalls storeCalls;
     private final ResultEncoder encoder;
+    private final Ticker ticker;
 
     /**
      * @param meterRegistry a Micrometer {@code MeterRegistry}, or {@code null} for none; typed as
@@ -61,6 +65,7 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
         this.counters = new CoordinatorCounters(meterRegistry == null
                 ? CoordinatorCounters.Sink.NONE
                 : new MicrometerMeters(meterRegistry, storeDescription.name()));
+        this.ticker = ticker;
         this.storeCalls = new StoreCalls(ticker, config.storePatience());
         this.encoder = new ResultEncoder(config.maxResultBytes(), counters);
         this.inFlightWait = new InFlightWait(store, config, ticker,
@@ -85,6 +90,27 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
             LOG.error("{}", unreadable.getMessage());
             throw unreadable;
         }
+    }
+
+    @Override
+    public <T, E extends Exception> CompletionStage<IdempotentResult<T>> callAsync(
+            IdempotentCall call, ResultCodec<T> codec, ContextualAction<T, E> action, Executor executor) {
+        if (!call.hasKey()) {
+            return IdempotencyCoordinator.super.callAsync(call, codec, action, executor);
+        }
+        CompletableFuture<IdempotentResult<T>> unreadableCounted = new CompletableFuture<>();
+        new AsyncCall<>(this, call, codec, action, executor, ticker, tokens.next()).start()
+                .whenComplete((value, failure) -> {
+                    if (failure instanceof IdempotencyRecordUnreadableException) {
+                        counters.outcome(Outcome.RECORD_UNREADABLE);
+                    }
+                    if (failure != null) {
+                        unreadableCounted.completeExceptionally(failure);
+                    } else {
+                        unreadableCounted.complete(value);
+                    }
+                });
+        return unreadableCounted;
     }
 
     /** Reserve first, then run, or find out what the holder of the key did. */
@@ -139,7 +165,7 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
      * the marker is settled in the background: completed with the result after failing open (a retry
      * then replays), released after failing closed or after the action failed.
      */
-    private <T, E extends Exception> IdempotentResult<T> reserveFailed(
+    <T, E extends Exception> IdempotentResult<T> reserveFailed(
             IdempotentCall call, String token, ResultCodec<T> codec, ContextualAction<T, E> action,
             IdempotencyStoreException error) throws E {
         boolean mayHaveLanded = error.mayHaveLanded() || Thread.currentThread().isInterrupted();
@@ -202,7 +228,7 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
         return new IdempotentResult<>(value, Outcome.FAILED_OPEN);
     }
 
-    private <T> IdempotentResult<T> replay(IdempotentCall call, Completed completed, ResultCodec<T> codec,
+    <T> IdempotentResult<T> replay(IdempotentCall call, Completed completed, ResultCodec<T> codec,
                                            Outcome outcome) {
         requireSameFingerprint(call, completed);
         StoredResult result = completed.result();
@@ -222,7 +248,7 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
         return new IdempotentResult<>(value, outcome);
     }
 
-    private void requireSameFingerprint(IdempotentCall call, IdempotencyRecord record) {
+    void requireSameFingerprint(IdempotentCall call, IdempotencyRecord record) {
         String requested = call.fingerprint().hex();
         if (!record.fingerprint().equals(requested)) {
             counters.outcome(Outcome.KEY_REUSE);

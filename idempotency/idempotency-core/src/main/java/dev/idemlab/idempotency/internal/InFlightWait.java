@@ -3,24 +3,32 @@ package dev.idemlab.idempotency.internal;
 import dev.idemlab.idempotency.IdempotencyConfig;
 import dev.idemlab.idempotency.IdempotencyInProgressException;
 import dev.idemlab.idempotency.IdempotencyInterruptedException;
-import dev.idemlab.idempotency.spi.IdempotencyStoreException;
 import dev.idemlab.idempotency.IdempotentCall;
 import dev.idemlab.idempotency.Ticker;
+import dev.idemlab.idempotency.spi.CompletionNotifications;
 import dev.idemlab.idempotency.spi.IdempotencyRecord;
 import dev.idemlab.idempotency.spi.IdempotencyRecord.Pending;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
+import dev.idemlab.idempotency.spi.IdempotencyStoreException;
 
 import java.util.Optional;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import java.util.concurrent.locks.LockSupport;
 
 /**
- * How a WAIT caller waits for the attempt that holds the key: it polls the store with a doubling
- * pause until the record changes, and gives up at a deadline. Polling needs nothing from a store
- * beyond its lookup, so every store supports waiting the same way.
+ * How a WAIT caller waits for the attempt that holds the key, until the record changes or a
+ * deadline passes.
  *
- * <p>A failed poll does not end the wait at once. The waiter has just seen an identical request in
- * flight, so running the action now would all but certainly charge twice; it keeps polling (each
+ * <p>On a store with {@link CompletionNotifications} the waiter subscribes, then re-reads the record
+ * (so a completion between its reserve and its subscription is not missed), then sleeps until the
+ * store says the reservation ended; one more read then gives the outcome. A slow safety poll stays
+ * for notifications lost with a connection, and the waiter also wakes when the lease it saw runs
+ * out, since a dead holder sends nothing. A store without notifications is polled with a doubling
+ * pause, which needs nothing beyond its lookup.
+ *
+ * <p>A failed read does not end the wait at once. The waiter has just seen an identical request in
+ * flight, so running the action now would all but certainly charge twice; it keeps reading (each
  * failure counted) until the lease it saw would have run out, which is when it could have taken the
  * key over anyway. Only a store still failing then is handed back to the store-failure mode.
  *
@@ -29,20 +37,24 @@ import java.util.concurrent.locks.LockSupport;
 final class InFlightWait {
 
     private final IdempotencyStore store;
+    private final CompletionNotifications notifications;
     private final Ticker ticker;
     private final Consumer<IdempotencyStoreException> survivedStorageError;
     private final long timeoutNanos;
     private final long minPauseNanos;
     private final long maxPauseNanos;
+    private final long safetyPollNanos;
 
     InFlightWait(IdempotencyStore store, IdempotencyConfig config, Ticker ticker,
                  Consumer<IdempotencyStoreException> survivedStorageError) {
         this.store = store;
+        this.notifications = store instanceof CompletionNotifications notifying ? notifying : null;
         this.ticker = ticker;
         this.survivedStorageError = survivedStorageError;
         this.timeoutNanos = config.waitTimeout().toNanos();
         this.minPauseNanos = config.minPollInterval().toNanos();
         this.maxPauseNanos = config.maxPollInterval().toNanos();
+        this.safetyPollNanos = config.safetyPollInterval().toNanos();
     }
 
     /** When a wait that starts now must give up. */
@@ -50,6 +62,11 @@ final class InFlightWait {
 
     Deadline startDeadline() {
         return new Deadline(ticker.read() + timeoutNanos);
+    }
+
+    /** Whether waiters are woken by the store rather than by polling. */
+    boolean notified() {
+        return notifications != null;
     }
 
     /**
@@ -62,19 +79,44 @@ final class InFlightWait {
      * @throws IdempotencyStoreException what the store threw, when it still fails after the seen lease ran out
      */
     Optional<IdempotencyRecord> awaitChange(IdempotentCall call, Pending seen, Deadline deadline) {
+        if (notifications == null) {
+            return poll(call, seen, deadline, null);
+        }
+        Semaphore ended = new Semaphore(0);
+        try (CompletionNotifications.Subscription subscription = notifications.subscribe(call.namespace(),
+                ended::release)) {
+            return poll(call, seen, deadline, ended);
+        }
+    }
+
+    /**
+     * Reads until the record changes. With {@code ended} (a subscription's signal) the first read comes
+     * at once and later ones when the store signals, the safety poll is due or the lease runs out;
+     * without it, after a doubling pause.
+     */
+    private Optional<IdempotencyRecord> poll(IdempotentCall call, Pending seen, Deadline deadline, Semaphore ended) {
         long pause = minPauseNanos;
         Pending current = seen;
         long leaseEndsAt = ticker.read() + seen.leaseRemaining().toNanos();
+        boolean readNow = ended != null; // subscribed: re-read at once, so nothing ended unseen
         while (true) {
             long left = deadline.atNanos() - ticker.read();
             if (left <= 0) {
                 throw new IdempotencyInProgressException(call.operation(), call.key(), current.leaseRemaining());
             }
-            LockSupport.parkNanos(Math.min(pause, left));
-            if (Thread.currentThread().isInterrupted()) {
-                throw new IdempotencyInterruptedException(call.operation(), call.key(), null);
+            if (!readNow) {
+                if (ended == null) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(Math.min(pause, left));
+                    pause = Math.min(pause * 2, maxPauseNanos);
+                } else {
+                    long untilLeaseEnds = Math.max(0, leaseEndsAt - ticker.read()) + TimeUnit.MILLISECONDS.toNanos(1);
+                    awaitSignal(ended, Math.min(Math.min(safetyPollNanos, untilLeaseEnds), left));
+                }
+                if (Thread.currentThread().isInterrupted()) {
+                    throw new IdempotencyInterruptedException(call.operation(), call.key(), null);
+                }
             }
-            pause = Math.min(pause * 2, maxPauseNanos);
+            readNow = false;
             Optional<IdempotencyRecord> record;
             try {
                 record = store.lookup(call.namespace());
@@ -93,6 +135,16 @@ final class InFlightWait {
             }
             current = pending;
             leaseEndsAt = ticker.read() + pending.leaseRemaining().toNanos();
+        }
+    }
+
+    private static void awaitSignal(Semaphore ended, long nanos) {
+        try {
+            if (ended.tryAcquire(nanos, TimeUnit.NANOSECONDS)) {
+                ended.drainPermits();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 }

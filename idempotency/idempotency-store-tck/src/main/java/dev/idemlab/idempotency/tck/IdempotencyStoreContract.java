@@ -8,6 +8,7 @@ import dev.idemlab.idempotency.spi.Reservation;
 import dev.idemlab.idempotency.spi.StoreDescription;
 import dev.idemlab.idempotency.spi.StoredResult;
 import org.junit.jupiter.api.Test;
+import dev.idemlab.idempotency.spi.CompletionNotifications;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The contract every {@link IdempotencyStore} passes, published as a JUnit 5 test kit: a test class
@@ -421,6 +423,50 @@ public abstract class IdempotencyStoreContract {
                 assertThat(((Reservation.Found) takeover).record()).isInstanceOf(Completed.class);
                 assertThat(now).isInstanceOf(Completed.class);
             }
+        }
+    }
+
+    // ---- notifications, for stores that wake their waiters ----
+
+    @Test
+    void aSubscriberIsToldWhenTheReservationCompletesAndWhenItIsReleased() throws Exception {
+        assumeTrue(store() instanceof CompletionNotifications, "the store polls; it sends no notifications");
+        CompletionNotifications notifying = (CompletionNotifications) store();
+        String completed = namespace();
+        String released = namespace();
+        store().reserve(completed, "t1", FP, LEASE);
+        store().reserve(released, "t2", FP, LEASE);
+        CountDownLatch toldCompleted = new CountDownLatch(1);
+        CountDownLatch toldReleased = new CountDownLatch(1);
+        try (CompletionNotifications.Subscription a = notifying.subscribe(completed, toldCompleted::countDown);
+             CompletionNotifications.Subscription b = notifying.subscribe(released, toldReleased::countDown)) {
+            store().complete(completed, "t1", FP, StoredResult.of("1"), TTL);
+            store().release(released, "t2");
+            assertThat(toldCompleted.await(10, TimeUnit.SECONDS)).as("told of the completion").isTrue();
+            assertThat(toldReleased.await(10, TimeUnit.SECONDS)).as("told of the release").isTrue();
+        }
+    }
+
+    @Test
+    void aWaiterThatSubscribesThenReReadsNeverMissesACompletionRacingItsSubscription() throws Exception {
+        assumeTrue(store() instanceof CompletionNotifications, "the store polls; it sends no notifications");
+        CompletionNotifications notifying = (CompletionNotifications) store();
+        for (int round = 0; round < 20; round++) {
+            String ns = namespace();
+            store().reserve(ns, "t1", FP, LEASE);
+            CountDownLatch told = new CountDownLatch(1);
+            List<Boolean> answers = race(
+                    () -> store().complete(ns, "t1", FP, StoredResult.of("1"), TTL),
+                    () -> {
+                        try (CompletionNotifications.Subscription s = notifying.subscribe(ns, told::countDown)) {
+                            // Subscribe, then re-read, then wait: whichever came first, the waiter learns of it.
+                            if (store().lookup(ns).orElseThrow() instanceof Completed) {
+                                return true;
+                            }
+                            return told.await(10, TimeUnit.SECONDS);
+                        }
+                    });
+            assertThat(answers.get(1)).as("round %d: the waiter learned of the completion", round).isTrue();
         }
     }
 

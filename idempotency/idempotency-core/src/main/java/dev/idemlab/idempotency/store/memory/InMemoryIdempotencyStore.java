@@ -1,7 +1,9 @@
 package dev.idemlab.idempotency.store.memory;
 
 import dev.idemlab.idempotency.Ticker;
+import dev.idemlab.idempotency.spi.CompletionNotifications;
 import dev.idemlab.idempotency.spi.IdempotencyRecord;
+import dev.idemlab.idempotency.spi.NamespaceListeners;
 import dev.idemlab.idempotency.spi.IdempotencyRecord.Completed;
 import dev.idemlab.idempotency.spi.IdempotencyRecord.Pending;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
@@ -29,7 +31,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Thread-safe.
  */
-public final class InMemoryIdempotencyStore implements IdempotencyStore {
+public final class InMemoryIdempotencyStore implements IdempotencyStore, CompletionNotifications {
 
     static final int SWEEP_STEP = 2;
 
@@ -38,6 +40,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
     /** One counter for every key: a fence greater than any earlier one of the store is greater than its key's. */
     private final AtomicLong fences = new AtomicLong();
+    private final NamespaceListeners listeners = new NamespaceListeners();
     private final Ticker ticker;
     /** The sweeping cursor; one writer at a time advances it, the others skip their step. */
     private final AtomicBoolean sweeping = new AtomicBoolean();
@@ -111,6 +114,9 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
             }
             return entry;
         });
+        if (done[0]) {
+            listeners.fire(namespace);
+        }
         return done[0];
     }
 
@@ -125,7 +131,15 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
             }
             return entry;
         });
+        if (done[0]) {
+            listeners.fire(namespace);
+        }
         return done[0];
+    }
+
+    @Override
+    public Subscription subscribe(String namespace, Runnable listener) {
+        return listeners.add(namespace, listener);
     }
 
     @Override

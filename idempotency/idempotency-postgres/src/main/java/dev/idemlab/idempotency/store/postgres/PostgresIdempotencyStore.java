@@ -1,6 +1,7 @@
 package dev.idemlab.idempotency.store.postgres;
 
 import dev.idemlab.idempotency.IdempotencyRecordUnreadableException;
+import dev.idemlab.idempotency.spi.CompletionNotifications;
 import dev.idemlab.idempotency.spi.IdempotencyRecord;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.idempotency.spi.IdempotencyStoreException;
@@ -41,7 +42,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Thread-safe.
  */
-public final class PostgresIdempotencyStore implements IdempotencyStore {
+public final class PostgresIdempotencyStore implements IdempotencyStore, CompletionNotifications {
 
     private static final Logger LOG = LoggerFactory.getLogger(PostgresIdempotencyStore.class);
     private static final String NAME = "postgres";
@@ -60,6 +61,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     private volatile String address;
     private final AtomicLong writes = new AtomicLong();
     private final StoreCircuit circuit;
+    private final PostgresNotifications notifications;
     private volatile String serverVersion;
 
     /**
@@ -78,6 +80,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
         this.address = config.jdbcUrl() == null ? "unknown" : ServerAddress.of(config.jdbcUrl());
         this.pool = dataSource;
         this.ownPool = ownsPool ? (AutoCloseable) dataSource : null;
+        this.notifications = new PostgresNotifications(dataSource, sql.channel);
         this.circuit = new StoreCircuit(NAME, "postgres-" + config.table(), config.circuitCoolDown());
         try {
             prepareServer();
@@ -134,22 +137,22 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
 
     @Override
     public boolean complete(String namespace, String token, String fingerprint, StoredResult result, Duration ttl) {
-        return update("complete", namespace, sql.complete, statement -> {
+        return writeAndNotify("complete", namespace, sql.complete, statement -> {
             statement.setString(1, stored(namespace));
             statement.setString(2, fingerprint);
             statement.setString(3, result.json());
             statement.setString(4, result.notStoredReason());
             statement.setLong(5, micros(ttl));
             statement.setString(6, token);
-        }) == 1;
+        });
     }
 
     @Override
     public boolean release(String namespace, String token) {
-        return update("release", namespace, sql.release, statement -> {
+        return writeAndNotify("release", namespace, sql.release, statement -> {
             statement.setString(1, stored(namespace));
             statement.setString(2, token);
-        }) == 1;
+        });
     }
 
     @Override
@@ -203,6 +206,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     /** Closes the pool this store built, if it built one. Does not touch the server or the table. */
     @Override
     public void close() {
+        notifications.close();
         if (ownPool != null) {
             try {
                 ownPool.close();
@@ -252,6 +256,27 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
         }
         throw new IdempotencyStoreException(NAME, namespace, "reserve found neither room for its row nor the row "
                 + "in the way after " + INSERT_OR_FIND_ATTEMPTS + " attempts: the key is changing too fast", null);
+    }
+
+    /** Runs a write that notifies what it wrote; {@code true} if it wrote a row. */
+    private boolean writeAndNotify(String operation, String namespace, String statementSql, Binder binder) {
+        return circuit.call(namespace, () -> {
+            try (Connection connection = pool.getConnection();
+                 PreparedStatement statement = connection.prepareStatement(statementSql)) {
+                binder.bind(statement);
+                try (ResultSet written = statement.executeQuery()) {
+                    return written.next();
+                }
+            } catch (SQLException | RuntimeException e) {
+                throw failure(operation, namespace, e);
+            }
+        });
+    }
+
+    /** Wakes waiters by {@code LISTEN}/{@code pg_notify}: one listening connection per store. */
+    @Override
+    public Subscription subscribe(String namespace, Runnable listener) {
+        return notifications.subscribe(stored(namespace), listener);
     }
 
     private int update(String operation, String namespace, String statementSql, Binder binder) {

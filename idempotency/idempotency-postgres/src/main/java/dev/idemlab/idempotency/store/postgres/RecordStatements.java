@@ -27,9 +27,12 @@ final class RecordStatements {
     final String release;
     final String lookup;
     final String sweepExpired;
+    /** The channel complete and release notify, with the row's namespace as the payload. */
+    final String channel;
     final String serverVersion = "SHOW server_version";
 
     RecordStatements(String table) {
+        this.channel = table + "_events";
         // The holder's own token does not stop a reserve: a reserve whose reply was lost and is
         // retried finds itself acquired, not waiting on itself.
         this.reserve = insertOrFind(table, "'pending'", "?", "NULL", "NULL",
@@ -39,7 +42,7 @@ final class RecordStatements {
                 + "WHERE namespace = ? AND state = 'pending' AND token = ? AND expires_at > now()";
         // Late completion: the holder's own live reservation, or a key nobody holds (its row expired
         // or was swept), becomes the completed record; anyone else's live row stops it.
-        this.complete = "INSERT INTO " + table + " AS r (namespace, state, token, fingerprint, result_json, "
+        String completeRow = "INSERT INTO " + table + " AS r (namespace, state, token, fingerprint, result_json, "
                 + "not_stored_reason, expires_at, fence) VALUES (?, 'completed', NULL, ?, ?, ?, "
                 + "now() + ? * interval '1 microsecond', NULL) "
                 + "ON CONFLICT (namespace) DO UPDATE SET state = 'completed', token = NULL, "
@@ -47,12 +50,22 @@ final class RecordStatements {
                 + "result_json = excluded.result_json, not_stored_reason = excluded.not_stored_reason, "
                 + "expires_at = excluded.expires_at "
                 + "WHERE r.expires_at <= now() OR (r.state = 'pending' AND r.token = ?)";
-        this.release = "DELETE FROM " + table
-                + " WHERE namespace = ? AND state = 'pending' AND token = ? AND expires_at > now()";
+        this.complete = notifying(completeRow);
+        this.release = notifying("DELETE FROM " + table
+                + " WHERE namespace = ? AND state = 'pending' AND token = ? AND expires_at > now()");
         this.lookup = "SELECT " + RECORD_COLUMNS + " FROM " + table + " WHERE namespace = ? AND expires_at > now()";
         // Bounded so that a sweep is a short statement too; SKIP LOCKED leaves rows a reserve is taking over.
         this.sweepExpired = "DELETE FROM " + table + " WHERE namespace IN (SELECT namespace FROM " + table
                 + " WHERE expires_at <= now() LIMIT ? FOR UPDATE SKIP LOCKED)";
+    }
+
+    /**
+     * The write, and a {@code pg_notify} of each row it wrote, in one statement: the notification is
+     * delivered when the write commits, and never without it. Returns one row per row written.
+     */
+    private String notifying(String write) {
+        return "WITH written AS (" + write + " RETURNING namespace) SELECT pg_notify('" + channel
+                + "', namespace) FROM written";
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.idemlab.idempotency.store.redis;
 
+import dev.idemlab.idempotency.spi.CompletionNotifications;
 import dev.idemlab.idempotency.spi.IdempotencyRecord;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.idempotency.spi.IdempotencyStoreException;
@@ -30,7 +31,7 @@ import java.util.Optional;
  *
  * <p>Thread-safe.
  */
-public final class RedisIdempotencyStore implements IdempotencyStore {
+public final class RedisIdempotencyStore implements IdempotencyStore, CompletionNotifications {
 
     /** The version {@link #describe()} reports when the server could not be asked at creation. */
     public static final String UNKNOWN_VERSION = "unknown";
@@ -41,6 +42,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private final RedisScriptClient scripts;
     /** One counter of fencing numbers for every key under the prefix; a record key always has two colons more. */
     private final String fenceKey;
+    private final RedisNotifications notifications;
     /** Re-read while the version is unknown: a cold client's first INFO can miss the short timeout. */
     private volatile StoreDescription description;
 
@@ -49,6 +51,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         this.config = Objects.requireNonNull(config, "config");
         this.scripts = new RedisScriptClient(config);
         this.fenceKey = config.keyPrefix() + "fence";
+        this.notifications = scripts.notifications(config.keyPrefix() + "events");
         this.description = new StoreDescription("redis", serverVersion(), config.address());
     }
 
@@ -72,14 +75,20 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     @Override
     public boolean complete(String namespace, String token, String fingerprint, StoredResult result, Duration ttl) {
         List<Object> reply = scripts.run(LuaScript.COMPLETE, namespace, key(namespace),
-                token, fingerprint, resultField(result), resultValue(result), millis(ttl));
+                token, fingerprint, resultField(result), resultValue(result), millis(ttl), notifications.channel());
         return doneOrNotHeld(reply, namespace);
     }
 
     @Override
     public boolean release(String namespace, String token) {
-        List<Object> reply = scripts.run(LuaScript.RELEASE, namespace, key(namespace), token);
+        List<Object> reply = scripts.run(LuaScript.RELEASE, namespace, key(namespace), token, notifications.channel());
         return doneOrNotHeld(reply, namespace);
+    }
+
+    /** Wakes waiters by Redis pub/sub: one subscriber connection per store, subscribed on first use. */
+    @Override
+    public Subscription subscribe(String namespace, Runnable listener) {
+        return notifications.subscribe(key(namespace), listener);
     }
 
     @Override
@@ -121,6 +130,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     /** Closes the connection and the client's threads. Does not touch the server. */
     @Override
     public void close() {
+        notifications.close();
         scripts.close();
     }
 

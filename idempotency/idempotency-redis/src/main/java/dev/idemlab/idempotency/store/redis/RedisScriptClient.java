@@ -100,6 +100,11 @@ final class RedisScriptClient implements AutoCloseable {
         }
     }
 
+    /** The store's subscriber, on this client's threads, for {@code channel}. */
+    RedisNotifications notifications(String channel) {
+        return new RedisNotifications(client, channel);
+    }
+
     @Override
     public void close() {
         StatefulRedisConnection<String, String> open = connection;
