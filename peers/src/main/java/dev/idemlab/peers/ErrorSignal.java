@@ -25,7 +25,8 @@ public enum ErrorSignal {
     OTHER;
 
     private static final String[] STORE_WORDS = {"connection refused", "unable to connect", "cannot connect",
-        "could not connect", "connectexception", "connectionfailure", "connectionexception", "unavailable"};
+        "could not connect", "connectexception", "connectionfailure", "connectionexception", "closedchannel",
+        "unavailable"};
     private static final String[] REUSE_WORDS = {"reuse", "fingerprint", "mismatch"};
     private static final String[] CONFLICT_WORDS = {"duplicate", "in progress", "in-progress", "inprogress",
         "conflict", "concurrent", "already"};

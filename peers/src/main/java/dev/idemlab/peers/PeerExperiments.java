@@ -126,9 +126,12 @@ public final class PeerExperiments {
         }
     }
 
-    /** A run id no other run shares: the key, and part of the order id. */
+    /**
+     * A run id no other run shares: the key, and part of the order id. Only digits and hex, so that
+     * an exception message that quotes the request never reads as a signal ({@link ErrorSignal}).
+     */
     private static String runId(Experiment experiment) {
-        return "peers-" + experiment.id() + "-" + UUID.randomUUID().toString().substring(0, 8);
+        return "peers-" + experiment.ordinal() + "-" + UUID.randomUUID().toString().substring(0, 8);
     }
 
     private record Outcome(List<Call> calls, Judge.Judgement judgement) { }

@@ -45,7 +45,7 @@ public final class PeerLoad {
      */
     public LoadReport run() {
         FakePaymentProvider provider = FakePaymentProvider.builder().latency(options.latency()).build();
-        String run = "peers-load-" + UUID.randomUUID().toString().substring(0, 8);
+        String run = "peers-9-" + UUID.randomUUID().toString().substring(0, 8);
         ExecutorService pool = Executors.newFixedThreadPool(options.callers(), runnable -> {
             Thread thread = new Thread(runnable, "peers-load");
             thread.setDaemon(true);

@@ -21,6 +21,8 @@ public final class PeerReport {
     private PeerReport() { }
 
     public static void main(String[] args) {
+        // the libraries log their lifecycle at INFO; the tables are the output
+        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
         boolean load = false;
         List<PeerFactory> peers = new ArrayList<>();
         for (String arg : args) {
