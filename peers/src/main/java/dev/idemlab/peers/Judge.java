@@ -3,7 +3,6 @@ package dev.idemlab.peers;
 import dev.idemlab.provider.Charge;
 
 import java.util.List;
-import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
@@ -181,9 +180,5 @@ public final class Judge {
 
     private static String briefs(List<Call> calls) {
         return calls.stream().map(c -> c.response().brief()).collect(Collectors.joining(", ", "[", "]"));
-    }
-
-    static Set<String> chargeIds(List<Charge> ledger) {
-        return ledger.stream().map(Charge::id).collect(Collectors.toSet());
     }
 }
