@@ -7,6 +7,7 @@ import dev.idemlab.lab.peers.LabPeers;
 import dev.idemlab.lab.peers.PeerMatrix;
 import dev.idemlab.lab.peers.PeerRunner;
 import dev.idemlab.lab.report.PeersReport;
+import dev.idemlab.lab.report.ReportFormat;
 import dev.idemlab.lab.scenario.CoordinatorFactory;
 import dev.idemlab.peers.ExperimentOptions;
 import dev.idemlab.peers.LoadOptions;
@@ -17,7 +18,11 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -85,6 +90,10 @@ final class PeersCommand implements Callable<Integer> {
     @Mixin
     OutputOptions output;
 
+    @Option(names = "--results", paramLabel = "DIR",
+            description = "Also write the same run as peers.txt, peers.json and peers.md into DIR.")
+    Path results;
+
     @Override
     public Integer call() {
         List<PeerFactory> chosen = chosen(((LabCommand) spec.root().userObject()).coordinators());
@@ -101,10 +110,27 @@ final class PeersCommand implements Callable<Integer> {
             matrix = new PeerRunner(redis, options, loadOptions, line -> say(progress, "running " + line)).run(chosen);
         }
         output.emit(PeersReport.render(output.format, matrix), spec.commandLine().getOut());
+        if (results != null) {
+            writeResults(matrix);
+        }
         List<String> failures = matrix.gateFailures();
         failures.forEach(failure -> err.println("lab: FAIL " + failure));
         err.flush();
         return failures.isEmpty() ? 0 : 1;
+    }
+
+    /** Every format of the one run, so that published pages never mix two runs. */
+    private void writeResults(PeerMatrix matrix) {
+        try {
+            Files.createDirectories(results);
+            for (ReportFormat format : ReportFormat.values()) {
+                String name = "peers." + (format == ReportFormat.TABLE ? "txt" : format == ReportFormat.JSON ? "json" : "md");
+                Files.writeString(results.resolve(name), PeersReport.render(format, matrix), StandardCharsets.UTF_8);
+            }
+        } catch (IOException e) {
+            throw new UsageException("cannot write --results " + results + ": " + e.getMessage());
+        }
+        spec.commandLine().getOut().println("wrote peers.txt, peers.json and peers.md to " + results);
     }
 
     private List<PeerFactory> chosen(CoordinatorFactory coordinators) {

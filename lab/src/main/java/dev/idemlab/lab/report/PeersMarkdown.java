@@ -1,5 +1,6 @@
 package dev.idemlab.lab.report;
 
+import dev.idemlab.lab.peers.DocumentedPromise;
 import dev.idemlab.lab.peers.LibraryRow;
 import dev.idemlab.lab.peers.PeerCell;
 import dev.idemlab.lab.peers.PeerMatrix;
@@ -39,6 +40,7 @@ final class PeersMarkdown {
             out.append('\n');
         }
         out.append('\n');
+        promises(matrix, out);
         if (matrix.load() != null) {
             load(matrix, out);
         }
@@ -47,6 +49,36 @@ final class PeersMarkdown {
         }
         out.append(PeersReport.gateLine(matrix)).append('\n');
         return out.toString();
+    }
+
+    private static void promises(PeerMatrix matrix, StringBuilder out) {
+        out.append("## What each library's documentation promises, what the ledger shows\n\n")
+                .append("| library | documentation | the ledger and the responses, this run |\n|---|---|---|\n");
+        for (LibraryRow row : matrix.rows()) {
+            String promise = DocumentedPromise.of(row.name())
+                    .map(p -> "\"" + p.phrase() + "\" (" + p.page() + ")").orElse("");
+            out.append("| `").append(row.name()).append("` | ").append(cell(promise)).append(" | ")
+                    .append(cell(shown(row))).append(" |\n");
+        }
+        out.append('\n');
+    }
+
+    /** The in-flight row, every experiment that was not correct, and the load figure. */
+    private static String shown(LibraryRow row) {
+        List<String> parts = new ArrayList<>();
+        ExperimentResult inFlight = row.cell(Experiment.IN_FLIGHT).result();
+        if (inFlight != null) {
+            parts.add("in-flight: responses `" + inFlight.responses() + "`, charges `" + inFlight.chargeIds() + "`");
+        }
+        for (PeerCell cell : row.cells()) {
+            if (!cell.correct()) {
+                parts.add(cell.experiment().id() + ": " + cell.words());
+            }
+        }
+        if (row.load() != null) {
+            parts.add("load: " + PeersReport.per100k(row.load()) + " duplicate charges per 100,000 requests");
+        }
+        return String.join("; ", parts);
     }
 
     private static void load(PeerMatrix matrix, StringBuilder out) {

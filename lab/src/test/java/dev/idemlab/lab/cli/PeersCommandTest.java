@@ -5,9 +5,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.lab.scenario.CoordinatorFactory;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -93,11 +96,19 @@ class PeersCommandTest {
     }
 
     @Test
-    void markdownHasTheMatrixAndASequenceDiagramPerInFlightRun() {
-        LabRun run = LabRun.of(args("--library", "idempotency-lab-raise", "--format", "markdown"));
+    void markdownHasTheMatrixThePromiseAndASequenceDiagramAndResultsHoldEveryFormat(@TempDir Path dir)
+            throws Exception {
+        LabRun run = LabRun.of(args("--library", "idempotency-lab-raise", "--format", "markdown",
+                "--results", dir.toString()));
         assertThat(run.out()).contains("## Matrix").contains("| `idempotency-lab-raise` |")
+                .contains("## What each library's documentation promises, what the ledger shows")
+                .contains("\"Under `raise` B is turned away at once (409 in an API)\"")
                 .contains("```mermaid\nsequenceDiagram").contains("participant L as idempotency-lab-raise")
-                .contains("L-->>CB:").contains("Note over L: provider ledger [ch_1]");
+                .contains("L-->>CB:").contains("Note over L: provider ledger [ch_1]")
+                .contains("wrote peers.txt, peers.json and peers.md to " + dir);
+        assertThat(Files.readString(dir.resolve("peers.md"))).contains("## Matrix");
+        assertThat(Files.readString(dir.resolve("peers.txt"))).startsWith("peers  (redis: redis ");
+        assertThat(new ObjectMapper().readTree(Files.readString(dir.resolve("peers.json"))).get("libraries")).hasSize(1);
     }
 
     @ParameterizedTest(name = "{0}")
