@@ -40,7 +40,7 @@ if [[ "$commit" != unknown ]] && ! git diff --quiet HEAD -- lab peers fake-provi
 fi
 jdk="$(java -version 2>&1 | head -n 1)"
 cores="$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo unknown)"
-redis="$(head -n 1 "$work/peers.txt" | sed -e 's/^peers  (redis: //' -e 's/)$//')"
+redis="$(head -n 1 "$work/peers.txt" | sed -e 's/^peers  (redis: //' -e 's/) at .*$/)/')"
 command="java -jar $jar ${peers_args[*]}"
 
 {
@@ -56,8 +56,9 @@ command="java -jar $jar ${peers_args[*]}"
   echo "* Commit: $commit"
   echo "* JDK: $jdk"
   echo "* Cores: $cores ($(uname -sm)), shared with other work while it ran"
-  echo "* Redis: $redis; started with \`--save \"\" --appendonly no\` and nothing else set: a restart loses"
-  echo "  every record, so no library here is measured on what it does when Redis restarts"
+  echo "* Redis: $redis, started with \`--save \"\" --appendonly no\` and nothing else"
+  echo "  set: no persistence, a restart loses every record, so no row here says what a library does when"
+  echo "  its Redis restarts"
   echo "* Run on $(date -u +%Y-%m-%d) UTC; exit status $status"
   echo
   echo "Verdicts: *one charge, consistent*: the ledger holds what the request deserved and every caller got"

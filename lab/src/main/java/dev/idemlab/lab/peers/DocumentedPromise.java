@@ -12,7 +12,7 @@ import java.util.Optional;
  */
 public record DocumentedPromise(String page, String phrase) {
 
-    private static final DocumentedPromise JDEMPOTENT = new DocumentedPromise("Jdempotent README (Trendyol/Jdempotent)",
+    private static final DocumentedPromise JDEMPOTENT = new DocumentedPromise("Jdempotent's README, Trendyol/Jdempotent on GitHub",
             "Make your endpoints idempotent easily");
 
     private static final Map<String, DocumentedPromise> BY_LIBRARY = Map.of(

@@ -66,12 +66,13 @@ final class PeersMarkdown {
     /** The in-flight row, every experiment that was not correct, and the load figure. */
     private static String shown(LibraryRow row) {
         List<String> parts = new ArrayList<>();
-        ExperimentResult inFlight = row.cell(Experiment.IN_FLIGHT).result();
-        if (inFlight != null) {
-            parts.add("in-flight: responses `" + inFlight.responses() + "`, charges `" + inFlight.chargeIds() + "`");
+        PeerCell inFlight = row.cell(Experiment.IN_FLIGHT);
+        if (inFlight.result() != null) {
+            parts.add("in-flight: responses `" + inFlight.result().responses() + "`, charges `"
+                    + inFlight.result().chargeIds() + "`, " + inFlight.words());
         }
         for (PeerCell cell : row.cells()) {
-            if (!cell.correct()) {
+            if (!cell.correct() && (cell != inFlight || inFlight.result() == null)) {
                 parts.add(cell.experiment().id() + ": " + cell.words());
             }
         }
