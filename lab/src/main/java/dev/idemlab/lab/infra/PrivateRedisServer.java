@@ -6,7 +6,7 @@ package dev.idemlab.lab.infra;
  *
  * <p>Implementations are thread-safe.
  */
-interface PrivateRedisServer extends AutoCloseable {
+public interface PrivateRedisServer extends AutoCloseable {
 
     /** Where a client connects: {@code redis://127.0.0.1:40123}. */
     String uri();

@@ -92,6 +92,18 @@ public final class RedisBackend implements StoreBackend {
         return launcher == null ? outageWithoutServer() : outageOfStoppedServer();
     }
 
+    /**
+     * Starts a second private server for a caller that connects clients of its own to it and then
+     * stops it by closing it: the store-down experiment on a library that makes its own connections.
+     * It comes from the lab's own origin; when the lab's server was given by URL, from the first
+     * private origin that works, so that the user's server is never stopped. The caller closes it.
+     *
+     * @throws ProvisioningException when no private server could be started
+     */
+    public PrivateRedisServer startServerToStop() {
+        return launcher != null ? launcher.get() : RedisProvisioner.startPrivate();
+    }
+
     @Override
     public void close() {
         if (privateServer != null) {

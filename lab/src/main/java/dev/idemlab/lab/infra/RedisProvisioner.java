@@ -76,6 +76,28 @@ final class RedisProvisioner {
                 + HOW, null);
     }
 
+    /**
+     * Starts a private server from the first origin that works, never a URL: for an outage next to a
+     * server the user gave.
+     *
+     * @throws ProvisioningException if no private origin gave a server
+     */
+    static PrivateRedisServer startPrivate() {
+        List<String> tried = new ArrayList<>();
+        for (Origin origin : List.of(Origin.SYSTEM, Origin.BUNDLED, Origin.CONTAINER)) {
+            Optional<Supplier<PrivateRedisServer>> launcher = launcher(origin, tried);
+            if (launcher.isPresent()) {
+                try {
+                    return launcher.get().get();
+                } catch (ProvisioningException e) {
+                    tried.add(origin.id() + ": " + e.getMessage());
+                }
+            }
+        }
+        throw new ProvisioningException("no private Redis server could be started (tried " + String.join("; ", tried)
+                + "). Put " + BINARY + " on PATH, or start Docker.", null);
+    }
+
     /** A way to start servers of {@code origin}, or empty (with the reason added to {@code tried}). */
     private static Optional<Supplier<PrivateRedisServer>> launcher(Origin origin, List<String> tried) {
         switch (origin) {

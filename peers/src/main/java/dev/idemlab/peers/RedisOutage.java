@@ -1,0 +1,14 @@
+package dev.idemlab.peers;
+
+/**
+ * A Redis server an experiment may stop: the store-down experiment starts a peer against it, then
+ * stops it, then charges. Implementations stop only a server they started.
+ */
+public interface RedisOutage {
+
+    /** Where the server listens: {@code redis://host:port}. */
+    String uri();
+
+    /** Stops the server; the port then refuses connections. Idempotent. */
+    void stop();
+}
