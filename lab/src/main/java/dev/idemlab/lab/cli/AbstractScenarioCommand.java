@@ -43,6 +43,7 @@ abstract class AbstractScenarioCommand implements Callable<Integer> {
         ScenarioSettings settings = options.settings(race());
         String storeName = options.store.validatedStore();
         checkStore(storeName);
+        options.output.validate();
         PrintWriter out = spec.commandLine().getOut();
         try (StoreBackend backend = StoreBackends.open(storeName, options.store.provisioning())) {
             ScenarioContext context = new ScenarioContext(backend, settings,

@@ -91,8 +91,7 @@ final class LoadCommand implements Callable<Integer> {
             description = "Report format: table, json, markdown. Default: ${DEFAULT-VALUE}.")
     ReportFormat format;
 
-    @Option(names = "--out", paramLabel = "FILE",
-            description = "Write the report to FILE (written whole, or not at all) instead of standard output.")
+    @Option(names = "--out", paramLabel = "FILE", description = OutputOptions.OUT_HELP)
     Path out;
 
     @Option(names = "--results", paramLabel = "DIR",
@@ -103,6 +102,11 @@ final class LoadCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException, IOException {
         LoadSettings settings = settings();
         List<String> stores = stores();
+        OutputOptions output = new OutputOptions();
+        output.format = format;
+        output.out = out;
+        output.validate();
+        validateResults();
         List<LabPolicy> policies = policy.policies();
         LoadGenerator generator = new LoadGenerator(settings,
                 ((LabCommand) spec.root().userObject()).coordinators(), progress());
@@ -119,9 +123,6 @@ final class LoadCommand implements Callable<Integer> {
         if (results != null) {
             writeResults(comparison, stdout);
         }
-        OutputOptions output = new OutputOptions();
-        output.format = format;
-        output.out = out;
         output.emit(LoadReport.render(format, comparison), stdout);
         return comparison.passed() ? 0 : 1;
     }
@@ -185,6 +186,30 @@ final class LoadCommand implements Callable<Integer> {
             }
         }
         return List.copyOf(new LinkedHashSet<>(compare));
+    }
+
+    /** @throws UsageException if {@code --results} cannot take the files, before anything runs */
+    private void validateResults() {
+        if (results == null) {
+            return;
+        }
+        Path dir = results.toAbsolutePath();
+        if (Files.exists(dir)) {
+            if (!Files.isDirectory(dir)) {
+                throw new UsageException("--results " + results + ": is not a directory");
+            }
+            if (!Files.isWritable(dir)) {
+                throw new UsageException("--results " + results + ": the directory is not writable");
+            }
+            return;
+        }
+        Path parent = dir.getParent();
+        if (parent == null || !Files.isDirectory(parent)) {
+            throw new UsageException("--results " + results + ": the directory " + parent + " does not exist");
+        }
+        if (!Files.isWritable(parent)) {
+            throw new UsageException("--results " + results + ": the directory " + parent + " is not writable");
+        }
     }
 
     private void writeResults(LoadComparison comparison, PrintWriter stdout) throws IOException {

@@ -99,7 +99,7 @@ class LabCommandTest {
 
     @Test
     void outWritesTheReportWholeAndSaysWhere(@TempDir Path dir) throws Exception {
-        Path file = dir.resolve("reports/in-flight.json");
+        Path file = Files.createDirectories(dir.resolve("reports")).resolve("in-flight.json");
         LabRun run = LabRun.of(args("scenario", "in-flight", "--policy", "wait", "--store", "memory",
                 "--format", "json", "--out", file.toString()));
         assertThat(run.exitCode()).isZero();

@@ -1,17 +1,21 @@
 package dev.idemlab.lab.cli;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** The built {@code lab.jar}, run as a user runs it: a separate process, its output and exit code. */
 class LabJarIT {
@@ -76,5 +80,85 @@ class LabJarIT {
         assertThatThrownBy(() -> new java.net.Socket("127.0.0.1", port).close())
                 .as("nothing listens on the lab's private port %d any more", port)
                 .isInstanceOf(java.net.ConnectException.class);
+    }
+
+    // --out: a regular file or nothing, checked before the run
+
+    @Test
+    void outIntoADirectoryThatDoesNotExistIsRefusedBeforeTheRun(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("a-file"), "x");
+        Result run = lab("scenario", "key-reuse", "--store", "memory", "--latency-ms", "3000",
+                "--out", file.resolve("x.txt").toString());
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains("--out " + file.resolve("x.txt") + ": " + file + " is not a directory");
+        assertThat(run.out()).as("nothing ran").isEmpty();
+        Result missing = lab("scenario", "key-reuse", "--store", "memory", "--out", dir.resolve("no/such/r.txt").toString());
+        assertThat(missing.exitCode()).isEqualTo(2);
+        assertThat(missing.err()).contains("the directory " + dir.resolve("no/such") + " does not exist");
+    }
+
+    @Test
+    void outCreatesAFileWithTheModeOfAnyNewFile(@TempDir Path dir) throws Exception {
+        Path report = dir.resolve("report.txt");
+        Result run = lab("scenario", "key-reuse", "--store", "memory", "--latency-ms", "1", "--out", report.toString());
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.out()).isEqualTo("wrote table report to " + report + System.lineSeparator());
+        assertThat(Files.readString(report)).contains("key-reuse").contains("IdempotencyKeyReuseException");
+        assumeTrue(Files.getFileAttributeView(report, PosixFileAttributeView.class) != null, "POSIX permissions");
+        Path ordinary = dir.resolve("ordinary");
+        Files.newOutputStream(ordinary).close(); // this JVM's umask is the lab's: both are children of this shell
+        assertThat(Files.getPosixFilePermissions(report)).isEqualTo(Files.getPosixFilePermissions(ordinary));
+        try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+            assertThat(files).as("no temporary file left").hasSize(2);
+        }
+    }
+
+    @Test
+    void outReplacesAFileWholeAndKeepsItsMode(@TempDir Path dir) throws Exception {
+        Path report = Files.writeString(dir.resolve("report.json"), "old");
+        assumeTrue(Files.getFileAttributeView(report, PosixFileAttributeView.class) != null, "POSIX permissions");
+        Files.setPosixFilePermissions(report, PosixFilePermissions.fromString("rw-rw----"));
+        Result run = lab("scenario", "key-reuse", "--store", "memory", "--latency-ms", "1", "--format", "json",
+                "--out", report.toString());
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(Files.readString(report)).startsWith("[");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(report))).isEqualTo("rw-rw----");
+    }
+
+    @Test
+    void outThroughASymlinkWritesItsTargetAndKeepsTheLink(@TempDir Path dir) throws Exception {
+        Path target = Files.writeString(dir.resolve("target.txt"), "old");
+        Path link = Files.createSymbolicLink(dir.resolve("link.txt"), target);
+        Result run = lab("scenario", "key-reuse", "--store", "memory", "--latency-ms", "1", "--out", link.toString());
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(Files.isSymbolicLink(link)).as("the link is still a link").isTrue();
+        assertThat(Files.readSymbolicLink(link)).isEqualTo(target);
+        assertThat(Files.readString(target)).contains("key-reuse");
+    }
+
+    @Test
+    void outRefusesADirectoryADeviceAndALinkToADirectoryOrToNothing(@TempDir Path dir) throws Exception {
+        Path subdir = Files.createDirectory(dir.resolve("sub"));
+        Path toDir = Files.createSymbolicLink(dir.resolve("to-dir"), subdir);
+        Path dangling = Files.createSymbolicLink(dir.resolve("dangling"), dir.resolve("nothing"));
+        assertRefused(subdir, "is a directory");
+        assertRefused(toDir, "is a directory (a symbolic link to " + subdir + ")");
+        assertRefused(dangling, "is a symbolic link to nothing");
+        assertThat(Files.isSymbolicLink(toDir)).isTrue();
+        assertThat(Files.isSymbolicLink(dangling)).isTrue();
+        Path device = Path.of("/dev/null");
+        assumeTrue(Files.exists(device) && !Files.isRegularFile(device) && !Files.isDirectory(device), "a device node");
+        assertRefused(device, "is not a regular file");
+        assertThat(Files.isRegularFile(device)).as("the device node is still one").isFalse();
+        Path toDevice = Files.createSymbolicLink(dir.resolve("to-device"), device);
+        assertRefused(toDevice, "is not a regular file (a symbolic link to " + device + ")");
+        Files.delete(toDevice);
+    }
+
+    private static void assertRefused(Path out, String reason) throws Exception {
+        Result run = lab("scenario", "key-reuse", "--store", "memory", "--latency-ms", "1", "--out", out.toString());
+        assertThat(run.exitCode()).as(run.err()).isEqualTo(2);
+        assertThat(run.err()).contains("--out " + out + ": " + reason).doesNotContain("\tat ");
+        assertThat(run.out()).isEmpty();
     }
 }
