@@ -143,7 +143,10 @@ public final class PostgresBackend implements StoreBackend {
             if (url == null) {
                 throw new ProvisioningException("--pg-from url needs --pg-url or " + ProvisioningOptions.PG_URL_ENV, null);
             }
-            return new PostgresServer(url, null, null, Origin.URL, addressOf(url), () -> { });
+            String address = addressOf(url);
+            // One connect first: a dead address fails now, in one line, not after the pool's timeout.
+            Listening.require(address, "the PostgreSQL given by URL");
+            return new PostgresServer(url, null, null, Origin.URL, address, () -> { });
         }
         if (forced != null) {
             return startPrivate(forced);

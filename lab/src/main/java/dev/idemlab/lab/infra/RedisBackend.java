@@ -49,8 +49,15 @@ public final class RedisBackend implements StoreBackend {
         byte[] seed = new byte[4];
         new SecureRandom().nextBytes(seed);
         String runId = HexFormat.of().formatHex(seed);
+        boolean givenByUrl = provisioned.server() == null;
+        if (givenByUrl) {
+            // One connect first: a dead address fails now, in one line, not after a client's retries.
+            Listening.require(addressOf(provisioned), "the Redis " + provisioned.origin().description());
+        }
         try (RedisIdempotencyStore probe = new RedisIdempotencyStore(config(provisioned.uri(), "idemlab:probe:"))) {
-            verify(probe);
+            // A server the lab has just started may miss a cold client's first connect: give it a few
+            // seconds. A server given by URL was already running: one try.
+            verify(probe, givenByUrl ? java.time.Duration.ZERO : VERIFY_PATIENCE);
             StoreDescription description = probe.describe();
             return new RedisBackend(provisioned, description.serverVersion(), description.address(), runId);
         } catch (IdempotencyStoreException e) {
@@ -103,7 +110,7 @@ public final class RedisBackend implements StoreBackend {
         PrivateRedisServer doomed = launcher.get();
         RedisIdempotencyStore store = new RedisIdempotencyStore(config(doomed.uri(), nextKeyPrefix()));
         try {
-            verify(store);
+            verify(store, VERIFY_PATIENCE);
         } catch (IdempotencyStoreException e) {
             store.close();
             doomed.close();
@@ -131,13 +138,13 @@ public final class RedisBackend implements StoreBackend {
         return RedisStoreConfig.custom().uri(uri).keyPrefix(keyPrefix).build();
     }
 
-    /** One real round trip, so that a server that is there but broken is found out now. */
     /**
-     * One lookup through the store, tried again for a few seconds: a server that has just answered
-     * PING can still miss a cold client's first connect on a loaded machine.
+     * One real round trip, so that a server that is there but broken is found out now; tried again
+     * within {@code patience}: a server that has just answered PING can still miss a cold client's
+     * first connect on a loaded machine.
      */
-    private static void verify(RedisIdempotencyStore store) {
-        long deadline = System.nanoTime() + VERIFY_PATIENCE.toNanos();
+    private static void verify(RedisIdempotencyStore store, java.time.Duration patience) {
+        long deadline = System.nanoTime() + patience.toNanos();
         while (true) {
             try {
                 store.lookup("idemlab.probe:" + System.identityHashCode(store));

@@ -1,6 +1,5 @@
 package dev.idemlab.lab.infra;
 
-import org.testcontainers.DockerClientFactory;
 import redis.embedded.core.ExecutableProvider;
 
 import java.io.File;
@@ -50,7 +49,7 @@ final class RedisProvisioner {
     static Provisioned provision(ProvisioningOptions options) {
         Origin forced = options.redisFrom();
         if (forced == Origin.IN_PROCESS) {
-            throw new IllegalArgumentException("redis cannot run in-process; choose url, system, bundled or container");
+            throw new ProvisioningException("redis cannot run in-process; choose url, system, bundled or container", null);
         }
         List<String> tried = new ArrayList<>();
         for (Origin origin : forced != null ? List.of(forced) : ORDER) {
@@ -97,7 +96,7 @@ final class RedisProvisioner {
             }
             case CONTAINER -> {
                 if (!dockerAvailable()) {
-                    tried.add("container: Docker is not available");
+                    tried.add("container: " + Docker.UNAVAILABLE);
                     return Optional.empty();
                 }
                 return Optional.of(RedisContainer::start);
@@ -138,10 +137,6 @@ final class RedisProvisioner {
     }
 
     private static boolean dockerAvailable() {
-        try {
-            return DockerClientFactory.instance().isDockerAvailable();
-        } catch (RuntimeException e) {
-            return false;
-        }
+        return Docker.available();
     }
 }
