@@ -11,10 +11,12 @@ import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** The built {@code lab.jar}, run as a user runs it: a separate process, its output and exit code. */
@@ -23,6 +25,10 @@ class LabJarIT {
     private record Result(int exitCode, String out, String err) { }
 
     private static Result lab(String... args) throws IOException, InterruptedException {
+        return labWithEnv(Map.of(), args);
+    }
+
+    private static Result labWithEnv(Map<String, String> env, String... args) throws IOException, InterruptedException {
         Path jar = Path.of(System.getProperty("lab.jar", "target/lab.jar"));
         assertThat(jar).exists();
         List<String> command = new ArrayList<>(List.of(
@@ -31,7 +37,11 @@ class LabJarIT {
         Path out = Files.createTempFile("lab-out", ".txt");
         Path err = Files.createTempFile("lab-err", ".txt");
         try {
-            Process process = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+            ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
+            builder.environment().remove("IDEMLAB_REDIS_URL");
+            builder.environment().remove("IDEMLAB_PG_URL");
+            builder.environment().putAll(env);
+            Process process = builder.start();
             if (!process.waitFor(5, TimeUnit.MINUTES)) {
                 process.destroyForcibly();
                 throw new AssertionError("lab " + String.join(" ", args) + " did not finish");
@@ -59,6 +69,7 @@ class LabJarIT {
         assertThat(open.exitCode()).as(open.err()).isZero();
         assertThat(open.out()).contains("the action ran anyway: ch_1").contains("storage errors=1 (fail open)")
                 .contains("stopped a second private redis-server");
+        assertThat(open.err()).as("the row says it; no log line repeats it").doesNotContain("[WARN]");
         Result closed = lab("scenario", "store-down", "--on-store-failure", "closed");
         assertThat(closed.out()).contains("IdempotencyStoreUnavailableException").contains("charges made=0");
     }
@@ -160,5 +171,60 @@ class LabJarIT {
         assertThat(run.exitCode()).as(run.err()).isEqualTo(2);
         assertThat(run.err()).contains("--out " + out + ": " + reason).doesNotContain("\tat ");
         assertThat(run.out()).isEmpty();
+    }
+
+    // check: a gate that fails when it could not check what it was asked to
+
+    @Test
+    void checkFailsNamingAStoreItCouldNotCheck() throws Exception {
+        int dead = deadPort();
+        Result run = lab("check", "--stores", "redis", "--redis-url", "redis://127.0.0.1:" + dead);
+        assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(1);
+        assertThat(run.out()).contains("FAIL redis: could not be checked: nothing answers at 127.0.0.1:" + dead)
+                .contains("check: 0 passed, 1 failed, 0 skipped; could not check redis");
+        assertThat(run.err()).doesNotContain("[WARN]").doesNotContain("Exception");
+
+        Result skipping = lab("check", "--stores", "memory,redis", "--allow-skip", "--redis-url", "redis://127.0.0.1:" + dead);
+        assertThat(skipping.exitCode()).as(skipping.out()).isZero();
+        assertThat(skipping.out()).contains("SKIP redis: could not be checked")
+                .contains("check: 5 passed, 0 failed, 2 skipped");
+    }
+
+    @Test
+    void checkReportsOneLinePerFinishedStepOnStandardErrorWhenPiped() throws Exception {
+        Result run = lab("check", "--stores", "memory");
+        assertThat(run.exitCode()).as(run.out()).isZero();
+        List<String> steps = run.err().lines().filter(line -> line.startsWith("lab: [")).toList();
+        assertThat(steps).hasSize(6).first().asString().startsWith("lab: [1/6] in-flight/run on memory: PASS (");
+        assertThat(steps.get(5)).startsWith("lab: [6/6] store-down/wait on memory: skipped (");
+        assertThat(run.err()).doesNotContain("\r");
+        assertThat(run.out()).doesNotContain("lab: [");
+    }
+
+    @Test
+    void aUrlFromTheEnvironmentThatIsNotOneIsAUsageErrorNamingTheVariable() throws Exception {
+        Result run = labWithEnv(Map.of("IDEMLAB_REDIS_URL", "garbage"), "scenario", "key-reuse");
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).startsWith("lab: IDEMLAB_REDIS_URL garbage: the scheme must be redis or rediss (expected redis://");
+        assertThat(run.out()).isEmpty();
+    }
+
+    @Test
+    void withoutDockerTheContainerOriginIsOneLineNotAStackOfErrors() throws Exception {
+        assumeFalse(org.testcontainers.DockerClientFactory.instance().isDockerAvailable(), "Docker is available here");
+        for (String[] args : List.of(new String[] {"scenario", "key-reuse", "--redis-from", "container"},
+                new String[] {"scenario", "key-reuse", "--store", "postgres", "--pg-from", "container"})) {
+            Result run = lab(args);
+            assertThat(run.exitCode()).isEqualTo(1);
+            assertThat(run.err().lines()).as(run.err()).hasSize(1).first().asString()
+                    .startsWith("lab: error: ").contains("no Docker: the container origin is not available");
+            assertThat(run.err()).doesNotContain("[ERROR]").doesNotContain("NullPointerException");
+        }
+    }
+
+    private static int deadPort() throws IOException {
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
     }
 }
