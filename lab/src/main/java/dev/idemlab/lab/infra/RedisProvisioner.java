@@ -88,7 +88,10 @@ final class RedisProvisioner {
             case BUNDLED -> {
                 try {
                     Path binary = bundledBinary();
-                    return Optional.of(() -> RedisProcess.start(binary, Origin.BUNDLED));
+                    // The binary was extracted to a temporary directory of this JVM's: it goes with a
+                    // server left behind by a killed lab.
+                    return Optional.of(() -> RedisProcess.start(binary, Origin.BUNDLED,
+                            ServerRegistry.existing(binary.getParent())));
                 } catch (IOException | RuntimeException e) {
                     tried.add("bundled: no binary for this platform (" + e.getMessage() + ")");
                     return Optional.empty();

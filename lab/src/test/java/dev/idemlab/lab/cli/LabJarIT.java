@@ -7,14 +7,17 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -28,11 +31,21 @@ class LabJarIT {
         return labWithEnv(Map.of(), args);
     }
 
+    private static Result labWithState(Path state, String... args) throws IOException, InterruptedException {
+        return run(List.of("-Didemlab.state.dir=" + state), Map.of(), args);
+    }
+
     private static Result labWithEnv(Map<String, String> env, String... args) throws IOException, InterruptedException {
+        return run(List.of(), env, args);
+    }
+
+    private static Result run(List<String> jvmOptions, Map<String, String> env, String... args)
+            throws IOException, InterruptedException {
         Path jar = Path.of(System.getProperty("lab.jar", "target/lab.jar"));
         assertThat(jar).exists();
-        List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar.toString()));
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-jar", jar.toString()));
         command.addAll(List.of(args));
         Path out = Files.createTempFile("lab-out", ".txt");
         Path err = Files.createTempFile("lab-err", ".txt");
@@ -226,5 +239,82 @@ class LabJarIT {
         try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             return socket.getLocalPort();
         }
+    }
+
+    // Private servers never outlive the lab
+
+    @Test
+    void aServerLeftByAKilledLabIsStoppedByTheNextRun(@TempDir Path state) throws Exception {
+        Process killed = startLab(state, "scenario", "in-flight", "--policy", "wait", "--latency-ms", "60000");
+        Properties entry = awaitServerRecord(state, killed);
+        ProcessHandle server = ProcessHandle.of(Long.parseLong(entry.getProperty("server.pid"))).orElseThrow();
+        Path serverDir = Path.of(entry.getProperty("cleanup.0"));
+        try {
+            killed.destroyForcibly().waitFor(); // SIGKILL: no shutdown hook runs
+            assertThat(server.isAlive()).as("a SIGKILLed JVM stops nothing itself").isTrue();
+
+            Result next = labWithState(state, "scenario", "key-reuse", "--store", "memory", "--latency-ms", "1");
+
+            assertThat(next.exitCode()).as(next.err()).isZero();
+            assertThat(next.err()).contains("stopped a redis-server (pid " + server.pid() + ") left running by an "
+                    + "earlier lab run (pid " + killed.pid() + ")");
+            await().atMost(Duration.ofSeconds(30)).until(() -> !server.isAlive());
+            assertThat(serverDir).doesNotExist();
+            try (java.util.stream.Stream<Path> files = Files.list(state)) {
+                assertThat(files).isEmpty();
+            }
+        } finally {
+            killed.destroyForcibly();
+            if (server.isAlive()) {
+                server.destroyForcibly(); // the lab this test started left it: end it whatever happened above
+            }
+        }
+    }
+
+    @Test
+    void sigtermStopsTheServerAndRemovesItsDirectory(@TempDir Path state) throws Exception {
+        Process lab = startLab(state, "scenario", "in-flight", "--policy", "wait", "--latency-ms", "60000");
+        Properties entry = awaitServerRecord(state, lab);
+        ProcessHandle server = ProcessHandle.of(Long.parseLong(entry.getProperty("server.pid"))).orElseThrow();
+        try {
+            lab.destroy(); // SIGTERM: the shutdown hooks run
+            assertThat(lab.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            await().atMost(Duration.ofSeconds(30)).until(() -> !server.isAlive());
+            assertThat(Path.of(entry.getProperty("cleanup.0"))).as("the server's temporary directory").doesNotExist();
+            try (java.util.stream.Stream<Path> files = Files.list(state)) {
+                assertThat(files).as("its record is gone with it").isEmpty();
+            }
+        } finally {
+            lab.destroyForcibly();
+            if (server.isAlive()) {
+                server.destroyForcibly();
+            }
+        }
+    }
+
+    private static Process startLab(Path state, String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Didemlab.state.dir=" + state, "-jar", Path.of(System.getProperty("lab.jar", "target/lab.jar")).toString()));
+        command.addAll(List.of(args));
+        return new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    }
+
+    /** The pid file the lab writes once its server is up. */
+    private static Properties awaitServerRecord(Path state, Process lab) throws IOException {
+        await().atMost(Duration.ofMinutes(2)).until(() -> {
+            try (java.util.stream.Stream<Path> files = Files.list(state)) {
+                return files.anyMatch(f -> f.getFileName().toString().startsWith(lab.pid() + "-")
+                        && f.getFileName().toString().endsWith(".server"));
+            }
+        });
+        Properties entry = new Properties();
+        try (java.util.stream.Stream<Path> files = Files.list(state)) {
+            Path record = files.filter(f -> f.getFileName().toString().endsWith(".server")).findFirst().orElseThrow();
+            try (java.io.InputStream in = Files.newInputStream(record)) {
+                entry.load(in);
+            }
+        }
+        return entry;
     }
 }
