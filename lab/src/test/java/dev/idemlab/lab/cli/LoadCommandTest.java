@@ -2,6 +2,7 @@ package dev.idemlab.lab.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.idemlab.idempotency.IdempotencyCoordinator;
 import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.lab.scenario.CoordinatorFactory;
 import java.nio.file.Files;
@@ -78,6 +79,40 @@ class LoadCommandTest {
                 .contains("lab: not in the report: redis could not be loaded")
                 .as("one line per finished store and policy when no terminal watches")
                 .contains("lab: load memory/wait: 200 requests checked in");
+    }
+
+    @Test
+    void anUnexpectedExceptionIsLoggedOnceWithItsTypeAndCountedAsIndeterminate() throws Exception {
+        CoordinatorFactory broken = (store, policy, config) -> {
+            IdempotencyCoordinator real = CoordinatorFactory.LIBRARY.create(store, policy, config);
+            return (IdempotencyCoordinator) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                    new Class<?>[] {IdempotencyCoordinator.class}, (proxy, method, args) -> {
+                        if (method.getName().equals("call")) {
+                            throw new IllegalStateException("a bug nobody expected");
+                        }
+                        try {
+                            return method.invoke(real, args);
+                        } catch (java.lang.reflect.InvocationTargetException e) {
+                            throw e.getCause();
+                        }
+                    });
+        };
+        java.io.PrintStream systemErr = System.err;
+        java.io.ByteArrayOutputStream logged = new java.io.ByteArrayOutputStream();
+        LabRun run;
+        try {
+            System.setErr(new java.io.PrintStream(logged, true, java.nio.charset.StandardCharsets.UTF_8));
+            run = LabRun.with(broken, "load", "--store", "memory", "--policy", "wait", "--requests", "50",
+                    "--clients", "2", "--latency-ms", "1", "--format", "json");
+        } finally {
+            System.setErr(systemErr);
+        }
+        JsonNode wait = policy(JSON.readTree(run.out()), "wait");
+        assertThat(wait.get("indeterminate").asLong()).isEqualTo(50);
+        String log = logged.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(log).contains("an exception the load does not expect").contains("IllegalStateException")
+                .contains("a bug nobody expected");
+        assertThat(log.split("does not expect", -1)).as("once per type, not once per request").hasSize(2);
     }
 
     private static JsonNode policy(JsonNode report, String policy) {
