@@ -58,10 +58,15 @@ abstract class AbstractScenarioCommand implements Callable<Integer> {
             ScenarioRunner runner = new ScenarioRunner(context, err, progress);
             runner.say("using " + backend.server().describe());
             List<ScenarioRun> runs = new ArrayList<>();
-            List<ScenarioRunner.Skipped> skipped = runner.run(plan, run -> {
-                runs.add(run);
-                return "done";
-            });
+            List<ScenarioRunner.Skipped> skipped;
+            try {
+                skipped = runner.run(plan, run -> {
+                    runs.add(run);
+                    return "done";
+                });
+            } finally {
+                StoreOptions.cleanUp(backend, err);
+            }
             if (progress != null) {
                 progress.close();
             }

@@ -124,17 +124,22 @@ final class CheckCommand implements Callable<Integer> {
             ScenarioContext context = new ScenarioContext(backend, ScenarioSettings.defaults(),
                     ((LabCommand) spec.root().userObject()).coordinators());
             ScenarioRunner runner = new ScenarioRunner(context, spec.commandLine().getErr(), progress);
-            List<ScenarioRunner.Skipped> skippedScenarios = runner.run(plans, run -> {
-                CheckResult result = Expectations.check(run);
-                if (result.passed()) {
-                    passed++;
-                } else {
-                    failed++;
-                }
-                out.println(result.line());
-                out.flush();
-                return result.passed() ? "PASS" : "FAIL";
-            });
+            List<ScenarioRunner.Skipped> skippedScenarios;
+            try {
+                skippedScenarios = runner.run(plans, run -> {
+                    CheckResult result = Expectations.check(run);
+                    if (result.passed()) {
+                        passed++;
+                    } else {
+                        failed++;
+                    }
+                    out.println(result.line());
+                    out.flush();
+                    return result.passed() ? "PASS" : "FAIL";
+                });
+            } finally {
+                StoreOptions.cleanUp(backend, spec.commandLine().getErr());
+            }
             for (ScenarioRunner.Skipped skip : skippedScenarios) {
                 skipped++;
                 out.println("SKIP " + name + " " + skip.scenario() + ": " + skip.reason());

@@ -140,6 +140,8 @@ final class LoadCommand implements Callable<Integer> {
                 for (LabPolicy each : policies) {
                     runs.add(generator.run(backend, each));
                 }
+            } finally {
+                StoreOptions.cleanUp(backend, err);
             }
         }
         if (runs.isEmpty()) {

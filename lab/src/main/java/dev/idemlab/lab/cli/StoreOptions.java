@@ -1,10 +1,12 @@
 package dev.idemlab.lab.cli;
 
 import dev.idemlab.lab.infra.ProvisioningOptions;
+import dev.idemlab.lab.infra.StoreBackend;
 import dev.idemlab.lab.infra.StoreBackends;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
+import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;
 
@@ -27,6 +29,14 @@ final class StoreOptions {
     /** Where {@code stores}' servers come from, every rule checked. */
     ProvisioningOptions provisioning(List<String> stores) {
         return servers.provisioning(stores);
+    }
+
+    /** Removes what the run left on a server the user gave, and says so on standard error. */
+    static void cleanUp(StoreBackend backend, PrintWriter err) {
+        backend.cleanUp().ifPresent(line -> {
+            err.println("lab: " + line);
+            err.flush();
+        });
     }
 
     /** {@code name} as the lab knows it, lower case. @throws UsageException naming {@code option} */

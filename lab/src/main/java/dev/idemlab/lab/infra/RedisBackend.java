@@ -6,7 +6,15 @@ import dev.idemlab.idempotency.spi.StoreDescription;
 import dev.idemlab.idempotency.store.redis.RedisIdempotencyStore;
 import dev.idemlab.idempotency.store.redis.RedisStoreConfig;
 
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+
 import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.Optional;
 import java.util.HexFormat;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
@@ -19,6 +27,8 @@ import java.util.function.Supplier;
  * <p>Thread-safe.
  */
 public final class RedisBackend implements StoreBackend {
+
+    private static final Duration CLEANUP_TIMEOUT = Duration.ofSeconds(5);
 
     private final String uri;
     private final ServerInfo server;
@@ -99,6 +109,42 @@ public final class RedisBackend implements StoreBackend {
         return launcher == null ? outageWithoutServer() : outageOfStoppedServer();
     }
 
+    /**
+     * On a server given by URL: deletes every key of this run (they all start with the run's prefix),
+     * by SCAN and DEL, and says how many; if that fails, says which prefix is left and that it expires.
+     */
+    @Override
+    public Optional<String> cleanUp() {
+        if (privateServer != null || storesOpened.get() == 0) {
+            return Optional.empty();
+        }
+        String pattern = runPrefix() + "*";
+        RedisClient client = RedisClient.create(uri);
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            connection.setTimeout(CLEANUP_TIMEOUT);
+            RedisCommands<String, String> commands = connection.sync();
+            ScanArgs matching = ScanArgs.Builder.matches(pattern).limit(1000);
+            long removed = 0;
+            KeyScanCursor<String> cursor = commands.scan(matching);
+            while (true) {
+                if (!cursor.getKeys().isEmpty()) {
+                    removed += commands.del(cursor.getKeys().toArray(String[]::new));
+                }
+                if (cursor.isFinished()) {
+                    break;
+                }
+                cursor = commands.scan(cursor, matching);
+            }
+            return Optional.of("removed the " + removed + " keys this run wrote (" + pattern + ") from the Redis at "
+                    + server.address());
+        } catch (RuntimeException e) {
+            return Optional.of("could not remove the keys this run wrote (" + pattern + ") from the Redis at "
+                    + server.address() + ": " + e.getMessage() + "; they expire within 24 h");
+        } finally {
+            client.shutdown(Duration.ZERO, CLEANUP_TIMEOUT);
+        }
+    }
+
     @Override
     public void close() {
         if (privateServer != null) {
@@ -131,7 +177,12 @@ public final class RedisBackend implements StoreBackend {
     }
 
     private String nextKeyPrefix() {
-        return "idemlab:" + runId + ":" + storesOpened.incrementAndGet() + ":";
+        return runPrefix() + storesOpened.incrementAndGet() + ":";
+    }
+
+    /** What every key of this run starts with. */
+    private String runPrefix() {
+        return "idemlab:" + runId + ":";
     }
 
     private static RedisStoreConfig config(String uri, String keyPrefix) {

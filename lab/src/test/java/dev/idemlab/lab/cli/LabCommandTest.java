@@ -143,6 +143,17 @@ class LabCommandTest {
     }
 
     @Test
+    void aRunOnAUsersRedisRemovesItsKeysAndSaysSo() {
+        try (dev.idemlab.lab.infra.RedisBackend users = dev.idemlab.lab.infra.RedisBackend.open(
+                new dev.idemlab.lab.infra.ProvisioningOptions(null, dev.idemlab.lab.infra.Origin.BUNDLED, null, null))) {
+            LabRun run = LabRun.of("scenario", "key-reuse", "--redis-url", users.uri(), "--latency-ms", "1");
+            assertThat(run.exitCode()).as(run.err()).isZero();
+            assertThat(run.err()).containsPattern("lab: removed the [1-9]\\d* keys this run wrote \\(idemlab:[0-9a-f]+:\\*\\) "
+                    + "from the Redis at " + users.server().address().replace(".", "\\."));
+        }
+    }
+
+    @Test
     void storeNamesAreCaseInsensitiveLikeTheOtherChoices() {
         LabRun run = LabRun.of("scenario", "key-reuse", "--store", "MEMORY", "--policy", "WAIT", "--latency-ms", "1");
         assertThat(run.exitCode()).as(run.err()).isZero();
