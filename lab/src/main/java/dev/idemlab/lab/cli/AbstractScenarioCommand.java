@@ -1,5 +1,6 @@
 package dev.idemlab.lab.cli;
 
+import dev.idemlab.lab.infra.ProvisioningOptions;
 import dev.idemlab.lab.infra.StoreBackend;
 import dev.idemlab.lab.infra.StoreBackends;
 import dev.idemlab.lab.report.ReportFormat;
@@ -43,24 +44,46 @@ abstract class AbstractScenarioCommand implements Callable<Integer> {
         ScenarioSettings settings = options.settings(race());
         String storeName = options.store.validatedStore();
         checkStore(storeName);
+        ProvisioningOptions provisioning = options.store.provisioning(List.of(storeName));
+        options.output.validate();
         PrintWriter out = spec.commandLine().getOut();
-        try (StoreBackend backend = StoreBackends.open(storeName, options.store.provisioning())) {
+        PrintWriter err = spec.commandLine().getErr();
+        List<ScenarioRunner.Plan> plan = plan();
+        int steps = ScenarioRunner.steps(plan);
+        // A run of several steps reports each; a single one stays quiet unless a person is watching.
+        Progress progress = steps > 1 ? new Progress(err, Progress.onTerminal(), steps) : null;
+        try (StoreBackend backend = StoreBackends.open(storeName, provisioning)) {
             ScenarioContext context = new ScenarioContext(backend, settings,
                     ((LabCommand) spec.root().userObject()).coordinators());
-            ScenarioRunner runner = new ScenarioRunner(context, spec.commandLine().getErr());
+            ScenarioRunner runner = new ScenarioRunner(context, err, progress);
             runner.say("using " + backend.server().describe());
             List<ScenarioRun> runs = new ArrayList<>();
-            List<ScenarioRunner.Skipped> skipped = runner.run(plan(), runs::add);
+            List<ScenarioRunner.Skipped> skipped;
+            try {
+                skipped = runner.run(plan, run -> {
+                    runs.add(run);
+                    return "done";
+                });
+            } finally {
+                StoreOptions.cleanUp(backend, err);
+            }
+            if (progress != null) {
+                progress.close();
+            }
             StringBuilder report = new StringBuilder(options.output.format.render(runs));
             for (ScenarioRunner.Skipped skip : skipped) {
                 String line = skip.scenario() + " skipped on " + storeName + ": " + skip.reason();
                 if (options.output.format == ReportFormat.JSON) {
-                    spec.commandLine().getErr().println("lab: " + line);
+                    err.println("lab: " + line);
                 } else {
                     report.append('\n').append(line).append('\n');
                 }
             }
             options.output.emit(report.toString(), out);
+        } finally {
+            if (progress != null) {
+                progress.close();
+            }
         }
         return 0;
     }

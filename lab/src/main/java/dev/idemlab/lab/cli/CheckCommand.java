@@ -1,6 +1,7 @@
 package dev.idemlab.lab.cli;
 
 import dev.idemlab.lab.infra.ProvisioningException;
+import dev.idemlab.lab.infra.ProvisioningOptions;
 import dev.idemlab.lab.infra.StoreBackend;
 import dev.idemlab.lab.infra.StoreBackends;
 import dev.idemlab.lab.scenario.CheckResult;
@@ -16,79 +17,134 @@ import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
 
 /**
- * {@code lab check}: the regression gate. Runs every scenario on every store it can provision and
- * fails when a policy that promises exactly-once charged more than once, when the run policy did
- * not double-charge (the race was not reproduced), or when any outcome differs from the post's.
+ * {@code lab check}: the regression gate. Runs every scenario on every store asked for and fails
+ * when a policy that promises exactly-once charged more than once, when the run policy did not
+ * double-charge (the race was not reproduced), when any outcome differs from the post's, or when a
+ * store it was asked to check could not be checked (unless {@code --allow-skip}).
  */
 @Command(name = "check", mixinStandardHelpOptions = true,
         description = "Runs every scenario on every store and compares each run with the post, against the "
-                + "provider's ledger. Prints one line per check; exits 1 if any check failed.")
+                + "provider's ledger. Prints one line per check; exits 1 if any check failed or a store asked for "
+                + "(all three by default) could not be checked.")
 final class CheckCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--stores", paramLabel = "STORE[,STORE...]", split = ",",
-            description = "Stores to check. Default: all of ${COMPLETION-CANDIDATES}.",
-            completionCandidates = StoreBackends.Names.class)
+    @Option(names = "--stores", paramLabel = "STORE[,STORE...]", split = ",", hideParamSyntax = true,
+            description = "Stores to check, comma-separated: memory, redis, postgres. Default: all three.")
     List<String> stores;
 
+    @Option(names = "--allow-skip",
+            description = "A store whose server cannot be had is reported as SKIP and does not fail the gate. "
+                    + "Without it, such a store fails the check.")
+    boolean allowSkip;
+
+    /** Not an option of check: named here only to refuse it clearly rather than as an unknown option. */
+    @Option(names = "--store", hidden = true, paramLabel = "STORE")
+    String store;
+
     @Mixin
-    StoreOptions provisioning;
+    ServerOptions servers;
+
+    private int passed;
+    private int failed;
+    private int skipped;
 
     @Override
     public Integer call() throws InterruptedException {
-        List<String> names = stores == null ? StoreBackends.NAMES : stores;
-        for (String name : names) {
-            if (!StoreBackends.NAMES.contains(name)) {
-                throw new UsageException("--stores must name stores among " + String.join(", ", StoreBackends.NAMES)
-                        + ", got '" + name + "'");
-            }
+        if (store != null) {
+            throw new UsageException("check runs on several stores and takes --stores STORE[,STORE...], not --store");
         }
+        List<String> names = names();
+        ProvisioningOptions provisioning = servers.provisioning(names);
         PrintWriter out = spec.commandLine().getOut();
-        List<CheckResult> results = new ArrayList<>();
-        for (String name : names) {
-            results.addAll(checkStore(name, out));
+        List<ScenarioRunner.Plan> plans = Scenarios.ALL.stream()
+                .map(s -> new ScenarioRunner.Plan(s, s.policiesForAll())).toList();
+        Progress progress = new Progress(spec.commandLine().getErr(), Progress.onTerminal(),
+                names.size() * ScenarioRunner.steps(plans));
+        List<String> notChecked = new ArrayList<>();
+        try {
+            for (String name : names) {
+                if (!checkStore(name, provisioning, plans, out, progress)) {
+                    notChecked.add(name);
+                }
+            }
+        } finally {
+            progress.close();
         }
-        long failed = results.stream().filter(r -> !r.passed()).count();
         out.println();
-        out.println("check: " + (results.size() - failed) + " passed, " + failed + " failed");
+        out.println("check: " + passed + " passed, " + failed + " failed, " + skipped + " skipped"
+                + (notChecked.isEmpty() || allowSkip ? "" : "; could not check " + String.join(", ", notChecked)
+                + " (--allow-skip to skip a store without a server)"));
         out.flush();
         return failed == 0 ? 0 : 1;
     }
 
-    private List<CheckResult> checkStore(String name, PrintWriter out) throws InterruptedException {
+    private List<String> names() {
+        if (stores == null) {
+            return StoreBackends.NAMES;
+        }
+        Set<String> names = new LinkedHashSet<>();
+        for (String name : stores) {
+            names.add(StoreOptions.storeName("--stores", name));
+        }
+        return List.copyOf(names);
+    }
+
+    /** Checks one store; {@code false} when it could not be checked at all. */
+    private boolean checkStore(String name, ProvisioningOptions provisioning, List<ScenarioRunner.Plan> plans,
+                               PrintWriter out, Progress progress) throws InterruptedException {
         StoreBackend backend;
         try {
-            backend = StoreBackends.open(name, provisioning.provisioning());
+            backend = StoreBackends.open(name, provisioning);
         } catch (ProvisioningException unavailable) {
-            out.println("SKIP " + name + ": no server available: " + unavailable.getMessage());
+            String verdict = allowSkip ? "SKIP" : "FAIL";
+            if (allowSkip) {
+                skipped++;
+            } else {
+                failed++;
+            }
+            String line = verdict + " " + name + ": could not be checked: " + unavailable.getMessage();
+            out.println(line);
             out.flush();
-            return List.of();
+            progress.note(line);
+            progress.dropped(ScenarioRunner.steps(plans));
+            return false;
         }
-        List<CheckResult> results = new ArrayList<>();
         try (backend) {
             out.println("store " + backend.server().describe());
             out.flush();
             ScenarioContext context = new ScenarioContext(backend, ScenarioSettings.defaults(),
                     ((LabCommand) spec.root().userObject()).coordinators());
-            ScenarioRunner runner = new ScenarioRunner(context, spec.commandLine().getErr());
-            List<ScenarioRunner.Plan> plans = Scenarios.ALL.stream()
-                    .map(s -> new ScenarioRunner.Plan(s, s.policiesForAll())).toList();
-            List<ScenarioRunner.Skipped> skipped = runner.run(plans, run -> {
-                CheckResult result = Expectations.check(run);
-                results.add(result);
-                out.println(result.line());
-                out.flush();
-            });
-            for (ScenarioRunner.Skipped skip : skipped) {
+            ScenarioRunner runner = new ScenarioRunner(context, spec.commandLine().getErr(), progress);
+            List<ScenarioRunner.Skipped> skippedScenarios;
+            try {
+                skippedScenarios = runner.run(plans, run -> {
+                    CheckResult result = Expectations.check(run);
+                    if (result.passed()) {
+                        passed++;
+                    } else {
+                        failed++;
+                    }
+                    out.println(result.line());
+                    out.flush();
+                    return result.passed() ? "PASS" : "FAIL";
+                });
+            } finally {
+                StoreOptions.cleanUp(backend, spec.commandLine().getErr());
+            }
+            for (ScenarioRunner.Skipped skip : skippedScenarios) {
+                skipped++;
                 out.println("SKIP " + name + " " + skip.scenario() + ": " + skip.reason());
             }
         }
-        return results;
+        return true;
     }
 }

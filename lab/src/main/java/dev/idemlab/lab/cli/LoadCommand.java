@@ -1,6 +1,8 @@
 package dev.idemlab.lab.cli;
 
 import dev.idemlab.lab.policy.LabPolicy;
+import dev.idemlab.lab.infra.ProvisioningException;
+import dev.idemlab.lab.infra.ProvisioningOptions;
 import dev.idemlab.lab.infra.StoreBackend;
 import dev.idemlab.lab.infra.StoreBackends;
 import dev.idemlab.lab.load.LoadComparison;
@@ -20,9 +22,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -41,9 +42,9 @@ import picocli.CommandLine.Spec;
                 + "with the ledger. Reports throughput and latency percentiles per store and policy.")
 final class LoadCommand implements Callable<Integer> {
 
-    private static final Pattern DURATION = Pattern.compile("(\\d{1,7})(ms|s|m)");
-    private static final int MAX_CLIENTS = 1024;
-    private static final int MAX_PROVIDER_LATENCY_MS = 10_000;
+    static final int MAX_CLIENTS = 1024;
+    static final int MAX_LATENCY_MS = 10_000;
+    static final long MAX_REQUESTS = 100_000_000;
 
     @Spec
     CommandSpec spec;
@@ -51,8 +52,10 @@ final class LoadCommand implements Callable<Integer> {
     @Mixin
     StoreOptions store;
 
-    @Option(names = "--compare", paramLabel = "STORE[,STORE...]", split = ",",
-            description = "Compare these stores, one after the other, instead of --store.")
+    @Option(names = "--compare", paramLabel = "STORE[,STORE...]", split = ",", hideParamSyntax = true,
+            description = "Compare these stores (comma-separated: memory, redis, postgres), one after the other, "
+                    + "instead of --store. A store whose server cannot be had is reported and fails the run; the "
+                    + "others are still loaded and reported.")
     List<String> compare;
 
     @Option(names = "--policy", paramLabel = "POLICY", defaultValue = "all",
@@ -60,115 +63,120 @@ final class LoadCommand implements Callable<Integer> {
     PolicyChoice policy;
 
     @Option(names = "--clients", paramLabel = "N", defaultValue = "32",
-            description = "Client threads, each with one request and at most one duplicate in flight. Default: ${DEFAULT-VALUE}.")
+            description = "Client threads, each with one request and at most one duplicate in flight; 1 to "
+                    + MAX_CLIENTS + ". Default: ${DEFAULT-VALUE}.")
     int clients;
 
-    @Option(names = "--duration", paramLabel = "TIME",
-            description = "How long each store and policy is loaded: 500ms, 20s, 1m. Default: 10s, unless --requests.")
-    String duration;
+    @Option(names = "--duration", paramLabel = "TIME", converter = DurationConverter.class,
+            description = "How long each store and policy is loaded, from 100ms to 1h: 500ms, 20s, 1m. "
+                    + "Default: 10s, unless --requests.")
+    Duration duration;
 
     @Option(names = "--requests", paramLabel = "N",
-            description = "Stop each store and policy after N requests, duplicates included, instead of a duration.")
+            description = "Stop each store and policy after N requests, duplicates included, instead of a duration; "
+                    + "1 to " + MAX_REQUESTS + ".")
     Long requests;
 
     @Option(names = "--keys", paramLabel = "N", defaultValue = "1000000000",
-            description = "Distinct logical requests the clients draw from; large means nearly every key is fresh. Default: ${DEFAULT-VALUE}.")
+            description = "Distinct logical requests the clients draw from, 1 to " + Integer.MAX_VALUE
+                    + "; large means nearly every key is fresh. Default: ${DEFAULT-VALUE}.")
     long keys;
 
     @Option(names = "--retry-rate", paramLabel = "FRACTION", defaultValue = "0.2",
-            description = "Fraction of requests re-sent with the same key while the first is in flight (0..1). Default: ${DEFAULT-VALUE}.")
+            description = "Fraction of requests re-sent with the same key while the first is in flight, 0 to 1. "
+                    + "Default: ${DEFAULT-VALUE}.")
     double retryRate;
 
-    @Option(names = "--provider-latency-ms", paramLabel = "MS", defaultValue = "5",
-            description = "How long the fake provider takes per charge. Default: ${DEFAULT-VALUE}.")
-    int providerLatencyMs;
+    @Option(names = {"--latency-ms", "--provider-latency-ms"}, paramLabel = "MS", defaultValue = "5",
+            description = "How long the fake provider takes per charge, 0 to " + MAX_LATENCY_MS
+                    + " (the same option as scenario's --latency-ms). Default: ${DEFAULT-VALUE}.")
+    long latencyMs;
 
     @Option(names = "--seed", paramLabel = "N", defaultValue = "42",
-            description = "Seed of the clients' choices of key and retry. Default: ${DEFAULT-VALUE}.")
+            description = "Seed of the clients' choices of key and retry: any 64-bit integer. Default: ${DEFAULT-VALUE}.")
     long seed;
 
     @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
             description = "Report format: table, json, markdown. Default: ${DEFAULT-VALUE}.")
     ReportFormat format;
 
-    @Option(names = "--out", paramLabel = "FILE",
-            description = "Write the report to FILE (written whole, or not at all) instead of standard output.")
+    @Option(names = "--out", paramLabel = "FILE", description = OutputOptions.OUT_HELP)
     Path out;
 
     @Option(names = "--results", paramLabel = "DIR",
-            description = "Also write load.json, load.csv, load.md and the PNG charts into DIR.")
+            description = "Also write load.json, load.csv, load.md and the PNG charts into DIR (created if its "
+                    + "parent exists).")
     Path results;
 
     @Override
     public Integer call() throws InterruptedException, IOException {
         LoadSettings settings = settings();
         List<String> stores = stores();
+        ProvisioningOptions provisioning = store.provisioning(stores);
+        OutputOptions output = new OutputOptions();
+        output.format = format;
+        output.out = out;
+        output.validate();
+        validateResults();
+        PrintWriter err = spec.commandLine().getErr();
         List<LabPolicy> policies = policy.policies();
         LoadGenerator generator = new LoadGenerator(settings,
-                ((LabCommand) spec.root().userObject()).coordinators(), progress());
+                ((LabCommand) spec.root().userObject()).coordinators(), progress(err));
         List<LoadRun> runs = new ArrayList<>();
+        List<String> notLoaded = new ArrayList<>();
         for (String name : stores) {
-            try (StoreBackend backend = StoreBackends.open(name, store.provisioning())) {
+            StoreBackend backend;
+            try {
+                backend = StoreBackends.open(name, provisioning);
+            } catch (ProvisioningException unavailable) {
+                // The other stores are still loaded and reported; the run fails at the end.
+                String line = name + " could not be loaded: " + unavailable.getMessage();
+                notLoaded.add(line);
+                err.println("lab: " + line);
+                err.flush();
+                continue;
+            }
+            try (backend) {
                 for (LabPolicy each : policies) {
                     runs.add(generator.run(backend, each));
                 }
+            } finally {
+                StoreOptions.cleanUp(backend, err);
             }
+        }
+        if (runs.isEmpty()) {
+            throw new CommandFailure(String.join("; ", notLoaded));
         }
         LoadComparison comparison = new LoadComparison(settings, runs);
         PrintWriter stdout = spec.commandLine().getOut();
         if (results != null) {
             writeResults(comparison, stdout);
         }
-        OutputOptions output = new OutputOptions();
-        output.format = format;
-        output.out = out;
         output.emit(LoadReport.render(format, comparison), stdout);
-        return comparison.passed() ? 0 : 1;
+        for (String line : notLoaded) {
+            err.println("lab: not in the report: " + line);
+        }
+        err.flush();
+        return comparison.passed() && notLoaded.isEmpty() ? 0 : 1;
     }
 
     /** @throws UsageException naming the rule a value breaks */
     LoadSettings settings() {
-        if (clients < 1 || clients > MAX_CLIENTS) {
-            throw new UsageException("--clients must be between 1 and " + MAX_CLIENTS + ", got " + clients);
-        }
+        Bounds.check("--clients", clients, 1, MAX_CLIENTS);
         if (!(retryRate >= 0 && retryRate <= 1)) {
             throw new UsageException("--retry-rate must be between 0 and 1, got " + retryRate);
         }
-        if (providerLatencyMs < 0 || providerLatencyMs > MAX_PROVIDER_LATENCY_MS) {
-            throw new UsageException("--provider-latency-ms must be between 0 and " + MAX_PROVIDER_LATENCY_MS
-                    + ", got " + providerLatencyMs);
-        }
-        if (keys < 1 || keys > Integer.MAX_VALUE) {
-            throw new UsageException("--keys must be between 1 and " + Integer.MAX_VALUE + ", got " + keys);
-        }
+        Bounds.check("--latency-ms", latencyMs, 0, MAX_LATENCY_MS);
+        Bounds.check("--keys", keys, 1, Integer.MAX_VALUE);
         if (duration != null && requests != null) {
             throw new UsageException("--duration and --requests both say when to stop: give one, not both");
         }
-        if (requests != null && requests < 1) {
-            throw new UsageException("--requests must be at least 1, got " + requests);
+        if (requests != null) {
+            Bounds.check("--requests", requests, 1, MAX_REQUESTS);
         }
-        Duration stop = requests != null ? null : duration == null ? LoadSettings.DEFAULT_DURATION : parseDuration(duration);
-        return new LoadSettings(clients, retryRate, Duration.ofMillis(providerLatencyMs), (int) keys, stop,
+        Duration stop = requests != null ? null : duration == null ? LoadSettings.DEFAULT_DURATION : duration;
+        return new LoadSettings(clients, retryRate, Duration.ofMillis(latencyMs), (int) keys, stop,
                 requests == null ? 0 : requests, seed);
-    }
-
-    /** {@code 500ms}, {@code 20s}, {@code 1m}: from 100 ms to one hour. */
-    static Duration parseDuration(String text) {
-        Matcher matcher = DURATION.matcher(text.trim());
-        Duration parsed = null;
-        if (matcher.matches()) {
-            long amount = Long.parseLong(matcher.group(1));
-            parsed = switch (matcher.group(2)) {
-                case "ms" -> Duration.ofMillis(amount);
-                case "s" -> Duration.ofSeconds(amount);
-                default -> Duration.ofMinutes(amount);
-            };
-        }
-        if (parsed == null || parsed.toMillis() < 100 || parsed.compareTo(Duration.ofHours(1)) > 0) {
-            throw new UsageException("--duration must be a time from 100ms to 1h written like 500ms, 20s or 1m, got '"
-                    + text + "'");
-        }
-        return parsed;
     }
 
     private List<String> stores() {
@@ -178,13 +186,35 @@ final class LoadCommand implements Callable<Integer> {
         if (spec.commandLine().getParseResult().hasMatchedOption("--store")) {
             throw new UsageException("--store and --compare both name the stores: give one, not both");
         }
+        Set<String> names = new LinkedHashSet<>();
         for (String name : compare) {
-            if (!StoreBackends.NAMES.contains(name)) {
-                throw new UsageException("--compare must name stores among " + String.join(", ", StoreBackends.NAMES)
-                        + ", got '" + name + "'");
-            }
+            names.add(StoreOptions.storeName("--compare", name));
         }
-        return List.copyOf(new LinkedHashSet<>(compare));
+        return List.copyOf(names);
+    }
+
+    /** @throws UsageException if {@code --results} cannot take the files, before anything runs */
+    private void validateResults() {
+        if (results == null) {
+            return;
+        }
+        Path dir = results.toAbsolutePath();
+        if (Files.exists(dir)) {
+            if (!Files.isDirectory(dir)) {
+                throw new UsageException("--results " + results + ": is not a directory");
+            }
+            if (!Files.isWritable(dir)) {
+                throw new UsageException("--results " + results + ": the directory is not writable");
+            }
+            return;
+        }
+        Path parent = dir.getParent();
+        if (parent == null || !Files.isDirectory(parent)) {
+            throw new UsageException("--results " + results + ": the directory " + parent + " does not exist");
+        }
+        if (!Files.isWritable(parent)) {
+            throw new UsageException("--results " + results + ": the directory " + parent + " is not writable");
+        }
     }
 
     private void writeResults(LoadComparison comparison, PrintWriter stdout) throws IOException {
@@ -203,22 +233,21 @@ final class LoadCommand implements Callable<Integer> {
         return file;
     }
 
-    /** A progress line on a terminal; nothing when the output is piped. */
-    private LoadProgress progress() {
-        if (System.console() == null) {
-            return LoadProgress.NONE;
-        }
-        PrintWriter err = spec.commandLine().getErr();
+    /** On a terminal, a line rewritten every second; otherwise one line per finished store and policy. */
+    private static LoadProgress progress(PrintWriter err) {
+        boolean terminal = Progress.onTerminal();
         return new LoadProgress() {
             @Override
             public void update(String line) {
-                err.print("\rlab: load " + line + "   ");
-                err.flush();
+                if (terminal) {
+                    err.print("\r\033[2Klab: load " + line);
+                    err.flush();
+                }
             }
 
             @Override
             public void finished(String line) {
-                err.println("\rlab: load " + line + "          ");
+                err.println((terminal ? "\r\033[2K" : "") + "lab: load " + line);
                 err.flush();
             }
         };

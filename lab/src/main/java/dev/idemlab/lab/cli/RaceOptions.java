@@ -6,9 +6,11 @@ import picocli.CommandLine.Option;
 final class RaceOptions {
 
     static final int MAX_CALLERS = 1000;
+    static final long MAX_RETRY_AT_MS = 60_000;
 
     @Option(names = "--retry-at-ms", paramLabel = "MS", defaultValue = "50",
-            description = "When callers B..N send the identical request, in ms after A; 0 or more. Default: ${DEFAULT-VALUE}.")
+            description = "When callers B..N send the identical request, in ms after A; 0 to " + MAX_RETRY_AT_MS
+                    + ". Default: ${DEFAULT-VALUE}.")
     long retryAtMs;
 
     @Option(names = "--callers", paramLabel = "N", defaultValue = "2",
@@ -17,11 +19,7 @@ final class RaceOptions {
     int callers;
 
     void validate() {
-        if (retryAtMs < 0) {
-            throw new UsageException("--retry-at-ms must be 0 or more, got " + retryAtMs);
-        }
-        if (callers < 2 || callers > MAX_CALLERS) {
-            throw new UsageException("--callers must be between 2 and " + MAX_CALLERS + ", got " + callers);
-        }
+        Bounds.check("--retry-at-ms", retryAtMs, 0, MAX_RETRY_AT_MS);
+        Bounds.check("--callers", callers, 2, MAX_CALLERS);
     }
 }

@@ -15,12 +15,17 @@ final class ScenarioOptions {
     /** What the coordinator does when the store is down, as typed on the command line. */
     enum OnStoreFailure { OPEN, CLOSED }
 
+    static final long MAX_LATENCY_MS = 60_000;
+    /** One second short of the record's 24 h ttl, which the lease must be shorter than. */
+    static final long MAX_LEASE_S = 24 * 60 * 60 - 1;
+
     @Option(names = "--latency-ms", paramLabel = "MS", defaultValue = "300",
-            description = "How long the provider takes per charge, at least 1. Default: ${DEFAULT-VALUE}.")
+            description = "How long the provider takes per charge, 1 to " + MAX_LATENCY_MS + ". Default: ${DEFAULT-VALUE}.")
     long latencyMs;
 
     @Option(names = "--lease-s", paramLabel = "S", defaultValue = "30",
-            description = "The reservation's lease in seconds: at least 1, shorter than the 24 h ttl. Default: ${DEFAULT-VALUE}.")
+            description = "The reservation's lease in seconds, 1 to " + MAX_LEASE_S + " (shorter than the 24 h ttl). "
+                    + "Default: ${DEFAULT-VALUE}.")
     long leaseSeconds;
 
     @Option(names = "--key", paramLabel = "KEY", defaultValue = ScenarioSettings.DEFAULT_KEY,
@@ -43,15 +48,10 @@ final class ScenarioOptions {
      * @throws UsageException naming the rule an option breaks
      */
     ScenarioSettings settings(RaceOptions race) {
-        if (latencyMs < 1) {
-            throw new UsageException("--latency-ms must be at least 1, got " + latencyMs);
-        }
-        if (leaseSeconds < 1) {
-            throw new UsageException("--lease-s must be at least 1, got " + leaseSeconds);
-        }
-        if (Duration.ofSeconds(leaseSeconds).compareTo(IdempotencyConfig.DEFAULT_TTL) >= 0) {
-            throw new UsageException("--lease-s must be shorter than the record ttl of "
-                    + IdempotencyConfig.DEFAULT_TTL.toHours() + " h, got " + leaseSeconds);
+        Bounds.check("--latency-ms", latencyMs, 1, MAX_LATENCY_MS);
+        if (leaseSeconds < 1 || leaseSeconds > MAX_LEASE_S) {
+            throw new UsageException("--lease-s must be between 1 and " + MAX_LEASE_S + " (shorter than the record ttl of "
+                    + IdempotencyConfig.DEFAULT_TTL.toHours() + " h), got " + leaseSeconds);
         }
         String brokenKeyRule = IdempotentCall.brokenKeyRule(key);
         if (brokenKeyRule != null) {

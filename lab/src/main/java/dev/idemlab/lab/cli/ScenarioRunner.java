@@ -1,7 +1,7 @@
 package dev.idemlab.lab.cli;
 
-import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.lab.infra.StoreBackend;
+import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.lab.scenario.Scenario;
 import dev.idemlab.lab.scenario.ScenarioContext;
 import dev.idemlab.lab.scenario.ScenarioRun;
@@ -9,11 +9,12 @@ import dev.idemlab.lab.scenario.ScenarioRun;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Consumer;
+import java.util.Locale;
+import java.util.function.Function;
 
 /**
- * Runs scenarios one policy at a time on one backend, says what it is doing when a person is
- * watching, and collects the runs and the ones it had to skip.
+ * Runs scenarios one policy at a time on one backend, reports progress, and collects the runs and
+ * the ones it had to skip.
  */
 final class ScenarioRunner {
 
@@ -24,25 +25,45 @@ final class ScenarioRunner {
     record Skipped(String scenario, String reason) { }
 
     private final ScenarioContext context;
-    private final PrintWriter progress;
+    private final PrintWriter err;
+    private final Progress progress;
 
-    ScenarioRunner(ScenarioContext context, PrintWriter err) {
+    /**
+     * @param progress where steps are reported, or {@code null} for a short run that reports nothing
+     *     when no terminal is watching
+     */
+    ScenarioRunner(ScenarioContext context, PrintWriter err, Progress progress) {
         this.context = context;
-        // Progress goes to the terminal only: piped output stays exactly the report.
-        this.progress = System.console() != null ? err : null;
+        this.err = err;
+        this.progress = progress;
     }
 
-    /** Runs every plan, handing each run to {@code onRun} as it finishes; returns the skipped ones. */
-    List<Skipped> run(List<Plan> plans, Consumer<ScenarioRun> onRun) throws InterruptedException {
+    /** How many steps (scenario under one policy) {@code plans} make. */
+    static int steps(List<Plan> plans) {
+        return plans.stream().mapToInt(plan -> plan.policies().size()).sum();
+    }
+
+    /**
+     * Runs every plan, handing each run to {@code onRun} as it finishes; {@code onRun} answers the
+     * step's one-word outcome for the progress line. Returns the skipped ones.
+     */
+    List<Skipped> run(List<Plan> plans, Function<ScenarioRun, String> onRun) throws InterruptedException {
         StoreBackend backend = context.backend();
         List<Skipped> skipped = new ArrayList<>();
         for (Plan plan : plans) {
-            for (LabPolicy policy : plan.policies()) {
-                say("running " + plan.scenario().name() + " under " + policy.name().toLowerCase() + " on " + backend.name());
+            List<LabPolicy> policies = plan.policies();
+            for (int i = 0; i < policies.size(); i++) {
+                String step = plan.scenario().name() + "/" + policies.get(i).name().toLowerCase(Locale.ROOT)
+                        + " on " + backend.name();
+                started(step);
                 try {
-                    onRun.accept(plan.scenario().run(context, policy));
+                    finished(step, onRun.apply(plan.scenario().run(context, policies.get(i))));
                 } catch (UnsupportedOperationException cannotStage) {
                     skipped.add(new Skipped(plan.scenario().name(), cannotStage.getMessage()));
+                    for (int rest = i; rest < policies.size(); rest++) {
+                        finished(plan.scenario().name() + "/" + policies.get(rest).name().toLowerCase(Locale.ROOT)
+                                + " on " + backend.name(), "skipped");
+                    }
                     break;
                 }
             }
@@ -50,10 +71,29 @@ final class ScenarioRunner {
         return skipped;
     }
 
+    /** A line for a person at a terminal; nothing when the output is piped. */
     void say(String line) {
+        if (Progress.onTerminal()) {
+            if (progress != null) {
+                progress.note(line);
+            } else {
+                err.println("lab: " + line + " ...");
+                err.flush();
+            }
+        }
+    }
+
+    private void started(String step) {
         if (progress != null) {
-            progress.println("lab: " + line + " ...");
-            progress.flush();
+            progress.started(step);
+        } else {
+            say("running " + step);
+        }
+    }
+
+    private void finished(String step, String outcome) {
+        if (progress != null) {
+            progress.finished(step, outcome);
         }
     }
 }

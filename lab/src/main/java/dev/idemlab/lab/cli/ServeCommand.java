@@ -71,7 +71,7 @@ final class ServeCommand implements Callable<Integer> {
         DemoProvider provider = providerUrl == null ? DemoProvider.inProcess(Duration.ofMillis(latencyMs))
                 : remote(providerUrl);
         PrintWriter out = spec.commandLine().getOut();
-        StoreBackend backend = StoreBackends.open(storeName, store.provisioning());
+        StoreBackend backend = StoreBackends.open(storeName, store.provisioning(java.util.List.of(storeName)));
         Stopper stopper = new Stopper(backend);
         Thread hook = new Thread(stopper, "lab-serve-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);

@@ -1,11 +1,16 @@
 package dev.idemlab.lab.cli;
 
-import dev.idemlab.lab.infra.Origin;
 import dev.idemlab.lab.infra.ProvisioningOptions;
+import dev.idemlab.lab.infra.StoreBackend;
 import dev.idemlab.lab.infra.StoreBackends;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** Which store, and where its server comes from. Shared by every command that runs scenarios. */
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.Locale;
+
+/** Which store, and where its server comes from. Shared by every command that runs on one store. */
 final class StoreOptions {
 
     @Option(names = "--store", paramLabel = "STORE", defaultValue = StoreBackends.DEFAULT,
@@ -13,31 +18,34 @@ final class StoreOptions {
             completionCandidates = StoreBackends.Names.class)
     String store;
 
-    @Option(names = "--redis-url", paramLabel = "URL",
-            description = "Use this Redis (redis://host:port) instead of starting one. Also env IDEMLAB_REDIS_URL.")
-    String redisUrl;
+    @Mixin
+    ServerOptions servers;
 
-    @Option(names = "--redis-from", paramLabel = "ORIGIN",
-            description = "Take Redis only from: url, system (redis-server on PATH), bundled, container.")
-    Origin redisFrom;
-
-    @Option(names = "--pg-url", paramLabel = "URL",
-            description = "Use this PostgreSQL (jdbc:postgresql://host:port/db?user=..&password=..). Also env IDEMLAB_PG_URL.")
-    String pgUrl;
-
-    @Option(names = "--pg-from", paramLabel = "ORIGIN",
-            description = "Take PostgreSQL only from: url, bundled (embedded), container.")
-    Origin pgFrom;
-
-    ProvisioningOptions provisioning() {
-        return new ProvisioningOptions(redisUrl, redisFrom, pgUrl, pgFrom);
+    /** @throws UsageException for a store the lab does not know (names are case-insensitive) */
+    String validatedStore() {
+        return storeName("--store", store);
     }
 
-    /** @throws UsageException for a store the lab does not know */
-    String validatedStore() {
-        if (!StoreBackends.NAMES.contains(store)) {
-            throw new UsageException("--store must be one of " + String.join(", ", StoreBackends.NAMES) + ", got '" + store + "'");
+    /** Where {@code stores}' servers come from, every rule checked. */
+    ProvisioningOptions provisioning(List<String> stores) {
+        return servers.provisioning(stores);
+    }
+
+    /** Removes what the run left on a server the user gave, and says so on standard error. */
+    static void cleanUp(StoreBackend backend, PrintWriter err) {
+        backend.cleanUp().ifPresent(line -> {
+            err.println("lab: " + line);
+            err.flush();
+        });
+    }
+
+    /** {@code name} as the lab knows it, lower case. @throws UsageException naming {@code option} */
+    static String storeName(String option, String name) {
+        String lower = name.trim().toLowerCase(Locale.ROOT);
+        if (!StoreBackends.NAMES.contains(lower)) {
+            throw new UsageException(option + (option.equals("--store") ? " must be one of " : " must name stores among ")
+                    + String.join(", ", StoreBackends.NAMES) + ", got '" + name + "'");
         }
-        return store;
+        return lower;
     }
 }

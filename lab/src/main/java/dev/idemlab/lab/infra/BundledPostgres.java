@@ -3,6 +3,9 @@ package dev.idemlab.lab.infra;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 import java.time.Duration;
 
 /**
@@ -23,16 +26,51 @@ final class BundledPostgres {
      * @throws ProvisioningException if the server cannot be started
      */
     static PostgresServer start() {
+        ServerRegistry.reapStale();
+        Path dataDirectory = null;
         try {
+            // A data directory of the lab's choosing, so that the postmaster's pid can be read from it
+            // and recorded: pg_ctl detaches the server, and a killed lab would leave it running.
+            dataDirectory = Files.createTempDirectory("idemlab-pg-");
             EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
+                    .setDataDirectory(dataDirectory)
+                    .setCleanDataDirectory(true)
                     .setServerConfig("listen_addresses", "127.0.0.1")
                     .setPGStartupWait(STARTUP_WAIT);
             EmbeddedPostgres server = builder.start();
+            ServerRegistry.Registration registration;
+            try {
+                registration = ServerRegistry.record("postgres", postmasterPid(dataDirectory), List.of(dataDirectory));
+            } catch (IOException | RuntimeException e) {
+                server.close();
+                throw e;
+            }
             String address = "127.0.0.1:" + server.getPort();
             String url = "jdbc:postgresql://" + address + "/postgres";
-            return new PostgresServer(url, "postgres", null, Origin.BUNDLED, address, server);
+            Path data = dataDirectory;
+            return new PostgresServer(url, "postgres", null, Origin.BUNDLED, address, () -> {
+                try {
+                    server.close();
+                } finally {
+                    ServerRegistry.deleteTree(data);
+                    registration.close();
+                }
+            });
         } catch (IOException | RuntimeException e) {
+            if (dataDirectory != null) {
+                ServerRegistry.deleteTree(dataDirectory);
+            }
             throw new ProvisioningException("could not start the bundled PostgreSQL binary: " + e.getMessage(), e);
+        }
+    }
+
+    /** The first line of {@code postmaster.pid}: the server's pid. */
+    private static long postmasterPid(Path dataDirectory) throws IOException {
+        List<String> lines = Files.readAllLines(dataDirectory.resolve("postmaster.pid"));
+        try {
+            return Long.parseLong(lines.get(0).trim());
+        } catch (RuntimeException e) {
+            throw new IOException("postmaster.pid names no pid: " + lines, e);
         }
     }
 }

@@ -1,6 +1,5 @@
 package dev.idemlab.lab.infra;
 
-import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.PostgreSQLContainer;
 import org.testcontainers.utility.DockerImageName;
 
@@ -16,11 +15,7 @@ final class ContainerPostgres {
     private ContainerPostgres() { }
 
     static boolean dockerAvailable() {
-        try {
-            return DockerClientFactory.instance().isDockerAvailable();
-        } catch (RuntimeException | LinkageError e) {
-            return false;
-        }
+        return Docker.available();
     }
 
     /**
@@ -28,7 +23,7 @@ final class ContainerPostgres {
      */
     static PostgresServer start() {
         if (!dockerAvailable()) {
-            throw new ProvisioningException("Docker is not available for a " + IMAGE + " container", null);
+            throw new ProvisioningException(Docker.UNAVAILABLE, null);
         }
         PostgreSQLContainer<?> container = new PostgreSQLContainer<>(DockerImageName.parse(IMAGE));
         try {

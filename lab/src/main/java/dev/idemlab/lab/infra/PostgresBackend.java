@@ -5,6 +5,7 @@ import dev.idemlab.idempotency.store.postgres.PostgresIdempotencyStore;
 import dev.idemlab.idempotency.store.postgres.PostgresStoreConfig;
 
 import org.postgresql.Driver;
+import org.postgresql.ds.PGSimpleDataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,6 +16,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.UUID;
+
+import javax.sql.DataSource;
 
 /**
  * PostgreSQL for a lab run, from the first origin that works: the URL the user gave
@@ -40,7 +43,9 @@ public final class PostgresBackend implements StoreBackend {
         this.server = server;
         this.shutdownHook = new Thread(this::close, "idemlab-postgres-stop");
         Runtime.getRuntime().addShutdownHook(shutdownHook);
-        try (PostgresIdempotencyStore probe = new PostgresIdempotencyStore(config(server, "probe:").build())) {
+        // The probe runs on plain connections, not a pool: whatever it throws, nothing is left open.
+        try (PostgresIdempotencyStore probe = PostgresIdempotencyStore.open(probeDataSource(server),
+                PostgresStoreConfig.forDataSource().namespacePrefix("probe:").build())) {
             this.info = new ServerInfo("postgres", probe.describe().serverVersion(), server.origin(), server.address());
         } catch (RuntimeException e) {
             close();
@@ -121,8 +126,14 @@ public final class PostgresBackend implements StoreBackend {
             owned.add(doomed);
         }
         PostgresIdempotencyStore store = new PostgresIdempotencyStore(config(doomed, freshPrefix()).build());
-        store.lookup("outage:probe"); // connected and working before its server goes away
-        doomed.close();
+        try {
+            store.lookup("outage:probe"); // connected and working before its server goes away
+        } catch (RuntimeException e) {
+            store.close();
+            throw e;
+        } finally {
+            doomed.close();
+        }
         String how = "stopped a second private postgres (" + doomed.origin().description() + ") on " + doomed.address();
         return new Outage(store, how);
     }
@@ -143,7 +154,10 @@ public final class PostgresBackend implements StoreBackend {
             if (url == null) {
                 throw new ProvisioningException("--pg-from url needs --pg-url or " + ProvisioningOptions.PG_URL_ENV, null);
             }
-            return new PostgresServer(url, null, null, Origin.URL, addressOf(url), () -> { });
+            String address = addressOf(url);
+            // One connect first: a dead address fails now, in one line, not after the pool's timeout.
+            Listening.require(address, "the PostgreSQL given by URL");
+            return new PostgresServer(url, null, null, Origin.URL, address, () -> { });
         }
         if (forced != null) {
             return startPrivate(forced);
@@ -171,6 +185,21 @@ public final class PostgresBackend implements StoreBackend {
             default -> throw new ProvisioningException("postgres cannot come from '" + origin.id()
                     + "'; use url, bundled or container", null);
         };
+    }
+
+    /** Unpooled connections with the store's own connect and socket timeouts. */
+    private static DataSource probeDataSource(PostgresServer server) {
+        PGSimpleDataSource dataSource = new PGSimpleDataSource();
+        dataSource.setURL(server.jdbcUrl());
+        if (server.user() != null) {
+            dataSource.setUser(server.user());
+        }
+        if (server.password() != null) {
+            dataSource.setPassword(server.password());
+        }
+        dataSource.setConnectTimeout((int) PostgresStoreConfig.DEFAULT_CONNECT_TIMEOUT.toSeconds());
+        dataSource.setSocketTimeout((int) PostgresStoreConfig.DEFAULT_SOCKET_TIMEOUT.toSeconds());
+        return dataSource;
     }
 
     private static PostgresStoreConfig.Builder config(PostgresServer server, String prefix) {

@@ -6,7 +6,15 @@ import dev.idemlab.idempotency.spi.StoreDescription;
 import dev.idemlab.idempotency.store.redis.RedisIdempotencyStore;
 import dev.idemlab.idempotency.store.redis.RedisStoreConfig;
 
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+
 import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.Optional;
 import java.util.HexFormat;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
@@ -19,6 +27,8 @@ import java.util.function.Supplier;
  * <p>Thread-safe.
  */
 public final class RedisBackend implements StoreBackend {
+
+    private static final Duration CLEANUP_TIMEOUT = Duration.ofSeconds(5);
 
     private final String uri;
     private final ServerInfo server;
@@ -49,8 +59,15 @@ public final class RedisBackend implements StoreBackend {
         byte[] seed = new byte[4];
         new SecureRandom().nextBytes(seed);
         String runId = HexFormat.of().formatHex(seed);
+        boolean givenByUrl = provisioned.server() == null;
+        if (givenByUrl) {
+            // One connect first: a dead address fails now, in one line, not after a client's retries.
+            Listening.require(addressOf(provisioned), "the Redis " + provisioned.origin().description());
+        }
         try (RedisIdempotencyStore probe = new RedisIdempotencyStore(config(provisioned.uri(), "idemlab:probe:"))) {
-            verify(probe);
+            // A server the lab has just started may miss a cold client's first connect: give it a few
+            // seconds. A server given by URL was already running: one try.
+            verify(probe, givenByUrl ? java.time.Duration.ZERO : VERIFY_PATIENCE);
             StoreDescription description = probe.describe();
             return new RedisBackend(provisioned, description.serverVersion(), description.address(), runId);
         } catch (IdempotencyStoreException e) {
@@ -104,6 +121,42 @@ public final class RedisBackend implements StoreBackend {
         return launcher != null ? launcher.get() : RedisProvisioner.startPrivate();
     }
 
+    /**
+     * On a server given by URL: deletes every key of this run (they all start with the run's prefix),
+     * by SCAN and DEL, and says how many; if that fails, says which prefix is left and that it expires.
+     */
+    @Override
+    public Optional<String> cleanUp() {
+        if (privateServer != null || storesOpened.get() == 0) {
+            return Optional.empty();
+        }
+        String pattern = runPrefix() + "*";
+        RedisClient client = RedisClient.create(uri);
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            connection.setTimeout(CLEANUP_TIMEOUT);
+            RedisCommands<String, String> commands = connection.sync();
+            ScanArgs matching = ScanArgs.Builder.matches(pattern).limit(1000);
+            long removed = 0;
+            KeyScanCursor<String> cursor = commands.scan(matching);
+            while (true) {
+                if (!cursor.getKeys().isEmpty()) {
+                    removed += commands.del(cursor.getKeys().toArray(String[]::new));
+                }
+                if (cursor.isFinished()) {
+                    break;
+                }
+                cursor = commands.scan(cursor, matching);
+            }
+            return Optional.of("removed the " + removed + " keys this run wrote (" + pattern + ") from the Redis at "
+                    + server.address());
+        } catch (RuntimeException e) {
+            return Optional.of("could not remove the keys this run wrote (" + pattern + ") from the Redis at "
+                    + server.address() + ": " + e.getMessage() + "; they expire within 24 h");
+        } finally {
+            client.shutdown(Duration.ZERO, CLEANUP_TIMEOUT);
+        }
+    }
+
     @Override
     public void close() {
         if (privateServer != null) {
@@ -115,7 +168,7 @@ public final class RedisBackend implements StoreBackend {
         PrivateRedisServer doomed = launcher.get();
         RedisIdempotencyStore store = new RedisIdempotencyStore(config(doomed.uri(), nextKeyPrefix()));
         try {
-            verify(store);
+            verify(store, VERIFY_PATIENCE);
         } catch (IdempotencyStoreException e) {
             store.close();
             doomed.close();
@@ -136,20 +189,25 @@ public final class RedisBackend implements StoreBackend {
     }
 
     private String nextKeyPrefix() {
-        return "idemlab:" + runId + ":" + storesOpened.incrementAndGet() + ":";
+        return runPrefix() + storesOpened.incrementAndGet() + ":";
+    }
+
+    /** What every key of this run starts with. */
+    private String runPrefix() {
+        return "idemlab:" + runId + ":";
     }
 
     private static RedisStoreConfig config(String uri, String keyPrefix) {
         return RedisStoreConfig.custom().uri(uri).keyPrefix(keyPrefix).build();
     }
 
-    /** One real round trip, so that a server that is there but broken is found out now. */
     /**
-     * One lookup through the store, tried again for a few seconds: a server that has just answered
-     * PING can still miss a cold client's first connect on a loaded machine.
+     * One real round trip, so that a server that is there but broken is found out now; tried again
+     * within {@code patience}: a server that has just answered PING can still miss a cold client's
+     * first connect on a loaded machine.
      */
-    private static void verify(RedisIdempotencyStore store) {
-        long deadline = System.nanoTime() + VERIFY_PATIENCE.toNanos();
+    private static void verify(RedisIdempotencyStore store, java.time.Duration patience) {
+        long deadline = System.nanoTime() + patience.toNanos();
         while (true) {
             try {
                 store.lookup("idemlab.probe:" + System.identityHashCode(store));

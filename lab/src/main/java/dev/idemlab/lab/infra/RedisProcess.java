@@ -11,15 +11,21 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * A private {@code redis-server} process: bound to 127.0.0.1 on a free ephemeral port, no
  * persistence, its working directory and log in a fresh temporary directory. A JVM shutdown hook
- * stops it too, so that Ctrl-C never leaves a server behind.
+ * stops it and removes that directory too, so that Ctrl-C or SIGTERM never leaves either behind;
+ * the {@link ServerRegistry} records its pid, so that a later lab stops it if this JVM is killed
+ * outright.
+ *
+ * <p>Why not embedded-redis's {@code RedisServer}, whose binary the lab does use: it keeps its
+ * {@link Process} private, so the lab could not record the server's pid for the registry; it
+ * waits for the "Ready to accept connections" log line with no time limit, so a binary that hangs
+ * hangs the lab; and it needs its port chosen up front with no way to tell a port taken meanwhile
+ * from another failure, which the retry below does. What is left here is those three things.
  *
  * <p>Thread-safe.
  */
@@ -35,14 +41,16 @@ final class RedisProcess implements PrivateRedisServer {
     private final Origin origin;
     private final Path dir;
     private final Thread shutdownHook;
+    private final ServerRegistry.Registration registration;
     private boolean stopped;
 
-    private RedisProcess(Process process, int port, Origin origin, Path dir) {
+    private RedisProcess(Process process, int port, Origin origin, Path dir, List<Path> cleanup) {
         this.process = process;
         this.port = port;
         this.origin = origin;
         this.dir = dir;
-        this.shutdownHook = new Thread(this::stopProcess, "idemlab-redis-stop-" + port);
+        this.registration = ServerRegistry.record("redis-server", process.pid(), cleanup);
+        this.shutdownHook = new Thread(this::stop, "idemlab-redis-stop-" + port);
         Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
 
@@ -52,10 +60,19 @@ final class RedisProcess implements PrivateRedisServer {
      * @throws ProvisioningException if it does not start, with the end of its log
      */
     static RedisProcess start(Path executable, Origin origin) {
+        return start(executable, origin, List.of());
+    }
+
+    /**
+     * As {@link #start(Path, Origin)}; {@code alsoRemove} are directories that go with the server if it
+     * is left behind (the bundled binary's extraction).
+     */
+    static RedisProcess start(Path executable, Origin origin, List<Path> alsoRemove) {
+        ServerRegistry.reapStale();
         ProvisioningException last = null;
         for (int attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
             try {
-                return startOnce(executable, origin, freeLocalPort());
+                return startOnce(executable, origin, freeLocalPort(), alsoRemove);
             } catch (ProvisioningException e) {
                 last = e;
             }
@@ -88,21 +105,27 @@ final class RedisProcess implements PrivateRedisServer {
     }
 
     @Override
-    public synchronized void close() {
-        if (stopped) {
-            return;
-        }
-        stopped = true;
-        stopProcess();
+    public void close() {
+        stop();
         try {
             Runtime.getRuntime().removeShutdownHook(shutdownHook);
         } catch (IllegalStateException shuttingDown) {
             // The JVM is exiting and the hook is running or has run: nothing to remove.
         }
-        deleteQuietly(dir);
     }
 
-    private static RedisProcess startOnce(Path executable, Origin origin, int port) {
+    /** Stops the process, removes its directory and its record; from close() or the shutdown hook. */
+    private synchronized void stop() {
+        if (stopped) {
+            return;
+        }
+        stopped = true;
+        stopProcess();
+        ServerRegistry.deleteTree(dir);
+        registration.close();
+    }
+
+    private static RedisProcess startOnce(Path executable, Origin origin, int port, List<Path> alsoRemove) {
         Path dir;
         Process process;
         try {
@@ -117,7 +140,9 @@ final class RedisProcess implements PrivateRedisServer {
         } catch (IOException e) {
             throw new ProvisioningException("cannot run " + executable + ": " + e.getMessage(), e);
         }
-        RedisProcess server = new RedisProcess(process, port, origin, dir);
+        List<Path> cleanup = new java.util.ArrayList<>(alsoRemove);
+        cleanup.add(0, dir);
+        RedisProcess server = new RedisProcess(process, port, origin, dir, cleanup);
         try {
             server.awaitReady(executable);
             return server;
@@ -187,14 +212,6 @@ final class RedisProcess implements PrivateRedisServer {
             return log.length() > 800 ? log.substring(log.length() - 800) : log;
         } catch (IOException e) {
             return "(no log: " + e.getMessage() + ")";
-        }
-    }
-
-    private static void deleteQuietly(Path dir) {
-        try (Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-        } catch (IOException | UncheckedIOException e) {
-            // A leftover empty temp directory is harmless; the server itself is stopped.
         }
     }
 }

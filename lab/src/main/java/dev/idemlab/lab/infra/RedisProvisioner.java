@@ -1,6 +1,5 @@
 package dev.idemlab.lab.infra;
 
-import org.testcontainers.DockerClientFactory;
 import redis.embedded.core.ExecutableProvider;
 
 import java.io.File;
@@ -50,7 +49,7 @@ final class RedisProvisioner {
     static Provisioned provision(ProvisioningOptions options) {
         Origin forced = options.redisFrom();
         if (forced == Origin.IN_PROCESS) {
-            throw new IllegalArgumentException("redis cannot run in-process; choose url, system, bundled or container");
+            throw new ProvisioningException("redis cannot run in-process; choose url, system, bundled or container", null);
         }
         List<String> tried = new ArrayList<>();
         for (Origin origin : forced != null ? List.of(forced) : ORDER) {
@@ -111,7 +110,10 @@ final class RedisProvisioner {
             case BUNDLED -> {
                 try {
                     Path binary = bundledBinary();
-                    return Optional.of(() -> RedisProcess.start(binary, Origin.BUNDLED));
+                    // The binary was extracted to a temporary directory of this JVM's: it goes with a
+                    // server left behind by a killed lab.
+                    return Optional.of(() -> RedisProcess.start(binary, Origin.BUNDLED,
+                            ServerRegistry.existing(binary.getParent())));
                 } catch (IOException | RuntimeException e) {
                     tried.add("bundled: no binary for this platform (" + e.getMessage() + ")");
                     return Optional.empty();
@@ -119,7 +121,7 @@ final class RedisProvisioner {
             }
             case CONTAINER -> {
                 if (!dockerAvailable()) {
-                    tried.add("container: Docker is not available");
+                    tried.add("container: " + Docker.UNAVAILABLE);
                     return Optional.empty();
                 }
                 return Optional.of(RedisContainer::start);
@@ -160,10 +162,6 @@ final class RedisProvisioner {
     }
 
     private static boolean dockerAvailable() {
-        try {
-            return DockerClientFactory.instance().isDockerAvailable();
-        } catch (RuntimeException e) {
-            return false;
-        }
+        return Docker.available();
     }
 }

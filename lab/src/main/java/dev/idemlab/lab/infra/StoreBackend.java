@@ -2,6 +2,8 @@ package dev.idemlab.lab.infra;
 
 import dev.idemlab.idempotency.spi.IdempotencyStore;
 
+import java.util.Optional;
+
 /**
  * One kind of store and the server behind it, provisioned for a lab run. Closing the backend stops
  * every server it started (and only those).
@@ -26,6 +28,15 @@ public interface StoreBackend extends AutoCloseable {
      * @throws UnsupportedOperationException if this kind of store cannot go down (memory)
      */
     StoreOutage openOutage();
+
+    /**
+     * Removes what this backend's stores wrote to a server the user gave (a lab run must not leave its
+     * records in someone's Redis), and says what it did; empty when there is nothing to say (a private
+     * server is stopped with everything in it).
+     */
+    default Optional<String> cleanUp() {
+        return Optional.empty();
+    }
 
     @Override
     void close();

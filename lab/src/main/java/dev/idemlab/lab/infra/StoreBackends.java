@@ -26,6 +26,8 @@ public final class StoreBackends {
      * @throws ProvisioningException when no server could be had, saying how to get one
      */
     public static StoreBackend open(String name, ProvisioningOptions options) {
+        // Before anything starts: servers that a killed lab left running are stopped now.
+        ServerRegistry.reapStale();
         return switch (name) {
             case "memory" -> new MemoryBackend();
             case "redis" -> RedisBackend.open(options);

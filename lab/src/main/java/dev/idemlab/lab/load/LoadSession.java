@@ -7,7 +7,11 @@ import dev.idemlab.idempotency.IdempotentResult;
 import dev.idemlab.idempotency.ResultCodec;
 import dev.idemlab.provider.Charge;
 import dev.idemlab.provider.FakePaymentProvider;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -32,6 +36,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class LoadSession {
 
+    private static final Logger LOG = LoggerFactory.getLogger(LoadSession.class);
     private static final ResultCodec<Charge> CHARGE = ResultCodec.json(Charge.class);
     /** Past the stop, in-flight requests get this long (plus a WAIT's own timeout) to answer. */
     private static final Duration DRAIN = Duration.ofSeconds(30);
@@ -44,6 +49,8 @@ final class LoadSession {
     private final AtomicLong permits;
     private final AtomicLong retriesSent = new AtomicLong();
     private final AtomicLong completed = new AtomicLong();
+    /** The types of unexpected exceptions already logged by this JVM: one line per type, not per request. */
+    private static final Set<Class<?>> UNEXPECTED = ConcurrentHashMap.newKeySet();
     private volatile long deadlineNanos;
 
     LoadSession(LoadSettings settings, IdempotencyCoordinator coordinator, FakePaymentProvider provider,
@@ -143,6 +150,10 @@ final class LoadSession {
             ErrorKind kind = ErrorKind.of(e);
             if (kind != null) {
                 history.failed(kind);
+            } else if (UNEXPECTED.add(e.getClass())) {
+                // Counted as indeterminate by the history; said here once per type, with its stack.
+                LOG.warn("a request ended with an exception the load does not expect; it and every later {} count "
+                        + "as indeterminate answers", e.getClass().getSimpleName(), e);
             }
         }
         latencies.record(System.nanoTime() - start);

@@ -46,6 +46,11 @@ final class ChargeClient {
         client.charge("warm-up", key, ScenarioSettings.AMOUNT);
     }
 
+    /** Starts the scenario's clock now: every time recorded is from here. */
+    void startClock() {
+        timeline.restart();
+    }
+
     /** Sends one charge as caller {@code name} and records what came back; never throws. */
     CallerResult charge(String name, String key, long amount) {
         long start = timeline.nowMs();

@@ -27,6 +27,14 @@ abstract class StagedScenario implements Scenario {
     /** The settings this scenario reports beyond the common ones. */
     void reportSettings(ScenarioSettings settings, Map<String, Object> reported) { }
 
+    /** What this run's callers show beyond their rows (how the staging went), added to {@code reported}. */
+    void reportOutcome(List<CallerResult> callers, ScenarioSettings settings, Map<String, Object> reported) { }
+
+    /** A line about how this run was staged, or empty. */
+    String note(List<CallerResult> callers, ScenarioSettings settings) {
+        return "";
+    }
+
     @Override
     public final ScenarioRun run(ScenarioContext context, LabPolicy policy) throws InterruptedException {
         try (IdempotencyStore store = context.backend().openStore()) {
@@ -39,8 +47,10 @@ abstract class StagedScenario implements Scenario {
                     context.settings());
             Map<String, Object> reported = context.reportedSettings();
             reportSettings(context.settings(), reported);
+            reportOutcome(callers, context.settings(), reported);
             return new ScenarioRun(name(), policyName(policy), label(policy), context.backend().server(), reported,
-                    callers, provider.chargeIds(), coordinator.stats().totalStorageErrors(), "", timeline.events());
+                    callers, provider.chargeIds(), coordinator.stats().totalStorageErrors(),
+                    note(callers, context.settings()), timeline.events());
         }
     }
 

@@ -17,8 +17,13 @@ final class Timeline implements ProviderObserver {
     static final String COORDINATOR = "Coordinator";
     static final String PROVIDER = "Provider";
 
-    private final long startNanos = System.nanoTime();
+    private volatile long startNanos = System.nanoTime();
     private final List<TimelineEvent> events = new ArrayList<>();
+
+    /** Restarts the clock: times are from now on. Called before anything is recorded. */
+    void restart() {
+        startNanos = System.nanoTime();
+    }
 
     long nowMs() {
         return (System.nanoTime() - startNanos) / 1_000_000;

@@ -99,7 +99,7 @@ class LabCommandTest {
 
     @Test
     void outWritesTheReportWholeAndSaysWhere(@TempDir Path dir) throws Exception {
-        Path file = dir.resolve("reports/in-flight.json");
+        Path file = Files.createDirectories(dir.resolve("reports")).resolve("in-flight.json");
         LabRun run = LabRun.of(args("scenario", "in-flight", "--policy", "wait", "--store", "memory",
                 "--format", "json", "--out", file.toString()));
         assertThat(run.exitCode()).isZero();
@@ -109,21 +109,97 @@ class LabCommandTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-            "scenario in-flight --latency-ms 0|--latency-ms must be at least 1",
+            "scenario in-flight --latency-ms 0|--latency-ms must be between 1 and 60000, got 0",
+            "scenario in-flight --latency-ms 2147483647|--latency-ms must be between 1 and 60000, got 2147483647",
+            "scenario in-flight --retry-at-ms 99999999999|--retry-at-ms must be between 0 and 60000, got 99999999999",
+            "scenario in-flight --retry-at-ms -1|--retry-at-ms must be between 0 and 60000, got -1",
             "scenario in-flight --callers 1|--callers must be between 2 and 1000",
+            "scenario in-flight --callers 99999999999|'99999999999' is not an int",
             "scenario in-flight --policy maybe|Invalid value for option '--policy'",
-            "scenario in-flight --lease-s 0|--lease-s must be at least 1",
-            "scenario in-flight --lease-s 90000|--lease-s must be shorter than the record ttl",
+            "scenario in-flight --lease-s 0|--lease-s must be between 1 and 86399",
+            "scenario in-flight --lease-s 90000|shorter than the record ttl of 24 h), got 90000",
             "scenario in-flight --store floppy|--store must be one of",
             "scenario bogus|Unmatched argument",
             "scenario|missing scenario",
             "scenario store-down --store memory|store-down needs a store with a server",
-            "check --stores memory,floppy|--stores must name stores among"
+            "scenario key-reuse --callers 3|--callers is an option of 'lab scenario in-flight' and 'lab scenario all', not of 'lab scenario key-reuse'",
+            "scenario key-reuse --store memory --pg-from system|Invalid value for option '--pg-from': expected one of url, bundled, container, got 'system'",
+            "scenario key-reuse --store memory --pg-from in_process|Invalid value for option '--pg-from': expected one of url, bundled, container, got 'in_process'",
+            "scenario key-reuse --store memory --redis-from in_process|Invalid value for option '--redis-from': expected one of url, system, bundled, container, got 'in_process'",
+            "scenario key-reuse --store memory --pg-url garbage|--pg-url garbage: it must start with jdbc:postgresql:// and name a host (expected jdbc:postgresql://host[:port]/database",
+            "scenario key-reuse --redis-url redis://127.0.0.1:99999|--redis-url redis://127.0.0.1:99999: the port must be between 1 and 65535 (expected redis://",
+            "scenario key-reuse --store postgres --pg-url jdbc:postgresql://127.0.0.1:99999/db|--pg-url jdbc:postgresql://127.0.0.1:99999/db: the port must be between 1 and 65535",
+            "scenario key-reuse --store postgres --pg-url jdbc:postgresql://127.0.0.1:0/db?user=u&password=secret|--pg-url jdbc:postgresql://127.0.0.1:0/db?user=u&password=***: the port must be between 1 and 65535",
+            "scenario key-reuse --store postgres --pg-url jdbc:postgresql://u:secret@127.0.0.1/db|--pg-url jdbc:postgresql://***@127.0.0.1/db: the host part is not host[:port][,host[:port]...]",
+            "check --stores memory,floppy|--stores must name stores among",
+            "check --store memory|check runs on several stores and takes --stores STORE[,STORE...], not --store"
     })
     void usageErrorsExitTwoWithTheRuleAndNoStackTrace(String commandLine, String rule) {
         LabRun run = LabRun.of(commandLine.split(" "));
         assertThat(run.exitCode()).isEqualTo(2);
-        assertThat(run.err()).contains(rule).doesNotContain("\tat ").doesNotContain("Exception in");
+        assertThat(run.err()).contains(rule).doesNotContain("\tat ").doesNotContain("Exception in")
+                .doesNotContain("secret");
+        assertThat(run.out()).isEmpty();
+    }
+
+    @Test
+    void aRunOnAUsersRedisRemovesItsKeysAndSaysSo() {
+        try (dev.idemlab.lab.infra.RedisBackend users = dev.idemlab.lab.infra.RedisBackend.open(
+                new dev.idemlab.lab.infra.ProvisioningOptions(null, dev.idemlab.lab.infra.Origin.BUNDLED, null, null))) {
+            LabRun run = LabRun.of("scenario", "key-reuse", "--redis-url", users.uri(), "--latency-ms", "1");
+            assertThat(run.exitCode()).as(run.err()).isZero();
+            assertThat(run.err()).containsPattern("lab: removed the [1-9]\\d* keys this run wrote \\(idemlab:[0-9a-f]+:\\*\\) "
+                    + "from the Redis at " + users.server().address().replace(".", "\\."));
+        }
+    }
+
+    @Test
+    void storeNamesAreCaseInsensitiveLikeTheOtherChoices() {
+        LabRun run = LabRun.of("scenario", "key-reuse", "--store", "MEMORY", "--policy", "WAIT", "--latency-ms", "1");
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.out()).contains("store: memory");
+    }
+
+    @Test
+    void checkHelpListsWhatCheckTakesAndNothingElse() {
+        String help = LabRun.of("check", "--help").out();
+        assertThat(help).contains("--stores=STORE[,STORE...]").contains("--allow-skip")
+                .doesNotContain("--store=").doesNotContain("STORE[,STORE...][,").doesNotContain("Default: redis");
+    }
+
+    @Test
+    void everyNumberOptionSaysItsRangeInItsHelp() {
+        assertThat(LabRun.of("scenario", "in-flight", "--help").out().replaceAll("\\s+", " ")).contains("1 to 60000").contains("0 to 60000")
+                .contains("2 to 1000").contains("1 to 86399");
+        assertThat(LabRun.of("load", "--help").out().replaceAll("\\s+", " ")).contains("1 to 1024").contains("1 to 100000000")
+                .contains("1 to 2147483647").contains("0 to 1").contains("0 to 10000").contains("from 100ms to 1h")
+                .contains("any 64-bit integer");
+        assertThat(ScenarioOptions.MAX_LEASE_S).isEqualTo(dev.idemlab.idempotency.IdempotencyConfig.DEFAULT_TTL.toSeconds() - 1);
+    }
+
+    @Test
+    void aThousandCallersAllStartWhileTheFirstIsStillInsideTheProvider() throws Exception {
+        // Every caller's thread exists and is parked before the clock starts; the run counts the late ones.
+        LabRun run = LabRun.of("scenario", "in-flight", "--policy", "raise", "--callers", "1000", "--store", "memory",
+                "--latency-ms", "5000", "--retry-at-ms", "200", "--format", "json");
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        JsonNode raise = new ObjectMapper().readTree(run.out()).get(0);
+        JsonNode callers = raise.get("callers");
+        long firstAnswered = callers.get(0).get("endMs").asLong();
+        long late = 0;
+        for (int i = 1; i < callers.size(); i++) {
+            if (callers.get(i).get("startMs").asLong() >= firstAnswered) {
+                late++;
+            }
+        }
+        assertThat(raise.get("settings").get("lateCallers").asLong()).as("the run counts its late callers").isEqualTo(late);
+        assertThat(late).as("a 5 s provider leaves every retry time to start").isZero();
+        assertThat(raise.get("note").asText()).isEmpty();
+        assertThat(raise.get("charges")).hasSize(1);
+        assertThat(raise.get("responses")).hasSize(1000);
+        for (int i = 1; i < 1000; i++) {
+            assertThat(raise.get("responses").get(i).asText()).isEqualTo("IdempotencyInProgressException");
+        }
     }
 
     @Test
@@ -136,7 +212,7 @@ class LabCommandTest {
     @Test
     void helpAndVersionExitZero() {
         assertThat(LabRun.of("--help").out()).contains("scenario").contains("check");
-        assertThat(LabRun.of("scenario", "in-flight", "--help").out()).contains("--retry-at-ms").contains("--callers");
+        assertThat(LabRun.of("scenario", "in-flight", "--help").out().replaceAll("\\s+", " ")).contains("--retry-at-ms").contains("--callers");
         assertThat(LabRun.of("--version").exitCode()).isZero();
     }
 }

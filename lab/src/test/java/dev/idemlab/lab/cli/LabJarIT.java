@@ -1,17 +1,26 @@
 package dev.idemlab.lab.cli;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** The built {@code lab.jar}, run as a user runs it: a separate process, its output and exit code. */
 class LabJarIT {
@@ -19,15 +28,33 @@ class LabJarIT {
     private record Result(int exitCode, String out, String err) { }
 
     private static Result lab(String... args) throws IOException, InterruptedException {
+        return labWithEnv(Map.of(), args);
+    }
+
+    private static Result labWithState(Path state, String... args) throws IOException, InterruptedException {
+        return run(List.of("-Didemlab.state.dir=" + state), Map.of(), args);
+    }
+
+    private static Result labWithEnv(Map<String, String> env, String... args) throws IOException, InterruptedException {
+        return run(List.of(), env, args);
+    }
+
+    private static Result run(List<String> jvmOptions, Map<String, String> env, String... args)
+            throws IOException, InterruptedException {
         Path jar = Path.of(System.getProperty("lab.jar", "target/lab.jar"));
         assertThat(jar).exists();
-        List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar.toString()));
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-jar", jar.toString()));
         command.addAll(List.of(args));
         Path out = Files.createTempFile("lab-out", ".txt");
         Path err = Files.createTempFile("lab-err", ".txt");
         try {
-            Process process = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+            ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
+            builder.environment().remove("IDEMLAB_REDIS_URL");
+            builder.environment().remove("IDEMLAB_PG_URL");
+            builder.environment().putAll(env);
+            Process process = builder.start();
             if (!process.waitFor(5, TimeUnit.MINUTES)) {
                 process.destroyForcibly();
                 throw new AssertionError("lab " + String.join(" ", args) + " did not finish");
@@ -55,6 +82,7 @@ class LabJarIT {
         assertThat(open.exitCode()).as(open.err()).isZero();
         assertThat(open.out()).contains("the action ran anyway: ch_1").contains("storage errors=1 (fail open)")
                 .contains("stopped a second private redis-server");
+        assertThat(open.err()).as("the row says it; no log line repeats it").doesNotContain("[WARN]");
         Result closed = lab("scenario", "store-down", "--on-store-failure", "closed");
         assertThat(closed.out()).contains("IdempotencyStoreUnavailableException").contains("charges made=0");
     }
@@ -76,5 +104,217 @@ class LabJarIT {
         assertThatThrownBy(() -> new java.net.Socket("127.0.0.1", port).close())
                 .as("nothing listens on the lab's private port %d any more", port)
                 .isInstanceOf(java.net.ConnectException.class);
+    }
+
+    // --out: a regular file or nothing, checked before the run
+
+    @Test
+    void outIntoADirectoryThatDoesNotExistIsRefusedBeforeTheRun(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("a-file"), "x");
+        Result run = lab("scenario", "key-reuse", "--store", "memory", "--latency-ms", "3000",
+                "--out", file.resolve("x.txt").toString());
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains("--out " + file.resolve("x.txt") + ": " + file + " is not a directory");
+        assertThat(run.out()).as("nothing ran").isEmpty();
+        Result missing = lab("scenario", "key-reuse", "--store", "memory", "--out", dir.resolve("no/such/r.txt").toString());
+        assertThat(missing.exitCode()).isEqualTo(2);
+        assertThat(missing.err()).contains("the directory " + dir.resolve("no/such") + " does not exist");
+    }
+
+    @Test
+    void outCreatesAFileWithTheModeOfAnyNewFile(@TempDir Path dir) throws Exception {
+        Path report = dir.resolve("report.txt");
+        Result run = lab("scenario", "key-reuse", "--store", "memory", "--latency-ms", "1", "--out", report.toString());
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.out()).isEqualTo("wrote table report to " + report + System.lineSeparator());
+        assertThat(Files.readString(report)).contains("key-reuse").contains("IdempotencyKeyReuseException");
+        assumeTrue(Files.getFileAttributeView(report, PosixFileAttributeView.class) != null, "POSIX permissions");
+        Path ordinary = dir.resolve("ordinary");
+        Files.newOutputStream(ordinary).close(); // this JVM's umask is the lab's: both are children of this shell
+        assertThat(Files.getPosixFilePermissions(report)).isEqualTo(Files.getPosixFilePermissions(ordinary));
+        try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+            assertThat(files).as("no temporary file left").hasSize(2);
+        }
+    }
+
+    @Test
+    void outReplacesAFileWholeAndKeepsItsMode(@TempDir Path dir) throws Exception {
+        Path report = Files.writeString(dir.resolve("report.json"), "old");
+        assumeTrue(Files.getFileAttributeView(report, PosixFileAttributeView.class) != null, "POSIX permissions");
+        Files.setPosixFilePermissions(report, PosixFilePermissions.fromString("rw-rw----"));
+        Result run = lab("scenario", "key-reuse", "--store", "memory", "--latency-ms", "1", "--format", "json",
+                "--out", report.toString());
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(Files.readString(report)).startsWith("[");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(report))).isEqualTo("rw-rw----");
+    }
+
+    @Test
+    void outThroughASymlinkWritesItsTargetAndKeepsTheLink(@TempDir Path dir) throws Exception {
+        Path target = Files.writeString(dir.resolve("target.txt"), "old");
+        Path link = Files.createSymbolicLink(dir.resolve("link.txt"), target);
+        Result run = lab("scenario", "key-reuse", "--store", "memory", "--latency-ms", "1", "--out", link.toString());
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(Files.isSymbolicLink(link)).as("the link is still a link").isTrue();
+        assertThat(Files.readSymbolicLink(link)).isEqualTo(target);
+        assertThat(Files.readString(target)).contains("key-reuse");
+    }
+
+    @Test
+    void outRefusesADirectoryADeviceAndALinkToADirectoryOrToNothing(@TempDir Path dir) throws Exception {
+        Path subdir = Files.createDirectory(dir.resolve("sub"));
+        Path toDir = Files.createSymbolicLink(dir.resolve("to-dir"), subdir);
+        Path dangling = Files.createSymbolicLink(dir.resolve("dangling"), dir.resolve("nothing"));
+        assertRefused(subdir, "is a directory");
+        assertRefused(toDir, "is a directory (a symbolic link to " + subdir + ")");
+        assertRefused(dangling, "is a symbolic link to nothing");
+        assertThat(Files.isSymbolicLink(toDir)).isTrue();
+        assertThat(Files.isSymbolicLink(dangling)).isTrue();
+        Path device = Path.of("/dev/null");
+        assumeTrue(Files.exists(device) && !Files.isRegularFile(device) && !Files.isDirectory(device), "a device node");
+        assertRefused(device, "is not a regular file");
+        assertThat(Files.isRegularFile(device)).as("the device node is still one").isFalse();
+        Path toDevice = Files.createSymbolicLink(dir.resolve("to-device"), device);
+        assertRefused(toDevice, "is not a regular file (a symbolic link to " + device + ")");
+        Files.delete(toDevice);
+    }
+
+    private static void assertRefused(Path out, String reason) throws Exception {
+        Result run = lab("scenario", "key-reuse", "--store", "memory", "--latency-ms", "1", "--out", out.toString());
+        assertThat(run.exitCode()).as(run.err()).isEqualTo(2);
+        assertThat(run.err()).contains("--out " + out + ": " + reason).doesNotContain("\tat ");
+        assertThat(run.out()).isEmpty();
+    }
+
+    // check: a gate that fails when it could not check what it was asked to
+
+    @Test
+    void checkFailsNamingAStoreItCouldNotCheck() throws Exception {
+        int dead = deadPort();
+        Result run = lab("check", "--stores", "redis", "--redis-url", "redis://127.0.0.1:" + dead);
+        assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(1);
+        assertThat(run.out()).contains("FAIL redis: could not be checked: nothing answers at 127.0.0.1:" + dead)
+                .contains("check: 0 passed, 1 failed, 0 skipped; could not check redis");
+        assertThat(run.err()).doesNotContain("[WARN]").doesNotContain("Exception");
+
+        Result skipping = lab("check", "--stores", "memory,redis", "--allow-skip", "--redis-url", "redis://127.0.0.1:" + dead);
+        assertThat(skipping.exitCode()).as(skipping.out()).isZero();
+        assertThat(skipping.out()).contains("SKIP redis: could not be checked")
+                .contains("check: 5 passed, 0 failed, 2 skipped");
+    }
+
+    @Test
+    void checkReportsOneLinePerFinishedStepOnStandardErrorWhenPiped() throws Exception {
+        Result run = lab("check", "--stores", "memory");
+        assertThat(run.exitCode()).as(run.out()).isZero();
+        List<String> steps = run.err().lines().filter(line -> line.startsWith("lab: [")).toList();
+        assertThat(steps).hasSize(6).first().asString().startsWith("lab: [1/6] in-flight/run on memory: PASS (");
+        assertThat(steps.get(5)).startsWith("lab: [6/6] store-down/wait on memory: skipped (");
+        assertThat(run.err()).doesNotContain("\r");
+        assertThat(run.out()).doesNotContain("lab: [");
+    }
+
+    @Test
+    void aUrlFromTheEnvironmentThatIsNotOneIsAUsageErrorNamingTheVariable() throws Exception {
+        Result run = labWithEnv(Map.of("IDEMLAB_REDIS_URL", "garbage"), "scenario", "key-reuse");
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).startsWith("lab: IDEMLAB_REDIS_URL garbage: the scheme must be redis or rediss (expected redis://");
+        assertThat(run.out()).isEmpty();
+    }
+
+    @Test
+    void withoutDockerTheContainerOriginIsOneLineNotAStackOfErrors() throws Exception {
+        assumeFalse(org.testcontainers.DockerClientFactory.instance().isDockerAvailable(), "Docker is available here");
+        for (String[] args : List.of(new String[] {"scenario", "key-reuse", "--redis-from", "container"},
+                new String[] {"scenario", "key-reuse", "--store", "postgres", "--pg-from", "container"})) {
+            Result run = lab(args);
+            assertThat(run.exitCode()).isEqualTo(1);
+            assertThat(run.err().lines()).as(run.err()).hasSize(1).first().asString()
+                    .startsWith("lab: error: ").contains("no Docker: the container origin is not available");
+            assertThat(run.err()).doesNotContain("[ERROR]").doesNotContain("NullPointerException");
+        }
+    }
+
+    private static int deadPort() throws IOException {
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+
+    // Private servers never outlive the lab
+
+    @Test
+    void aServerLeftByAKilledLabIsStoppedByTheNextRun(@TempDir Path state) throws Exception {
+        Process killed = startLab(state, "scenario", "in-flight", "--policy", "wait", "--latency-ms", "60000");
+        Properties entry = awaitServerRecord(state, killed);
+        ProcessHandle server = ProcessHandle.of(Long.parseLong(entry.getProperty("server.pid"))).orElseThrow();
+        Path serverDir = Path.of(entry.getProperty("cleanup.0"));
+        try {
+            killed.destroyForcibly().waitFor(); // SIGKILL: no shutdown hook runs
+            assertThat(server.isAlive()).as("a SIGKILLed JVM stops nothing itself").isTrue();
+
+            Result next = labWithState(state, "scenario", "key-reuse", "--store", "memory", "--latency-ms", "1");
+
+            assertThat(next.exitCode()).as(next.err()).isZero();
+            assertThat(next.err()).contains("stopped a redis-server (pid " + server.pid() + ") left running by an "
+                    + "earlier lab run (pid " + killed.pid() + ")");
+            await().atMost(Duration.ofSeconds(30)).until(() -> !server.isAlive());
+            assertThat(serverDir).doesNotExist();
+            try (java.util.stream.Stream<Path> files = Files.list(state)) {
+                assertThat(files).isEmpty();
+            }
+        } finally {
+            killed.destroyForcibly();
+            if (server.isAlive()) {
+                server.destroyForcibly(); // the lab this test started left it: end it whatever happened above
+            }
+        }
+    }
+
+    @Test
+    void sigtermStopsTheServerAndRemovesItsDirectory(@TempDir Path state) throws Exception {
+        Process lab = startLab(state, "scenario", "in-flight", "--policy", "wait", "--latency-ms", "60000");
+        Properties entry = awaitServerRecord(state, lab);
+        ProcessHandle server = ProcessHandle.of(Long.parseLong(entry.getProperty("server.pid"))).orElseThrow();
+        try {
+            lab.destroy(); // SIGTERM: the shutdown hooks run
+            assertThat(lab.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            await().atMost(Duration.ofSeconds(30)).until(() -> !server.isAlive());
+            assertThat(Path.of(entry.getProperty("cleanup.0"))).as("the server's temporary directory").doesNotExist();
+            try (java.util.stream.Stream<Path> files = Files.list(state)) {
+                assertThat(files).as("its record is gone with it").isEmpty();
+            }
+        } finally {
+            lab.destroyForcibly();
+            if (server.isAlive()) {
+                server.destroyForcibly();
+            }
+        }
+    }
+
+    private static Process startLab(Path state, String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Didemlab.state.dir=" + state, "-jar", Path.of(System.getProperty("lab.jar", "target/lab.jar")).toString()));
+        command.addAll(List.of(args));
+        return new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    }
+
+    /** The pid file the lab writes once its server is up. */
+    private static Properties awaitServerRecord(Path state, Process lab) throws IOException {
+        await().atMost(Duration.ofMinutes(2)).until(() -> {
+            try (java.util.stream.Stream<Path> files = Files.list(state)) {
+                return files.anyMatch(f -> f.getFileName().toString().startsWith(lab.pid() + "-")
+                        && f.getFileName().toString().endsWith(".server"));
+            }
+        });
+        Properties entry = new Properties();
+        try (java.util.stream.Stream<Path> files = Files.list(state)) {
+            Path record = files.filter(f -> f.getFileName().toString().endsWith(".server")).findFirst().orElseThrow();
+            try (java.io.InputStream in = Files.newInputStream(record)) {
+                entry.load(in);
+            }
+        }
+        return entry;
     }
 }

@@ -2,6 +2,7 @@ package dev.idemlab.lab.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.idemlab.idempotency.IdempotencyCoordinator;
 import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.lab.scenario.CoordinatorFactory;
 import java.nio.file.Files;
@@ -62,6 +63,58 @@ class LoadCommandTest {
         assertThat(run.out()).contains("verdict: FAILED").contains("wait promises exactly-once but charged");
     }
 
+    @Test
+    void aStoreWithoutAServerFailsTheRunButTheOthersAreStillReported() throws Exception {
+        int dead;
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            dead = socket.getLocalPort();
+        }
+        LabRun run = LabRun.of("load", "--compare", "MEMORY,redis", "--redis-url", "redis://127.0.0.1:" + dead,
+                "--policy", "wait", "--requests", "200", "--clients", "2", "--latency-ms", "1", "--format", "json");
+        assertThat(run.exitCode()).isEqualTo(1);
+        JsonNode report = JSON.readTree(run.out());
+        assertThat(report.get("runs")).hasSize(1);
+        assertThat(report.get("runs").get(0).get("store").get("describe").asText()).startsWith("memory");
+        assertThat(run.err()).contains("lab: redis could not be loaded: nothing answers at 127.0.0.1:" + dead)
+                .contains("lab: not in the report: redis could not be loaded")
+                .as("one line per finished store and policy when no terminal watches")
+                .contains("lab: load memory/wait: 200 requests checked in");
+    }
+
+    @Test
+    void anUnexpectedExceptionIsLoggedOnceWithItsTypeAndCountedAsIndeterminate() throws Exception {
+        CoordinatorFactory broken = (store, policy, config) -> {
+            IdempotencyCoordinator real = CoordinatorFactory.LIBRARY.create(store, policy, config);
+            return (IdempotencyCoordinator) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                    new Class<?>[] {IdempotencyCoordinator.class}, (proxy, method, args) -> {
+                        if (method.getName().equals("call")) {
+                            throw new IllegalStateException("a bug nobody expected");
+                        }
+                        try {
+                            return method.invoke(real, args);
+                        } catch (java.lang.reflect.InvocationTargetException e) {
+                            throw e.getCause();
+                        }
+                    });
+        };
+        java.io.PrintStream systemErr = System.err;
+        java.io.ByteArrayOutputStream logged = new java.io.ByteArrayOutputStream();
+        LabRun run;
+        try {
+            System.setErr(new java.io.PrintStream(logged, true, java.nio.charset.StandardCharsets.UTF_8));
+            run = LabRun.with(broken, "load", "--store", "memory", "--policy", "wait", "--requests", "50",
+                    "--clients", "2", "--latency-ms", "1", "--format", "json");
+        } finally {
+            System.setErr(systemErr);
+        }
+        JsonNode wait = policy(JSON.readTree(run.out()), "wait");
+        assertThat(wait.get("indeterminate").asLong()).isEqualTo(50);
+        String log = logged.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(log).contains("an exception the load does not expect").contains("IllegalStateException")
+                .contains("a bug nobody expected");
+        assertThat(log.split("does not expect", -1)).as("once per type, not once per request").hasSize(2);
+    }
+
     private static JsonNode policy(JsonNode report, String policy) {
         for (JsonNode run : report.get("runs")) {
             if (run.get("policy").asText().equals(policy)) {
@@ -75,11 +128,15 @@ class LoadCommandTest {
     @CsvSource(delimiter = '|', value = {
             "load --retry-rate 1.5|--retry-rate must be between 0 and 1, got 1.5",
             "load --clients 0|--clients must be between 1 and 1024, got 0",
-            "load --provider-latency-ms -1|--provider-latency-ms must be between 0 and 10000",
+            "load --provider-latency-ms -1|--latency-ms must be between 0 and 10000, got -1",
+            "load --latency-ms 10001|--latency-ms must be between 0 and 10000, got 10001",
+            "load --requests 9999999999|--requests must be between 1 and 100000000, got 9999999999",
+            "load --clients 1025|--clients must be between 1 and 1024, got 1025",
             "load --keys 0|--keys must be between 1 and 2147483647",
-            "load --requests 0|--requests must be at least 1",
-            "load --duration 5x|--duration must be a time from 100ms to 1h",
-            "load --duration 2h|--duration must be a time from 100ms to 1h",
+            "load --requests 0|--requests must be between 1 and 100000000, got 0",
+            "load --duration 5x|'--duration': must be a time from 100ms to 1h written like 500ms, 20s or 1m, got '5x'",
+            "load --duration 2h|'--duration': must be a time from 100ms to 1h",
+            "load --duration 50ms|'--duration': must be a time from 100ms to 1h",
             "load --duration 1s --requests 10|--duration and --requests both say when to stop",
             "load --compare memory,floppy|--compare must name stores among memory, redis, postgres, got 'floppy'",
             "load --store memory --compare memory|--store and --compare both name the stores",
@@ -90,5 +147,6 @@ class LoadCommandTest {
         LabRun run = LabRun.of(commandLine.split(" "));
         assertThat(run.exitCode()).isEqualTo(2);
         assertThat(run.err()).contains(rule).doesNotContain("\tat ");
+        assertThat(run.out()).isEmpty();
     }
 }

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
@@ -127,6 +128,34 @@ class PostgresBackendTest {
                 assertThat(store.lookup("payment.charge:still-up")).isEmpty();
             }
         }
+    }
+
+    @Test
+    void aProbeThatFailsLeavesNoConnectionPoolBehind() throws Exception {
+        // Something listens, but it is not PostgreSQL: the connect check passes, the probe fails.
+        try (java.net.ServerSocket notPostgres = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            Thread acceptor = new Thread(() -> {
+                while (!notPostgres.isClosed()) {
+                    try (java.net.Socket socket = notPostgres.accept()) {
+                        socket.getOutputStream().write("not postgres\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                    } catch (IOException closed) {
+                        return;
+                    }
+                }
+            }, "not-postgres");
+            acceptor.setDaemon(true);
+            acceptor.start();
+            long poolThreadsBefore = poolThreads();
+            String url = "jdbc:postgresql://127.0.0.1:" + notPostgres.getLocalPort() + "/db";
+            assertThatThrownBy(() -> PostgresBackend.open(new ProvisioningOptions(null, null, url, null)))
+                    .isInstanceOf(ProvisioningException.class).hasMessageContaining("does not answer");
+            assertThat(poolThreads()).as("threads of a connection pool").isEqualTo(poolThreadsBefore);
+        }
+    }
+
+    private static long poolThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.isAlive() && t.getName().contains("housekeeper")).count();
     }
 
     @Test

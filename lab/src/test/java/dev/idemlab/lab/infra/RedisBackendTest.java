@@ -35,10 +35,14 @@ class RedisBackendTest {
     @Test
     void closingTheBackendStopsThePrivateServer() {
         RedisBackend backend = RedisBackend.open(new ProvisioningOptions(null, Origin.BUNDLED, null, null));
-        int port = Integer.parseInt(backend.server().address().substring("127.0.0.1:".length()));
-        assertThat(accepts(port)).isTrue();
-        backend.close();
-        assertThat(accepts(port)).isFalse();
+        try {
+            int port = Integer.parseInt(backend.server().address().substring("127.0.0.1:".length()));
+            assertThat(accepts(port)).isTrue();
+            backend.close();
+            assertThat(accepts(port)).isFalse();
+        } finally {
+            backend.close(); // a failed assertion above must not leave the server running; closing twice is harmless
+        }
     }
 
     @Test
@@ -74,6 +78,27 @@ class RedisBackendTest {
             assertThatThrownBy(() -> outage.store().lookup("payment.charge:k1"))
                     .isInstanceOf(IdempotencyStoreException.class);
             assertThat(healthy.lookup("payment.charge:k1")).isEmpty();
+        }
+    }
+
+    @Test
+    void theKeysARunWroteToAUsersRedisAreRemovedAfterItAndOnlyThose() {
+        try (RedisBackend privateServer = RedisBackend.open(new ProvisioningOptions(null, Origin.BUNDLED, null, null));
+             IdempotencyStore someoneElses = privateServer.openStore()) {
+            someoneElses.reserve("payment.charge:theirs", "t0", FP, LEASE);
+            try (RedisBackend byUrl = RedisBackend.open(new ProvisioningOptions(privateServer.uri(), null, null, null))) {
+                try (IdempotencyStore first = byUrl.openStore(); IdempotencyStore second = byUrl.openStore()) {
+                    first.reserve("payment.charge:k1", "t1", FP, LEASE);
+                    second.reserve("payment.charge:k2", "t2", FP, LEASE);
+                }
+                assertThat(byUrl.cleanUp()).hasValueSatisfying(line -> assertThat(line)
+                        .startsWith("removed the 2 keys this run wrote (idemlab:").contains(privateServer.server().address()));
+                try (IdempotencyStore again = byUrl.openStore()) {
+                    assertThat(again.lookup("payment.charge:k1")).isEmpty();
+                }
+            }
+            assertThat(someoneElses.lookup("payment.charge:theirs")).as("another run's key stays").isPresent();
+            assertThat(privateServer.cleanUp()).as("a private server goes with its keys").isEmpty();
         }
     }
 
