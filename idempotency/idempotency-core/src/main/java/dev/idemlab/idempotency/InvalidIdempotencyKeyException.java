@@ -1,6 +1,6 @@
 package dev.idemlab.idempotency;
 
-/** The key breaks a rule: 1 to 255 characters, no control characters. HTTP 400. */
+/** The key breaks a rule: 1 to 255 Unicode code points, valid Unicode, not blank, no control characters. HTTP 400. */
 public final class InvalidIdempotencyKeyException extends IdempotencyException {
 
     private static final long serialVersionUID = 1L;

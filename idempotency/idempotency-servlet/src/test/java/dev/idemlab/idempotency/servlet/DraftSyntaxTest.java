@@ -79,7 +79,7 @@ class DraftSyntaxTest {
         HttpResponse<byte[]> tooLong = server.post("/orders/o-1/charge", "k".repeat(256), "{\"amount\":10}");
         assertThat(tooLong.statusCode()).isEqualTo(400);
         assertThat(new ObjectMapper().readTree(tooLong.body()).get("detail").asText())
-                .contains("1 to 255 characters, got 256");
+                .contains("1 to 255 Unicode code points, got 256");
         assertThat(app.charges.get()).isEqualTo(1);
     }
 
