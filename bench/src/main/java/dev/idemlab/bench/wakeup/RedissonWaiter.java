@@ -34,9 +34,18 @@ final class RedissonWaiter implements AutoCloseable {
         return new RedissonWaiter(Redisson.create(config));
     }
 
+    /** Redisson's version, from its Maven metadata (the shaded jar drops the manifest's). */
     String version() {
-        Package pkg = Redisson.class.getPackage();
-        return pkg.getImplementationVersion() == null ? "" : pkg.getImplementationVersion();
+        try (java.io.InputStream in = Redisson.class.getResourceAsStream(
+                "/META-INF/maven/org.redisson/redisson/pom.properties")) {
+            java.util.Properties properties = new java.util.Properties();
+            if (in != null) {
+                properties.load(in);
+            }
+            return properties.getProperty("version", "(version unknown)");
+        } catch (java.io.IOException e) {
+            return "(version unknown)";
+        }
     }
 
     Histogram measure(int waiters, int rounds, ExecutorService threads) throws Exception {

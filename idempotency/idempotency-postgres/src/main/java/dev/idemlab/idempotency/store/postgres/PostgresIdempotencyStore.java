@@ -7,6 +7,7 @@ import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.idempotency.spi.IdempotencyStoreException;
 import dev.idemlab.idempotency.spi.Reservation;
 import dev.idemlab.idempotency.spi.StoreDescription;
+import dev.idemlab.idempotency.spi.StoreKeys;
 import dev.idemlab.idempotency.spi.StoredResult;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -315,7 +316,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore, Complet
      * whatever characters the key holds.
      */
     public String keyOf(String namespace) {
-        return config.namespacePrefix() + '{' + namespace + '}';
+        return StoreKeys.of(config.namespacePrefix(), namespace);
     }
 
     private static long micros(Duration duration) {

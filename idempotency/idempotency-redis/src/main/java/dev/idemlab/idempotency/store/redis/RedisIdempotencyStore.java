@@ -6,6 +6,7 @@ import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.idempotency.spi.IdempotencyStoreException;
 import dev.idemlab.idempotency.spi.Reservation;
 import dev.idemlab.idempotency.spi.StoreDescription;
+import dev.idemlab.idempotency.spi.StoreKeys;
 import dev.idemlab.idempotency.spi.StoredResult;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -124,7 +125,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, Completion
      * Redis Cluster slot.
      */
     public String keyOf(String namespace) {
-        return config.keyPrefix() + '{' + namespace + '}';
+        return StoreKeys.of(config.keyPrefix(), namespace);
     }
 
     /** Closes the connection and the client's threads. Does not touch the server. */

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The wake-up table: how soon a WAIT caller gets its answer after the holder of the key got its own,
+# per store at 1, 10 and 100 waiters, beside a Redisson RLock waiter on the same Redis in the same run.
+# Writes results/bench/wakeup.md. Servers come from the lab's infra (IDEMLAB_REDIS_URL / IDEMLAB_PG_URL
+# to use your own). Builds bench/target/benchmarks.jar first when it is missing.
+#
+#   bash scripts/wakeup.sh            40 rounds per row (10 at 100 waiters)
+#   ROUNDS=10 bash scripts/wakeup.sh  a quicker look
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+jar=bench/target/benchmarks.jar
+if [[ ! -f "$jar" ]]; then
+  echo "building $jar"
+  ./mvnw -B -q package -DskipTests
+fi
+rounds="${ROUNDS:-40}"
+commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+java -cp "$jar" dev.idemlab.bench.wakeup.WakeUpHarness --rounds "$rounds" --out results/bench/wakeup.md \
+  --commit "$commit" --command "bash scripts/wakeup.sh (ROUNDS=$rounds)" > /dev/null
+echo "wrote results/bench/wakeup.md"
