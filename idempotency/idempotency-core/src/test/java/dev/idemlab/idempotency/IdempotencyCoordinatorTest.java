@@ -157,6 +157,34 @@ class IdempotencyCoordinatorTest {
         finish.countDown();
         holder.get(30, TimeUnit.SECONDS);
         assertThat(provider.chargeIds()).containsExactly("ch_1");
+        assertThat(coordinator.stats().count(Outcome.IN_PROGRESS)).isEqualTo(1);
+    }
+
+    @Test
+    void underRaiseTheSecondCallerGets409WithTheLeaseLeftAsItsRetryHintAndIsCounted() throws Exception {
+        IdempotencyCoordinator coordinator = coordinator(IdempotencyConfig.custom().policy(InFlightPolicy.RAISE)
+                .lease(Duration.ofSeconds(20)).build());
+        CountDownLatch inside = new CountDownLatch(1);
+        CountDownLatch finish = new CountDownLatch(1);
+        CompletableFuture<Charge> holder = async(() ->
+                coordinator.execute(chargeCall("k1", 10), CHARGE, () -> {
+                    inside.countDown();
+                    finish.await();
+                    return provider.charge("order-42", 10, "k1");
+                }));
+        assertThat(inside.await(30, TimeUnit.SECONDS)).isTrue();
+        ticker.advance(Duration.ofSeconds(5));
+        assertThatThrownBy(() -> charge(coordinator, "k1", 10))
+                .isInstanceOfSatisfying(IdempotencyInProgressException.class, e -> {
+                    assertThat(e.httpStatus()).isEqualTo(409);
+                    // the store's ticker moved 5 s of a 20 s lease: 15 s left is the hint
+                    assertThat(e.retryAfter()).isEqualTo(Duration.ofSeconds(15));
+                });
+        assertThat(coordinator.stats().count(Outcome.IN_PROGRESS)).isEqualTo(1);
+        assertThat(coordinator.stats().count(Outcome.WAITED)).isZero();
+        finish.countDown();
+        holder.get(30, TimeUnit.SECONDS);
+        assertThat(provider.chargeIds()).containsExactly("ch_1");
     }
 
     @Test

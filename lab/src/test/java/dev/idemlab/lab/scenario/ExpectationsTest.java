@@ -56,6 +56,25 @@ class ExpectationsTest {
     }
 
     @Test
+    void keyReuseAsThePostShowsItPasses() {
+        assertThat(Expectations.check(run("key-reuse", "wait", "", List.of("ch_1", "ch_1", "IdempotencyKeyReuseException"),
+                List.of("ch_1"), 0)).passed()).isTrue();
+    }
+
+    @Test
+    void keyReuseThatHandedTheOtherAmountTheFirstChargeFailsThoughOnlyOneChargeWasMade() {
+        // The reuse went unnoticed: the amount-5 request replayed the amount-10 charge.
+        assertThat(Expectations.check(run("key-reuse", "wait", "", List.of("ch_1", "ch_1", "ch_1"),
+                List.of("ch_1"), 0)).passed()).isFalse();
+    }
+
+    @Test
+    void keyReuseWhoseRetryGotAnotherChargeIdFails() {
+        assertThat(Expectations.check(run("key-reuse", "wait", "", List.of("ch_1", "ch_9", "IdempotencyKeyReuseException"),
+                List.of("ch_1"), 0)).passed()).isFalse();
+    }
+
+    @Test
     void storeDownMustCountTheStorageError() {
         assertThat(Expectations.check(run("store-down", "wait", "fail open", List.of("ch_1"), List.of("ch_1"), 0)).passed())
                 .isFalse();

@@ -29,12 +29,14 @@ final class Failures {
                     || t instanceof UnknownHostException) {
                 return Failure.UNREACHABLE;
             }
-            if (t instanceof SQLException sql && sql.getSQLState() != null
-                    && (sql.getSQLState().startsWith("08") || sql.getSQLState().startsWith("57P"))) {
-                return Failure.UNREACHABLE; // connection exceptions; the server shutting down or crashed
+            if (t instanceof SQLException sql && ("08001".equals(sql.getSQLState())
+                    || "08004".equals(sql.getSQLState()))) {
+                return Failure.UNREACHABLE; // could not connect, or the server refused the connection
             }
         }
-        // A pool timeout with no connection failure behind it: every connection is busy, a stall.
+        // A connection lost mid-statement (08006, or 57P01 when a backend is terminated) is not an outage:
+        // the server may be up and the statement may have landed. A pool timeout with no connection
+        // failure behind it means every connection is busy: a stall.
         return failure instanceof SQLTransientConnectionException ? Failure.TIMEOUT : Failure.OTHER;
     }
 }
