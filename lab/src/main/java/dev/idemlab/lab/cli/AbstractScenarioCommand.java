@@ -3,6 +3,7 @@ package dev.idemlab.lab.cli;
 import dev.idemlab.lab.infra.StoreBackend;
 import dev.idemlab.lab.infra.StoreBackends;
 import dev.idemlab.lab.report.ReportFormat;
+import dev.idemlab.lab.scenario.ProviderChoice;
 import dev.idemlab.lab.scenario.ScenarioContext;
 import dev.idemlab.lab.scenario.ScenarioRun;
 import dev.idemlab.lab.scenario.ScenarioSettings;
@@ -41,12 +42,13 @@ abstract class AbstractScenarioCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         ScenarioSettings settings = options.settings(race());
+        ProviderChoice providerChoice = options.provider.choice();
         String storeName = options.store.validatedStore();
         checkStore(storeName);
         PrintWriter out = spec.commandLine().getOut();
         try (StoreBackend backend = StoreBackends.open(storeName, options.store.provisioning())) {
             ScenarioContext context = new ScenarioContext(backend, settings,
-                    ((LabCommand) spec.root().userObject()).coordinators());
+                    ((LabCommand) spec.root().userObject()).coordinators(), providerChoice);
             ScenarioRunner runner = new ScenarioRunner(context, spec.commandLine().getErr());
             runner.say("using " + backend.server().describe());
             List<ScenarioRun> runs = new ArrayList<>();

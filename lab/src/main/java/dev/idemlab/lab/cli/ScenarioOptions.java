@@ -35,6 +35,9 @@ final class ScenarioOptions {
     StoreOptions store;
 
     @Mixin
+    ProviderOption provider;
+
+    @Mixin
     OutputOptions output;
 
     /**

@@ -1,5 +1,6 @@
 package dev.idemlab.lab.scenario;
 
+import dev.idemlab.idempotency.IdempotencyConfig;
 import dev.idemlab.idempotency.IdempotencyCoordinator;
 import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
@@ -27,20 +28,48 @@ abstract class StagedScenario implements Scenario {
     /** The settings this scenario reports beyond the common ones. */
     void reportSettings(ScenarioSettings settings, Map<String, Object> reported) { }
 
+    /** What the action passes to the provider; the post's scenarios pass the client's key. */
+    ChargeClient.Downstream downstream() {
+        return ChargeClient.Downstream.CLIENT_KEY;
+    }
+
+    /** The provider's options (latency, deduplication, fences) beyond the scenario settings' latency. */
+    FakePaymentProvider.Builder providerOptions(FakePaymentProvider.Builder provider) {
+        return provider;
+    }
+
+    /** The coordinator's config beyond lease and store-failure mode. */
+    IdempotencyConfig.Builder configure(IdempotencyConfig.Builder config) {
+        return config;
+    }
+
+    /** The store as the coordinator sees it: a scenario may fault it (renewals dropped, ...). */
+    IdempotencyStore storeUnderTest(IdempotencyStore recorded, Timeline timeline) {
+        return recorded;
+    }
+
+    /** A line about how the run was staged, or empty. */
+    String note() {
+        return "";
+    }
+
     @Override
     public final ScenarioRun run(ScenarioContext context, LabPolicy policy) throws InterruptedException {
         try (IdempotencyStore store = context.backend().openStore()) {
             ChargeClient.warmUp(context, store, policy);
             // The clock starts after the warm-up: arrival times are relative to the race itself.
             Timeline timeline = new Timeline();
-            FakePaymentProvider provider = context.provider(timeline);
-            IdempotencyCoordinator coordinator = context.coordinator(store, policy);
-            List<CallerResult> callers = stage(new ChargeClient(coordinator, provider, timeline), provider,
-                    context.settings());
-            Map<String, Object> reported = context.reportedSettings();
-            reportSettings(context.settings(), reported);
-            return new ScenarioRun(name(), policyName(policy), label(policy), context.backend().server(), reported,
-                    callers, provider.chargeIds(), coordinator.stats().totalStorageErrors(), "", timeline.events());
+            try (ScenarioProvider provider = context.openProvider(timeline, this::providerOptions)) {
+                IdempotencyStore underTest = storeUnderTest(new TimelineStore(store, timeline), timeline);
+                IdempotencyCoordinator coordinator = context.coordinator(underTest, policy, this::configure);
+                List<CallerResult> callers = stage(new ChargeClient(coordinator, provider.client(), timeline,
+                        downstream()), provider.fake(), context.settings());
+                Map<String, Object> reported = context.reportedSettings();
+                reportSettings(context.settings(), reported);
+                return new ScenarioRun(name(), policyName(policy), label(policy), context.backend().server(), reported,
+                        callers, provider.chargeIds(), coordinator.stats().totalStorageErrors(), note(),
+                        timeline.events());
+            }
         }
     }
 
