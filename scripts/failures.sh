@@ -25,7 +25,9 @@ runs=(
   "store-down-off|redis postgres|--downstream-key off --provider http"
   "scope|memory redis postgres|"
 )
+# STALL_ONLY=1 reruns only the stall load and rewrites the README around the existing tables.
 for entry in "${runs[@]}"; do
+  [ -z "${STALL_ONLY:-}" ] || break
   IFS='|' read -r name stores options <<<"$entry"
   scenario=${name%-off}
   for store in $stores; do
@@ -39,7 +41,11 @@ for entry in "${runs[@]}"; do
 done
 # The combined table per store.
 for store in memory redis postgres; do
-  cat "$out"/*-"$store".txt > "$out/tables-$store.txt"
+  for entry in "${runs[@]}"; do
+    IFS='|' read -r name stores _ <<<"$entry"
+    [ ! -f "$out/$name-$store.txt" ] || { cat "$out/$name-$store.txt"; echo; }
+  done > "$out/tables-$store.tmp"
+  mv "$out/tables-$store.tmp" "$out/tables-$store.txt"
 done
 
 stall_cmd() { echo "java -jar lab/target/lab.jar load --store redis --stall 5s:1500ms --clients 16 --retry-rate 0.3 --provider-latency-ms 20 --duration $duration --policy $1 --store-patience-ms $2 --downstream-key $3"; }

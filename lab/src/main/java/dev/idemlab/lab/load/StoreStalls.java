@@ -7,8 +7,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Stalls the store's private server at a rhythm while a load runs: every {@code every}, SIGSTOP
- * to its pid, and {@code length} later SIGCONT. A stall is not an outage: the server keeps its
+ * Stalls the store's private server at a rhythm while a load runs: a stall starts every
+ * {@code every} (the first one {@code every - length} into the run) with SIGSTOP to its pid, and
+ * {@code length} later SIGCONT. A stall is not an outage: the server keeps its
  * connections and answers everything queued once it resumes. Bounded: it stalls only between
  * {@link #start()} and {@link #close()}, and {@link #close()} always leaves the server running.
  * Signals only the pid it is given, which must be a server the lab started. Thread-safe.
@@ -42,7 +43,8 @@ final class StoreStalls implements AutoCloseable {
     private void loop() {
         try {
             while (!stopped) {
-                TimeUnit.NANOSECONDS.sleep(every.toNanos());
+                // EVERY is the period: a stall starts every EVERY, so the pause between two is EVERY minus FOR.
+                TimeUnit.NANOSECONDS.sleep(every.minus(length).toNanos());
                 if (stopped) {
                     return;
                 }
