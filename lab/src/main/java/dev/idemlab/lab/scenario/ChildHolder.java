@@ -73,7 +73,19 @@ final class ChildHolder implements AutoCloseable {
     String await(String prefix) throws InterruptedException {
         long deadline = System.nanoTime() + PATIENCE.toNanos();
         while (true) {
-            String line = lines.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            String line = lines.poll(Math.max(1, Math.min(deadline - System.nanoTime(),
+                    TimeUnit.MILLISECONDS.toNanos(200))), TimeUnit.NANOSECONDS);
+            if (line == null && !process.isAlive() && lines.isEmpty()) {
+                process.waitFor();
+                line = lines.poll(1, TimeUnit.SECONDS); // the reader may still be draining its last lines
+                if (line == null) {
+                    throw new IllegalStateException("the holder (pid " + pid() + ") exited with " + process.exitValue()
+                            + " before it said '" + prefix.strip() + "'; its output: " + outputTail());
+                }
+            }
+            if (line == null && System.nanoTime() - deadline < 0) {
+                continue;
+            }
             if (line == null) {
                 throw new IllegalStateException("the holder (pid " + pid() + ") never said '" + prefix.strip()
                         + "'; its output: " + outputTail());

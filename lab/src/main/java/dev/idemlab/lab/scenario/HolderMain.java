@@ -86,7 +86,7 @@ public final class HolderMain {
                 return http.findCharge(id);
             }
         };
-        try (IdempotencyStore store = new TimelineStore(StoreEndpoint.fromEnvironment().open(prefix), timeline)) {
+        try (IdempotencyStore store = new TimelineStore(openPatiently(StoreEndpoint.fromEnvironment(), prefix), timeline)) {
             IdempotencyCoordinator coordinator = IdempotencyCoordinator.builder(store)
                     .config(IdempotencyConfig.custom().policy(InFlightPolicy.WAIT).lease(lease).build()).build();
             CallerResult[] result = new CallerResult[1];
@@ -97,6 +97,24 @@ public final class HolderMain {
             out.println(GOT + result[0].response() + " " + result[0].outcome());
         }
         System.exit(0);
+    }
+
+    /**
+     * A cold JVM on a loaded machine can miss the store's first connect timeout: try for a while,
+     * since the parent waits for this holder anyway.
+     */
+    private static IdempotencyStore openPatiently(StoreEndpoint endpoint, String prefix) {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
+        while (true) {
+            try {
+                return endpoint.open(prefix);
+            } catch (dev.idemlab.idempotency.spi.IdempotencyStoreException notYet) {
+                if (System.nanoTime() - deadline >= 0) {
+                    throw notYet;
+                }
+                java.util.concurrent.locks.LockSupport.parkNanos(java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(200));
+            }
+        }
     }
 
     private static void awaitLine(BufferedReader in) {
