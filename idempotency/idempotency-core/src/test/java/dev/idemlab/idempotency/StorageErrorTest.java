@@ -151,6 +151,9 @@ class StorageErrorTest {
         stage.openAll(2);
         IdempotentResult<Charge> first = coordinator.call(chargeCall("k1", 10), CHARGE,
                 () -> stage.provider.charge("order-42", 10, "k1"));
+        // The landed marker is completed in the background once the caller has its answer.
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() ->
+                store.lookup(chargeCall("k1", 10).namespace()).orElse(null) instanceof Completed);
         IdempotentResult<Charge> retry = coordinator.call(chargeCall("k1", 10), CHARGE,
                 () -> stage.provider.charge("order-42", 10, "k1"));
 

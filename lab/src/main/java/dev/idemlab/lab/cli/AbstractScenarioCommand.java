@@ -4,6 +4,7 @@ import dev.idemlab.lab.infra.ProvisioningOptions;
 import dev.idemlab.lab.infra.StoreBackend;
 import dev.idemlab.lab.infra.StoreBackends;
 import dev.idemlab.lab.report.ReportFormat;
+import dev.idemlab.lab.scenario.ProviderChoice;
 import dev.idemlab.lab.scenario.ScenarioContext;
 import dev.idemlab.lab.scenario.ScenarioRun;
 import dev.idemlab.lab.scenario.ScenarioSettings;
@@ -42,6 +43,7 @@ abstract class AbstractScenarioCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         ScenarioSettings settings = options.settings(race());
+        ProviderChoice providerChoice = options.provider.choice();
         String storeName = options.store.validatedStore();
         checkStore(storeName);
         ProvisioningOptions provisioning = options.store.provisioning(List.of(storeName));
@@ -54,7 +56,7 @@ abstract class AbstractScenarioCommand implements Callable<Integer> {
         Progress progress = steps > 1 ? new Progress(err, Progress.onTerminal(), steps) : null;
         try (StoreBackend backend = StoreBackends.open(storeName, provisioning)) {
             ScenarioContext context = new ScenarioContext(backend, settings,
-                    ((LabCommand) spec.root().userObject()).coordinators());
+                    ((LabCommand) spec.root().userObject()).coordinators(), providerChoice);
             ScenarioRunner runner = new ScenarioRunner(context, err, progress);
             runner.say("using " + backend.server().describe());
             List<ScenarioRun> runs = new ArrayList<>();

@@ -6,10 +6,12 @@ import dev.idemlab.lab.infra.ProvisioningOptions;
 import dev.idemlab.lab.infra.StoreBackend;
 import dev.idemlab.lab.infra.StoreBackends;
 import dev.idemlab.lab.load.LoadComparison;
+import dev.idemlab.lab.load.LoadFaults;
 import dev.idemlab.lab.load.LoadGenerator;
 import dev.idemlab.lab.load.LoadProgress;
 import dev.idemlab.lab.load.LoadRun;
 import dev.idemlab.lab.load.LoadSettings;
+import dev.idemlab.lab.report.FaultReport;
 import dev.idemlab.lab.report.LoadCharts;
 import dev.idemlab.lab.report.LoadReport;
 import dev.idemlab.lab.report.ReportFormat;
@@ -108,6 +110,22 @@ final class LoadCommand implements Callable<Integer> {
                     + "parent exists).")
     Path results;
 
+    @Option(names = "--stall", paramLabel = "EVERY:FOR",
+            description = "Stall the store's private Redis server (SIGSTOP, then SIGCONT) every EVERY for FOR during "
+                    + "each run, e.g. 5s:1500ms; EVERY from 1s to 10m, FOR from 100ms to less than EVERY. Reports stalls, "
+                    + "duplicate charges, keys whose callers got different charges and storage errors.")
+    String stall;
+
+    @Option(names = "--downstream-key", paramLabel = "on|off", defaultValue = "off",
+            description = "on: the provider deduplicates on the key the action passes it (the client's key, the same "
+                    + "for every retry), so even a request that failed open charges once. Default: ${DEFAULT-VALUE}.")
+    String downstreamKey;
+
+    @Option(names = "--store-patience-ms", paramLabel = "MS",
+            description = "The coordinator's patience with a timed-out store call, 0 to 60000 ms. Default: the "
+                    + "library's (2000).")
+    Long storePatienceMs;
+
     @Override
     public Integer call() throws InterruptedException, IOException {
         LoadSettings settings = settings();
@@ -120,8 +138,9 @@ final class LoadCommand implements Callable<Integer> {
         validateResults();
         PrintWriter err = spec.commandLine().getErr();
         List<LabPolicy> policies = policy.policies();
+        LoadFaults faults = faults(stores);
         LoadGenerator generator = new LoadGenerator(settings,
-                ((LabCommand) spec.root().userObject()).coordinators(), progress(err));
+                ((LabCommand) spec.root().userObject()).coordinators(), progress(err), faults);
         List<LoadRun> runs = new ArrayList<>();
         List<String> notLoaded = new ArrayList<>();
         for (String name : stores) {
@@ -138,7 +157,11 @@ final class LoadCommand implements Callable<Integer> {
             }
             try (backend) {
                 for (LabPolicy each : policies) {
-                    runs.add(generator.run(backend, each));
+                    try {
+                        runs.add(generator.run(backend, each));
+                    } catch (IllegalArgumentException cannotStall) {
+                        throw new UsageException("--stall: " + cannotStall.getMessage());
+                    }
                 }
             } finally {
                 StoreOptions.cleanUp(backend, err);
@@ -146,6 +169,9 @@ final class LoadCommand implements Callable<Integer> {
         }
         if (runs.isEmpty()) {
             throw new CommandFailure(String.join("; ", notLoaded));
+        }
+        if (faults != LoadFaults.NONE) {
+            return faultReport(settings, faults, runs);
         }
         LoadComparison comparison = new LoadComparison(settings, runs);
         PrintWriter stdout = spec.commandLine().getOut();
@@ -158,6 +184,69 @@ final class LoadCommand implements Callable<Integer> {
         }
         err.flush();
         return comparison.passed() && notLoaded.isEmpty() ? 0 : 1;
+    }
+
+    /** @throws UsageException naming the rule a value breaks */
+    LoadFaults faults(List<String> stores) {
+        if (!downstreamKey.equals("on") && !downstreamKey.equals("off")) {
+            throw new UsageException("--downstream-key must be on or off, got '" + downstreamKey + "'");
+        }
+        if (storePatienceMs != null && (storePatienceMs < 0 || storePatienceMs > 60_000)) {
+            throw new UsageException("--store-patience-ms must be between 0 and 60000, got " + storePatienceMs);
+        }
+        Duration every = null;
+        Duration length = null;
+        if (stall != null) {
+            String[] parts = stall.split(":", -1);
+            if (parts.length != 2) {
+                throw new UsageException("--stall must be EVERY:FOR, like 5s:1500ms, got '" + stall + "'");
+            }
+            every = parseStallTime("EVERY", parts[0]);
+            length = parseStallTime("FOR", parts[1]);
+            if (every.compareTo(Duration.ofSeconds(1)) < 0 || every.compareTo(Duration.ofMinutes(10)) > 0) {
+                throw new UsageException("--stall: EVERY must be from 1s to 10m, got '" + parts[0] + "'");
+            }
+            if (length.compareTo(every) >= 0) {
+                throw new UsageException("--stall: FOR must be shorter than EVERY, got '" + stall + "'");
+            }
+            if (!stores.equals(List.of("redis"))) {
+                throw new UsageException("--stall stalls the lab's own private Redis server: use it with --store redis");
+            }
+        }
+        boolean keyed = downstreamKey.equals("on");
+        Duration patience = storePatienceMs == null ? null : Duration.ofMillis(storePatienceMs);
+        if (every == null && !keyed && patience == null) {
+            return LoadFaults.NONE;
+        }
+        return new LoadFaults(every, length, keyed, patience);
+    }
+
+    private static Duration parseStallTime(String part, String text) {
+        try {
+            return new DurationConverter().convert(text);
+        } catch (picocli.CommandLine.TypeConversionException e) {
+            throw new UsageException("--stall: " + part + " must be a time from 100ms to 1h written like 1500ms or 5s, got '"
+                    + text + "'");
+        }
+    }
+
+    /**
+     * The usual report, then per run the faults and what they cost: stalls made, duplicate charges,
+     * keys whose callers got different charges, storage errors. Exits 1 only where the downstream key
+     * was on and the ledger still holds a duplicate, or a response contradicts the ledger: failing
+     * open while the store stalls is the library's documented choice, and its duplicates are the figure.
+     */
+    private int faultReport(LoadSettings settings, LoadFaults faults, List<LoadRun> runs) {
+        LoadComparison comparison = new LoadComparison(settings, runs);
+        String report = FaultReport.render(format, faults, runs, LoadReport.render(format, comparison));
+        PrintWriter stdout = spec.commandLine().getOut();
+        OutputOptions output = new OutputOptions();
+        output.format = format;
+        output.out = out;
+        output.emit(report, stdout);
+        boolean failed = runs.stream().anyMatch(run -> run.check().responsesNotInLedger() > 0
+                || (faults.downstreamKey() && run.check().duplicateCharges() > 0));
+        return failed ? 1 : 0;
     }
 
     /** @throws UsageException naming the rule a value breaks */

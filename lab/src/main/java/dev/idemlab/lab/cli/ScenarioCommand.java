@@ -9,7 +9,8 @@ import picocli.CommandLine.Command;
         description = "Runs one of the post's experiments against a counting fake payment provider and prints "
                 + "what every caller got beside what the provider's ledger charged.",
         subcommands = {InFlightCommand.class, KeyReuseCommand.class, ProviderTimeoutCommand.class,
-                StoreDownCommand.class, AllScenariosCommand.class})
+                StoreDownCommand.class, LeaseOverrunCommand.class, CrashMidChargeCommand.class,
+                ProviderAmbiguousCommand.class, ScopeCommand.class, AllScenariosCommand.class})
 final class ScenarioCommand implements Runnable {
 
     @CommandLine.Spec

@@ -40,6 +40,9 @@ final class ScenarioOptions {
     StoreOptions store;
 
     @Mixin
+    ProviderOption provider;
+
+    @Mixin
     OutputOptions output;
 
     /**

@@ -16,6 +16,11 @@ final class StoreDownCommand extends AbstractScenarioCommand {
     @Mixin
     WaitPolicyOption policy;
 
+    @picocli.CommandLine.Option(names = "--downstream-key", paramLabel = "on|off",
+            description = "Send the charge and then its retry, both failing open: with the coordinator's downstream key "
+                    + "passed to a provider that deduplicates (on: one charge) or without it (off: two).")
+    String downstreamKey;
+
     @Override
     void checkStore(String store) {
         if (store.equals("memory")) {
@@ -26,6 +31,10 @@ final class StoreDownCommand extends AbstractScenarioCommand {
 
     @Override
     List<ScenarioRunner.Plan> plan() {
+        if (downstreamKey != null) {
+            return Toggle.variants("--downstream-key", downstreamKey).stream()
+                    .map(on -> new ScenarioRunner.Plan(new StoreDownScenario(on), policy.choice.policies())).toList();
+        }
         return List.of(new ScenarioRunner.Plan(new StoreDownScenario(), policy.choice.policies()));
     }
 }

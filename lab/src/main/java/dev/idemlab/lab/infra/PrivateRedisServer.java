@@ -17,6 +17,11 @@ public interface PrivateRedisServer extends AutoCloseable {
     /** Where the server came from. */
     Origin origin();
 
+    /** The server's process id, where it is a process of this machine the lab started; else empty. */
+    default java.util.OptionalLong pid() {
+        return java.util.OptionalLong.empty();
+    }
+
     /** Stops the server and waits until it is gone. */
     @Override
     void close();

@@ -94,6 +94,14 @@ public final class RedisBackend implements StoreBackend {
         return uri;
     }
 
+    /**
+     * The pid of the private server the lab started, for the failure lab's stalls (SIGSTOP, SIGCONT);
+     * empty for a server given by URL or run in a container, which the lab never signals.
+     */
+    public java.util.OptionalLong serverPid() {
+        return privateServer == null ? java.util.OptionalLong.empty() : privateServer.pid();
+    }
+
     @Override
     public IdempotencyStore openStore() {
         return new RedisIdempotencyStore(config(uri, nextKeyPrefix()));

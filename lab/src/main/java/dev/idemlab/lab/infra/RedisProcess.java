@@ -100,6 +100,11 @@ final class RedisProcess implements PrivateRedisServer {
     }
 
     @Override
+    public java.util.OptionalLong pid() {
+        return java.util.OptionalLong.of(process.pid());
+    }
+
+    @Override
     public Origin origin() {
         return origin;
     }

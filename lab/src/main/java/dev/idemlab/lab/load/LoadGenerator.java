@@ -26,6 +26,7 @@ public final class LoadGenerator {
     private final LoadSettings settings;
     private final CoordinatorFactory coordinators;
     private final LoadProgress progress;
+    private final LoadFaults faults;
 
     /**
      * @param settings the load's shape and stop
@@ -33,9 +34,18 @@ public final class LoadGenerator {
      * @param progress where progress goes; {@link LoadProgress#NONE} for none
      */
     public LoadGenerator(LoadSettings settings, CoordinatorFactory coordinators, LoadProgress progress) {
+        this(settings, coordinators, progress, LoadFaults.NONE);
+    }
+
+    /**
+     * @param faults stalls of the store's server, deduplication by the provider, store patience
+     */
+    public LoadGenerator(LoadSettings settings, CoordinatorFactory coordinators, LoadProgress progress,
+                         LoadFaults faults) {
         this.settings = Objects.requireNonNull(settings, "settings");
         this.coordinators = Objects.requireNonNull(coordinators, "coordinators");
         this.progress = Objects.requireNonNull(progress, "progress");
+        this.faults = Objects.requireNonNull(faults, "faults");
     }
 
     /**
@@ -46,8 +56,11 @@ public final class LoadGenerator {
     public LoadRun run(StoreBackend backend, LabPolicy policy) throws InterruptedException {
         warmUp(backend, policy);
         try (IdempotencyStore store = backend.openStore()) {
-            FakePaymentProvider provider = FakePaymentProvider.builder().latency(settings.providerLatency()).build();
+            FakePaymentProvider provider = FakePaymentProvider.builder().latency(settings.providerLatency())
+                    .deduplicateOnKey(faults.downstreamKey()).build();
             IdempotencyCoordinator coordinator = coordinators.create(store, policy, config());
+            StoreStalls stalls = faults.stalls() ? new StoreStalls(stallablePid(backend), faults.stallEvery(),
+                    faults.stallFor()) : null;
             ChargeHistory history = new ChargeHistory();
             LatencyRecorder latencies = new LatencyRecorder();
             LoadSession session = new LoadSession(settings, coordinator, provider, history, latencies);
@@ -55,8 +68,14 @@ public final class LoadGenerator {
             long start = System.nanoTime();
             ScheduledExecutorService ticker = startProgress(label, session, start);
             try {
+                if (stalls != null) {
+                    stalls.start();
+                }
                 session.run();
             } finally {
+                if (stalls != null) {
+                    stalls.close();
+                }
                 ticker.shutdownNow();
             }
             long elapsed = System.nanoTime() - start;
@@ -68,7 +87,7 @@ public final class LoadGenerator {
             progress.finished(String.format(Locale.ROOT, "%s: %,d requests checked in %.1f s", label,
                     check.requests(), elapsed / 1e9));
             return new LoadRun(backend.server(), check, LatencySummary.of(latencies.merged()), elapsed,
-                    session.retriesSent(), heapUsed, history.footprintBytes());
+                    session.retriesSent(), heapUsed, history.footprintBytes(), stalls == null ? 0 : stalls.made());
         }
     }
 
@@ -80,8 +99,18 @@ public final class LoadGenerator {
         }
     }
 
-    private static IdempotencyConfig config() {
-        return IdempotencyConfig.ofDefaults();
+    private IdempotencyConfig config() {
+        return faults.storePatience() == null ? IdempotencyConfig.ofDefaults()
+                : IdempotencyConfig.custom().storePatience(faults.storePatience()).build();
+    }
+
+    /** The pid of the store's private server, the only kind of server the lab stalls. */
+    private static long stallablePid(StoreBackend backend) {
+        if (backend instanceof dev.idemlab.lab.infra.RedisBackend redis && redis.serverPid().isPresent()) {
+            return redis.serverPid().getAsLong();
+        }
+        throw new IllegalArgumentException("stalls need the lab's own private Redis server process; "
+                + backend.server().describe() + " is not one");
     }
 
     private ScheduledExecutorService startProgress(String label, LoadSession session, long start) {

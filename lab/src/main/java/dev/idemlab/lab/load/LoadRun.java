@@ -15,10 +15,17 @@ import java.util.Objects;
  * @param heapUsedBytes heap in use right after the check, after a full collection, with the run's
  *     history and ledger still reachable: what bounded memory means here
  * @param historyBytes roughly the bytes the run's charge history held at the end
+ * @param stallsMade how many times the store's server was stalled during the run
  */
 public record LoadRun(ServerInfo server, LedgerCheck check, LatencySummary latency, long elapsedNanos,
                       long retriesSent, long heapUsedBytes,
-                      long historyBytes) {
+                      long historyBytes, int stallsMade) {
+
+    /** A run without stalls. */
+    public LoadRun(ServerInfo server, LedgerCheck check, LatencySummary latency, long elapsedNanos, long retriesSent,
+                   long heapUsedBytes, long historyBytes) {
+        this(server, check, latency, elapsedNanos, retriesSent, heapUsedBytes, historyBytes, 0);
+    }
 
     public LoadRun {
         Objects.requireNonNull(server, "server");

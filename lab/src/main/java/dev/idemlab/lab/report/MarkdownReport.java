@@ -52,6 +52,19 @@ final class MarkdownReport {
         Set<String> participants = new LinkedHashSet<>();
         run.callers().forEach(caller -> participants.add(caller.name()));
         participants.add("Coordinator");
+        Set<String> last = new LinkedHashSet<>();
+        for (TimelineEvent event : run.timeline()) {
+            for (String participant : List.of(event.from(), event.to())) {
+                if (participant.equals("Store") || participant.equals("Provider")) {
+                    last.add(participant);
+                } else {
+                    participants.add(participant);
+                }
+            }
+        }
+        if (last.contains("Store")) {
+            participants.add("Store");
+        }
         participants.add("Provider");
         out.append("```mermaid\nsequenceDiagram\n");
         int i = 0;

@@ -32,6 +32,7 @@ final class Rows {
             case "replayed" -> "replayed " + caller.response();
             case "waited" -> caller.response() + " (waited for the first call)";
             case "failed-open" -> "the action ran anyway: " + caller.response();
+            case "lease-lost" -> caller.response() + " (lease lost: another attempt may have run too)";
             default -> caller.response();
         };
     }

@@ -8,28 +8,48 @@ import dev.idemlab.idempotency.ResultCodec;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.provider.Charge;
+import dev.idemlab.provider.ChargeRequest;
 import dev.idemlab.provider.FakePaymentProvider;
+import dev.idemlab.provider.PaymentProvider;
 
 import java.util.Locale;
 import java.util.Map;
 
 /**
  * A client of the payment API: it charges an order through the coordinator with an idempotency
- * key, and passes the key downstream. Records each call on the scenario's timeline.
+ * key, and passes a key downstream as {@link Downstream} says. Records each call on the scenario's timeline.
  */
 final class ChargeClient {
+
+    /** What the action passes to the provider besides order and amount. */
+    enum Downstream {
+        /** The client's own key, no fence: the post's scenarios. */
+        CLIENT_KEY,
+        /** Nothing: the provider cannot tell a retry from a new charge. */
+        NONE,
+        /** The coordinator's downstream key and, under a reservation, its fencing number. */
+        CONTEXT_KEY,
+        /** No key, but the fencing number under a reservation. */
+        FENCE_ONLY
+    }
 
     static final String OPERATION = "payment.charge";
     private static final ResultCodec<Charge> CHARGE = ResultCodec.json(Charge.class);
 
     private final IdempotencyCoordinator coordinator;
-    private final FakePaymentProvider provider;
+    private final PaymentProvider provider;
     private final Timeline timeline;
+    private final Downstream downstream;
 
-    ChargeClient(IdempotencyCoordinator coordinator, FakePaymentProvider provider, Timeline timeline) {
+    ChargeClient(IdempotencyCoordinator coordinator, PaymentProvider provider, Timeline timeline) {
+        this(coordinator, provider, timeline, Downstream.CLIENT_KEY);
+    }
+
+    ChargeClient(IdempotencyCoordinator coordinator, PaymentProvider provider, Timeline timeline, Downstream downstream) {
         this.coordinator = coordinator;
         this.provider = provider;
         this.timeline = timeline;
+        this.downstream = downstream;
     }
 
     /**
@@ -53,15 +73,33 @@ final class ChargeClient {
 
     /** Sends one charge as caller {@code name} and records what came back; never throws. */
     CallerResult charge(String name, String key, long amount) {
+        return charge(name, OPERATION, key, amount);
+    }
+
+    /** Sends one charge under {@code operation} as caller {@code name}; never throws. */
+    CallerResult charge(String name, String operation, String key, long amount) {
+        // The store's and provider's timeline entries name the caller by its thread.
+        Thread thread = Thread.currentThread();
+        String threadName = thread.getName();
+        thread.setName(name);
+        try {
+            return chargeAs(name, operation, key, amount);
+        } finally {
+            thread.setName(threadName);
+        }
+    }
+
+    private CallerResult chargeAs(String name, String operation, String key, long amount) {
         long start = timeline.nowMs();
-        timeline.record(name, Timeline.COORDINATOR, "charge " + ScenarioSettings.ORDER_ID + " " + amount + ", key " + key, false);
+        timeline.record(name, Timeline.COORDINATOR, (operation.equals(OPERATION) ? "charge " : operation + " ")
+                + ScenarioSettings.ORDER_ID + " " + amount + ", key " + key, false);
         String response;
         String outcome;
         try {
-            IdempotentCall call = IdempotentCall.of(OPERATION, key,
+            IdempotentCall call = IdempotentCall.of(operation, key,
                     Fingerprint.ofFields(Map.of("order_id", ScenarioSettings.ORDER_ID, "amount", amount)));
             IdempotentResult<Charge> result = coordinator.call(call, CHARGE,
-                    () -> provider.charge(ScenarioSettings.ORDER_ID, amount, key));
+                    context -> provider.charge(request(context, key, amount)));
             response = result.value().id();
             outcome = result.outcome().name().toLowerCase(Locale.ROOT).replace('_', '-');
         } catch (RuntimeException e) {
@@ -70,5 +108,15 @@ final class ChargeClient {
         }
         timeline.record(Timeline.COORDINATOR, name, response + ("error".equals(outcome) ? "" : " (" + outcome + ")"), true);
         return new CallerResult(name, start, timeline.nowMs(), response, outcome, provider.chargeCount());
+    }
+
+    private ChargeRequest request(dev.idemlab.idempotency.IdempotencyContext context, String key, long amount) {
+        ChargeRequest request = switch (downstream) {
+            case CLIENT_KEY -> ChargeRequest.of(ScenarioSettings.ORDER_ID, amount, key);
+            case NONE, FENCE_ONLY -> ChargeRequest.of(ScenarioSettings.ORDER_ID, amount);
+            case CONTEXT_KEY -> ChargeRequest.of(ScenarioSettings.ORDER_ID, amount, context.downstreamKey());
+        };
+        boolean fenced = downstream == Downstream.CONTEXT_KEY || downstream == Downstream.FENCE_ONLY;
+        return fenced && context.reserved() ? request.withFence(context.fence()) : request;
     }
 }

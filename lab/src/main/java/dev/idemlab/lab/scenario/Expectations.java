@@ -23,7 +23,8 @@ public final class Expectations {
     public static CheckResult check(ScenarioRun run) {
         List<String> problems = new ArrayList<>();
         LabPolicy policy = LabPolicy.valueOf(run.policy().toUpperCase(Locale.ROOT));
-        if (policy.promisesExactlyOnce() && run.charges().size() > 1) {
+        boolean failureLab = run.settings().containsKey("mitigated");
+        if (policy.promisesExactlyOnce() && run.charges().size() > 1 && !failureLab) {
             problems.add("policy " + run.policy() + " promises exactly-once but the provider charged "
                     + run.charges().size() + " times " + run.charges());
         }
@@ -31,12 +32,21 @@ public final class Expectations {
             case "in-flight" -> checkInFlight(run, policy, problems);
             case "key-reuse" -> expectResponses(run, problems, 1, "C", "C", KEY_REUSE);
             case "provider-timeout" -> expectResponses(run, problems, 1, PROVIDER_TIMEOUT, "C");
-            case "store-down" -> checkStoreDown(run, problems);
+            case "store-down" -> {
+                if (failureLab) {
+                    FailureExpectations.check(run, problems);
+                } else {
+                    checkStoreDown(run, problems);
+                }
+            }
+            case "lease-overrun", "crash-mid-charge", "ghost-reservation", "provider-ambiguous", "scope",
+                    "large-result", "eviction" -> FailureExpectations.check(run, problems);
             default -> problems.add("no expectation is known for scenario " + run.scenario());
         }
-        String name = run.scenario() + "/" + run.policy();
+        String name = run.scenario() + "/" + run.policy() + (failureLab ? " " + run.label() : "");
         if (problems.isEmpty()) {
-            return new CheckResult(true, run.store().store(), name, "as the post shows: responses "
+            return new CheckResult(true, run.store().store(), name, (failureLab ? "as the lab expects: responses "
+                    : "as the post shows: responses ")
                     + run.responses() + ", charges made " + run.charges());
         }
         return new CheckResult(false, run.store().store(), name, String.join("; ", problems));
@@ -78,7 +88,7 @@ public final class Expectations {
      * Expects exactly {@code charges} charges and these responses, where "C" stands for the
      * ledger's first charge id.
      */
-    private static void expectResponses(ScenarioRun run, List<String> problems, int charges, String... expected) {
+    static void expectResponses(ScenarioRun run, List<String> problems, int charges, String... expected) {
         if (run.charges().size() != charges) {
             problems.add("expected " + charges + " charge(s), the ledger has " + run.charges());
         }

@@ -14,19 +14,48 @@ import java.util.Objects;
 /**
  * What a scenario runs against: a store backend, its settings, and the coordinator under test.
  */
-public record ScenarioContext(StoreBackend backend, ScenarioSettings settings, CoordinatorFactory coordinators) {
+public record ScenarioContext(StoreBackend backend, ScenarioSettings settings, CoordinatorFactory coordinators,
+                              ProviderChoice providerChoice) {
 
     public ScenarioContext {
         Objects.requireNonNull(backend, "backend");
         Objects.requireNonNull(settings, "settings");
         Objects.requireNonNull(coordinators, "coordinators");
+        Objects.requireNonNull(providerChoice, "providerChoice");
+    }
+
+    /** A context whose callers reach the provider in process. */
+    public ScenarioContext(StoreBackend backend, ScenarioSettings settings, CoordinatorFactory coordinators) {
+        this(backend, settings, coordinators, ProviderChoice.IN_PROCESS);
+    }
+
+    /** This context with the provider reached as {@code choice}. */
+    public ScenarioContext withProvider(ProviderChoice choice) {
+        return new ScenarioContext(backend, settings, coordinators, choice);
+    }
+
+    /**
+     * A fresh provider recording onto {@code timeline}, built with the scenario's latency and then
+     * {@code options}, reached as {@link #providerChoice()} says. The caller closes it.
+     */
+    ScenarioProvider openProvider(Timeline timeline,
+                                  java.util.function.UnaryOperator<FakePaymentProvider.Builder> options) {
+        FakePaymentProvider fake = options.apply(
+                FakePaymentProvider.builder().latency(settings.latency()).observer(timeline)).build();
+        return ScenarioProvider.of(fake, providerChoice);
     }
 
     /** A coordinator over {@code store} with the scenario's policy, lease and store-failure mode. */
     IdempotencyCoordinator coordinator(IdempotencyStore store, LabPolicy policy) {
-        return coordinators.create(store, policy, IdempotencyConfig.custom()
+        return coordinator(store, policy, java.util.function.UnaryOperator.identity());
+    }
+
+    /** As {@link #coordinator(IdempotencyStore, LabPolicy)}, with a scenario's own changes to the config. */
+    IdempotencyCoordinator coordinator(IdempotencyStore store, LabPolicy policy,
+                                       java.util.function.UnaryOperator<IdempotencyConfig.Builder> changes) {
+        return coordinators.create(store, policy, changes.apply(IdempotencyConfig.custom()
                 .lease(settings.lease())
-                .storeFailureMode(settings.storeFailureMode())
+                .storeFailureMode(settings.storeFailureMode()))
                 .build());
     }
 
@@ -42,6 +71,9 @@ public record ScenarioContext(StoreBackend backend, ScenarioSettings settings, C
         reported.put("key", settings.key());
         reported.put("leaseMs", settings.lease().toMillis());
         reported.put("onStoreFailure", settings.storeFailureMode().name());
+        if (providerChoice == ProviderChoice.HTTP) {
+            reported.put("provider", "http");
+        }
         return reported;
     }
 }

@@ -8,7 +8,13 @@ public final class Scenarios {
 
     /** Every scenario, in the order {@code scenario all} and {@code check} run them. */
     public static final List<Scenario> ALL = List.of(
-            new InFlightScenario(), new KeyReuseScenario(), new ProviderTimeoutScenario(), new StoreDownScenario());
+            new InFlightScenario(), new KeyReuseScenario(), new ProviderTimeoutScenario(), new StoreDownScenario(),
+            // The failure lab: each unmitigated variant, then its mitigation.
+            new StoreDownScenario(false), new StoreDownScenario(true),
+            new LeaseOverrunScenario(false), new LeaseOverrunScenario(true), new PausedHolderScenario(true),
+            new CrashMidChargeScenario(false), new CrashMidChargeScenario(true),
+            new ProviderAmbiguousScenario(false), new ProviderAmbiguousScenario(true),
+            new ScopeScenario(false), new ScopeScenario(true));
 
     private Scenarios() { }
 
@@ -18,6 +24,6 @@ public final class Scenarios {
 
     /** The names, for help texts and errors. */
     public static List<String> names() {
-        return ALL.stream().map(Scenario::name).toList();
+        return ALL.stream().map(Scenario::name).distinct().toList();
     }
 }

@@ -1,5 +1,6 @@
 package dev.idemlab.lab.scenario;
 
+import dev.idemlab.idempotency.IdempotencyConfig;
 import dev.idemlab.idempotency.IdempotencyCoordinator;
 import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
@@ -30,8 +31,33 @@ abstract class StagedScenario implements Scenario {
     /** What this run's callers show beyond their rows (how the staging went), added to {@code reported}. */
     void reportOutcome(List<CallerResult> callers, ScenarioSettings settings, Map<String, Object> reported) { }
 
-    /** A line about how this run was staged, or empty. */
+    /** A line about how this run was staged, given how its callers fared; by default {@link #note()}. */
     String note(List<CallerResult> callers, ScenarioSettings settings) {
+        return note();
+    }
+
+    /** What the action passes to the provider; the post's scenarios pass the client's key. */
+    ChargeClient.Downstream downstream() {
+        return ChargeClient.Downstream.CLIENT_KEY;
+    }
+
+    /** The provider's options (latency, deduplication, fences) beyond the scenario settings' latency. */
+    FakePaymentProvider.Builder providerOptions(FakePaymentProvider.Builder provider) {
+        return provider;
+    }
+
+    /** The coordinator's config beyond lease and store-failure mode. */
+    IdempotencyConfig.Builder configure(IdempotencyConfig.Builder config) {
+        return config;
+    }
+
+    /** The store as the coordinator sees it: a scenario may fault it (renewals dropped, ...). */
+    IdempotencyStore storeUnderTest(IdempotencyStore recorded, Timeline timeline) {
+        return recorded;
+    }
+
+    /** A line about how the run was staged, or empty. */
+    String note() {
         return "";
     }
 
@@ -41,16 +67,18 @@ abstract class StagedScenario implements Scenario {
             ChargeClient.warmUp(context, store, policy);
             // The clock starts after the warm-up: arrival times are relative to the race itself.
             Timeline timeline = new Timeline();
-            FakePaymentProvider provider = context.provider(timeline);
-            IdempotencyCoordinator coordinator = context.coordinator(store, policy);
-            List<CallerResult> callers = stage(new ChargeClient(coordinator, provider, timeline), provider,
-                    context.settings());
-            Map<String, Object> reported = context.reportedSettings();
-            reportSettings(context.settings(), reported);
-            reportOutcome(callers, context.settings(), reported);
-            return new ScenarioRun(name(), policyName(policy), label(policy), context.backend().server(), reported,
-                    callers, provider.chargeIds(), coordinator.stats().totalStorageErrors(),
-                    note(callers, context.settings()), timeline.events());
+            try (ScenarioProvider provider = context.openProvider(timeline, this::providerOptions)) {
+                IdempotencyStore underTest = storeUnderTest(new TimelineStore(store, timeline), timeline);
+                IdempotencyCoordinator coordinator = context.coordinator(underTest, policy, this::configure);
+                List<CallerResult> callers = stage(new ChargeClient(coordinator, provider.client(), timeline,
+                        downstream()), provider.fake(), context.settings());
+                Map<String, Object> reported = context.reportedSettings();
+                reportSettings(context.settings(), reported);
+                reportOutcome(callers, context.settings(), reported);
+                return new ScenarioRun(name(), policyName(policy), label(policy), context.backend().server(), reported,
+                        callers, provider.chargeIds(), coordinator.stats().totalStorageErrors(),
+                        note(callers, context.settings()), timeline.events());
+            }
         }
     }
 

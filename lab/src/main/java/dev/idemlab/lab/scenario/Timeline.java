@@ -16,9 +16,20 @@ final class Timeline implements ProviderObserver {
 
     static final String COORDINATOR = "Coordinator";
     static final String PROVIDER = "Provider";
+    static final String STORE = "Store";
 
     private volatile long startNanos = System.nanoTime();
     private final List<TimelineEvent> events = new ArrayList<>();
+    /** Also hands every event here as it is recorded: how a child JVM reports its side. */
+    private final java.util.function.Consumer<TimelineEvent> echo;
+
+    Timeline() {
+        this(event -> { });
+    }
+
+    Timeline(java.util.function.Consumer<TimelineEvent> echo) {
+        this.echo = echo;
+    }
 
     /** Restarts the clock: times are from now on. Called before anything is recorded. */
     void restart() {
@@ -34,6 +45,7 @@ final class Timeline implements ProviderObserver {
         synchronized (events) {
             events.add(event);
         }
+        echo.accept(event);
     }
 
     @Override
@@ -51,6 +63,24 @@ final class Timeline implements ProviderObserver {
         record(PROVIDER, COORDINATOR, "timeout, nothing charged (for " + caller() + ")", true);
     }
 
+    @Override
+    public void replayed(int callNumber, Charge charge) {
+        record(PROVIDER, COORDINATOR, charge.id() + " again: deduplicated on the downstream key, no new charge (for "
+                + caller() + ")", true);
+    }
+
+    @Override
+    public void replyLost(int callNumber, Charge charge) {
+        record(PROVIDER, COORDINATOR, "timeout, although " + charge.id() + " is in the ledger (for " + caller() + ")",
+                true);
+    }
+
+    @Override
+    public void refused(int callNumber, dev.idemlab.provider.ProviderException reason) {
+        record(PROVIDER, COORDINATOR, "refused, nothing charged: " + reason.getClass().getSimpleName() + " (for "
+                + caller() + ")", true);
+    }
+
     List<TimelineEvent> events() {
         synchronized (events) {
             List<TimelineEvent> copy = new ArrayList<>(events);
@@ -60,6 +90,8 @@ final class Timeline implements ProviderObserver {
     }
 
     private static String caller() {
-        return Thread.currentThread().getName();
+        String name = Thread.currentThread().getName();
+        // Behind the HTTP service the provider runs on the server's threads: the caller is remote.
+        return name.startsWith("provider-http") ? "a caller over HTTP" : name;
     }
 }

@@ -1,0 +1,186 @@
+package dev.idemlab.lab.scenario;
+
+import dev.idemlab.lab.infra.Signals;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A {@link HolderMain} running in a child JVM of this one, started from this JVM's own class path,
+ * and the signals the failure lab sends it by its pid: SIGSTOP, SIGCONT, SIGKILL. Its timeline lines
+ * are recorded onto the parent's timeline as they arrive, its coordinator drawn as a participant of
+ * its own. {@link #close()} kills it if it still runs and waits until it is gone; it never touches
+ * any process but the one it started. Thread-safe.
+ */
+final class ChildHolder implements AutoCloseable {
+
+    static final String COORDINATOR = "Coordinator (child JVM)";
+    private static final Duration PATIENCE = Duration.ofSeconds(60);
+
+    private final Process process;
+    private final Timeline timeline;
+    private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+    private final List<String> output = new ArrayList<>();
+
+    private ChildHolder(Process process, Timeline timeline) {
+        this.process = process;
+        this.timeline = timeline;
+        Thread reader = new Thread(this::read, "holder-output-" + process.pid());
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    /**
+     * Starts the holder: {@code args} as {@link HolderMain} takes them, the store in its environment.
+     *
+     * @throws IllegalStateException if the JVM cannot be started
+     */
+    static ChildHolder start(StoreEndpoint store, Timeline timeline, String... args) {
+        List<String> command = new ArrayList<>(List.of(javaBinary(), "-Xmx128m", "-XX:TieredStopAtLevel=1",
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+                "-cp", System.getProperty("java.class.path"), HolderMain.class.getName()));
+        command.addAll(List.of(args));
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        builder.environment().putAll(store.environment());
+        try {
+            ChildHolder holder = new ChildHolder(builder.start(), timeline);
+            timeline.record(COORDINATOR, COORDINATOR, "child JVM started, pid " + holder.pid(), false);
+            return holder;
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot start the holder's JVM: " + e.getMessage(), e);
+        }
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    /**
+     * Waits for the holder's next line starting with {@code prefix} and returns the rest of it.
+     *
+     * @throws IllegalStateException if the holder exits or stays silent too long, with its output
+     */
+    String await(String prefix) throws InterruptedException {
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
+        while (true) {
+            String line = lines.poll(Math.max(1, Math.min(deadline - System.nanoTime(),
+                    TimeUnit.MILLISECONDS.toNanos(200))), TimeUnit.NANOSECONDS);
+            if (line == null && !process.isAlive() && lines.isEmpty()) {
+                process.waitFor();
+                line = lines.poll(1, TimeUnit.SECONDS); // the reader may still be draining its last lines
+                if (line == null) {
+                    throw new IllegalStateException("the holder (pid " + pid() + ") exited with " + process.exitValue()
+                            + " before it said '" + prefix.strip() + "'; its output: " + outputTail());
+                }
+            }
+            if (line == null && System.nanoTime() - deadline < 0) {
+                continue;
+            }
+            if (line == null) {
+                throw new IllegalStateException("the holder (pid " + pid() + ") never said '" + prefix.strip()
+                        + "'; its output: " + outputTail());
+            }
+            if (line.startsWith(prefix)) {
+                return line.substring(prefix.length());
+            }
+        }
+    }
+
+    /** Sends {@code SIGSTOP} or {@code SIGCONT} to the holder, by its pid. */
+    void signal(String signal) {
+        Signals.send(signal, pid());
+        timeline.record(COORDINATOR, COORDINATOR, "SIG" + signal + " to the child JVM (pid " + pid() + ")", false);
+    }
+
+    /** Lets a gated holder go on (it reads a line from standard input). */
+    void proceed() {
+        try {
+            OutputStream in = process.getOutputStream();
+            in.write('\n');
+            in.flush();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot reach the holder's standard input: " + e.getMessage(), e);
+        }
+    }
+
+    /** SIGKILL, then waits until the process is gone; returns its exit code (137 for SIGKILL). */
+    int kill() throws InterruptedException {
+        process.destroyForcibly();
+        int exit = process.waitFor();
+        timeline.record(COORDINATOR, COORDINATOR, "SIGKILL: the child JVM (pid " + pid() + ") is gone, exit " + exit,
+                false);
+        return exit;
+    }
+
+    /** Waits for the holder to exit by itself. */
+    int awaitExit() throws InterruptedException {
+        if (!process.waitFor(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new IllegalStateException("the holder (pid " + pid() + ") did not exit; its output: " + outputTail());
+        }
+        return process.exitValue();
+    }
+
+    boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /** Kills the holder if it still runs (resuming it first, were it stopped) and waits until it is gone. */
+    @Override
+    public void close() {
+        if (process.isAlive()) {
+            Signals.sendQuietly("CONT", pid());
+            process.destroyForcibly();
+        }
+        try {
+            process.waitFor(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void read() {
+        try (BufferedReader reader = new BufferedReader(
+                new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+            for (String line = reader.readLine(); line != null; line = reader.readLine()) {
+                synchronized (output) {
+                    output.add(line);
+                }
+                if (line.startsWith(HolderMain.EVENT)) {
+                    String[] parts = line.split("\t", 5);
+                    if (parts.length == 5) {
+                        timeline.record(rename(parts[1]), rename(parts[2]), parts[4], Boolean.parseBoolean(parts[3]));
+                    }
+                } else {
+                    lines.add(line);
+                }
+            }
+        } catch (IOException ended) {
+            // The process is gone; whoever waits for a line finds out by its timeout.
+        }
+    }
+
+    private static String rename(String participant) {
+        return participant.equals(Timeline.COORDINATOR) ? COORDINATOR : participant;
+    }
+
+    private String outputTail() {
+        synchronized (output) {
+            List<String> tail = output.subList(Math.max(0, output.size() - 15), output.size());
+            return String.join(" | ", tail);
+        }
+    }
+
+    private static String javaBinary() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+}

@@ -1,0 +1,76 @@
+package dev.idemlab.lab.scenario;
+
+import dev.idemlab.idempotency.spi.IdempotencyStore;
+import dev.idemlab.idempotency.store.postgres.PostgresIdempotencyStore;
+import dev.idemlab.idempotency.store.postgres.PostgresStoreConfig;
+import dev.idemlab.idempotency.store.redis.RedisIdempotencyStore;
+import dev.idemlab.idempotency.store.redis.RedisStoreConfig;
+import dev.idemlab.lab.infra.PostgresBackend;
+import dev.idemlab.lab.infra.RedisBackend;
+import dev.idemlab.lab.infra.StoreBackend;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Where a store's server is, so that another process (a holder in a child JVM) can reach the very
+ * records this one sees: the same server and the same key prefix. Travels to the child in its
+ * environment, never on its command line, since a URL may carry a password.
+ *
+ * @param kind redis or postgres
+ * @param url the Redis URI or the JDBC URL
+ * @param user the PostgreSQL user, or {@code null}
+ * @param password the PostgreSQL password, or {@code null}
+ */
+record StoreEndpoint(String kind, String url, String user, String password) {
+
+    private static final String KIND = "IDEMLAB_HOLDER_STORE";
+    private static final String URL = "IDEMLAB_HOLDER_URL";
+    private static final String USER = "IDEMLAB_HOLDER_USER";
+    private static final String PASSWORD = "IDEMLAB_HOLDER_PASSWORD";
+
+    /** The endpoint of a network store; empty for the memory store, which no other process can reach. */
+    static Optional<StoreEndpoint> of(StoreBackend backend) {
+        if (backend instanceof RedisBackend redis) {
+            return Optional.of(new StoreEndpoint("redis", redis.uri(), null, null));
+        }
+        if (backend instanceof PostgresBackend postgres) {
+            return Optional.of(new StoreEndpoint("postgres", postgres.jdbcUrl(), postgres.user(), postgres.password()));
+        }
+        return Optional.empty();
+    }
+
+    /** A store client on this server whose keys all start with {@code prefix}. The caller closes it. */
+    IdempotencyStore open(String prefix) {
+        if (kind.equals("redis")) {
+            return new RedisIdempotencyStore(RedisStoreConfig.custom().uri(url).keyPrefix(prefix).build());
+        }
+        return new PostgresIdempotencyStore(PostgresStoreConfig.custom(url).credentials(user, password)
+                .namespacePrefix(prefix).build());
+    }
+
+    /** For a child process's environment. */
+    Map<String, String> environment() {
+        Map<String, String> env = new HashMap<>();
+        env.put(KIND, kind);
+        env.put(URL, url);
+        if (user != null) {
+            env.put(USER, user);
+        }
+        if (password != null) {
+            env.put(PASSWORD, password);
+        }
+        return env;
+    }
+
+    /** In the child: the endpoint its parent passed. */
+    static StoreEndpoint fromEnvironment() {
+        String kind = System.getenv(KIND);
+        String url = System.getenv(URL);
+        if (kind == null || url == null) {
+            throw new IllegalStateException(KIND + " and " + URL + " must be set by the parent process");
+        }
+        return new StoreEndpoint(kind, url, System.getenv(USER), System.getenv(PASSWORD));
+    }
+}
