@@ -40,16 +40,24 @@ final class ChargeClient {
     private final PaymentProvider provider;
     private final Timeline timeline;
     private final Downstream downstream;
+    private final ResultCodec<Charge> codec;
 
     ChargeClient(IdempotencyCoordinator coordinator, PaymentProvider provider, Timeline timeline) {
         this(coordinator, provider, timeline, Downstream.CLIENT_KEY);
     }
 
     ChargeClient(IdempotencyCoordinator coordinator, PaymentProvider provider, Timeline timeline, Downstream downstream) {
+        this(coordinator, provider, timeline, downstream, CHARGE);
+    }
+
+    /** A client whose results are stored by {@code codec} (the whole charge as JSON, or a reference to it). */
+    ChargeClient(IdempotencyCoordinator coordinator, PaymentProvider provider, Timeline timeline, Downstream downstream,
+                 ResultCodec<Charge> codec) {
         this.coordinator = coordinator;
         this.provider = provider;
         this.timeline = timeline;
         this.downstream = downstream;
+        this.codec = codec;
     }
 
     /**
@@ -98,7 +106,7 @@ final class ChargeClient {
         try {
             IdempotentCall call = IdempotentCall.of(operation, key,
                     Fingerprint.ofFields(Map.of("order_id", ScenarioSettings.ORDER_ID, "amount", amount)));
-            IdempotentResult<Charge> result = coordinator.call(call, CHARGE,
+            IdempotentResult<Charge> result = coordinator.call(call, codec,
                     context -> provider.charge(request(context, key, amount)));
             response = result.value().id();
             outcome = result.outcome().name().toLowerCase(Locale.ROOT).replace('_', '-');

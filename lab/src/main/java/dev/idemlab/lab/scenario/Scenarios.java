@@ -14,7 +14,8 @@ public final class Scenarios {
             new LeaseOverrunScenario(false), new LeaseOverrunScenario(true), new PausedHolderScenario(true),
             new CrashMidChargeScenario(false), new CrashMidChargeScenario(true),
             new ProviderAmbiguousScenario(false), new ProviderAmbiguousScenario(true),
-            new ScopeScenario(false), new ScopeScenario(true));
+            new ScopeScenario(false), new ScopeScenario(true),
+            new LargeResultScenario(false), new LargeResultScenario(true));
 
     private Scenarios() { }
 

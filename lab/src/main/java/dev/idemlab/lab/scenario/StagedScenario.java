@@ -46,6 +46,11 @@ abstract class StagedScenario implements Scenario {
         return provider;
     }
 
+    /** How a charge is stored for replay: whole, as JSON, unless a scenario stores it otherwise. */
+    dev.idemlab.idempotency.ResultCodec<dev.idemlab.provider.Charge> codec(dev.idemlab.provider.PaymentProvider provider) {
+        return dev.idemlab.idempotency.ResultCodec.json(dev.idemlab.provider.Charge.class);
+    }
+
     /** The coordinator's config beyond lease and store-failure mode. */
     IdempotencyConfig.Builder configure(IdempotencyConfig.Builder config) {
         return config;
@@ -71,7 +76,7 @@ abstract class StagedScenario implements Scenario {
                 IdempotencyStore underTest = storeUnderTest(new TimelineStore(store, timeline), timeline);
                 IdempotencyCoordinator coordinator = context.coordinator(underTest, policy, this::configure);
                 List<CallerResult> callers = stage(new ChargeClient(coordinator, provider.client(), timeline,
-                        downstream()), provider.fake(), context.settings());
+                        downstream(), codec(provider.client())), provider.fake(), context.settings());
                 Map<String, Object> reported = context.reportedSettings();
                 reportSettings(context.settings(), reported);
                 reportOutcome(callers, context.settings(), reported);
