@@ -208,8 +208,13 @@ class LabJarIT {
         Result run = lab("check", "--stores", "memory");
         assertThat(run.exitCode()).as(run.out()).isZero();
         List<String> steps = run.err().lines().filter(line -> line.startsWith("lab: [")).toList();
-        assertThat(steps).hasSize(6).first().asString().startsWith("lab: [1/6] in-flight/run on memory: PASS (");
-        assertThat(steps.get(5)).startsWith("lab: [6/6] store-down/wait on memory: skipped (");
+        int total = steps.size();
+        assertThat(total).isGreaterThan(5);
+        assertThat(steps.get(0)).startsWith("lab: [1/" + total + "] in-flight/run on memory: PASS (");
+        for (int i = 0; i < total; i++) {
+            assertThat(steps.get(i)).startsWith("lab: [" + (i + 1) + "/" + total + "] ");
+        }
+        assertThat(steps).anyMatch(line -> line.contains("store-down/wait on memory: skipped ("));
         assertThat(run.err()).doesNotContain("\r");
         assertThat(run.out()).doesNotContain("lab: [");
     }
