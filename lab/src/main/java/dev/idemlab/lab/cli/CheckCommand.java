@@ -89,7 +89,7 @@ final class CheckCommand implements Callable<Integer> {
 
     private List<String> names() {
         if (stores == null) {
-            return StoreBackends.NAMES;
+            return StoreBackends.CHECKED_BY_DEFAULT;
         }
         Set<String> names = new LinkedHashSet<>();
         for (String name : stores) {
