@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
         description = "Runs one of the post's experiments against a counting fake payment provider and prints "
                 + "what every caller got beside what the provider's ledger charged.",
         subcommands = {InFlightCommand.class, KeyReuseCommand.class, ProviderTimeoutCommand.class,
-                StoreDownCommand.class, AllScenariosCommand.class})
+                StoreDownCommand.class, FailoverCommand.class, AllScenariosCommand.class})
 final class ScenarioCommand implements Runnable {
 
     @CommandLine.Spec
@@ -18,6 +18,6 @@ final class ScenarioCommand implements Runnable {
     @Override
     public void run() {
         throw new CommandLine.ParameterException(spec.commandLine(),
-                "missing scenario: in-flight, key-reuse, provider-timeout, store-down or all");
+                "missing scenario: in-flight, key-reuse, provider-timeout, store-down, failover or all");
     }
 }
