@@ -76,6 +76,12 @@ public final class LocalRedisCluster implements AutoCloseable {
                 .collect(Collectors.joining(","));
     }
 
+    /** The nodes running now, masters and replicas. */
+    public List<Node> nodes() {
+        return processes.entrySet().stream().map(e -> new Node(e.getKey(), e.getValue().port(), e.getValue().pid()))
+                .sorted(java.util.Comparator.comparingInt(Node::port)).toList();
+    }
+
     /** Every node's address, comma-separated, for outputs. */
     public String addresses() {
         return processes.values().stream().map(RedisProcess::address).sorted().collect(Collectors.joining(","));
@@ -98,7 +104,9 @@ public final class LocalRedisCluster implements AutoCloseable {
 
     /** A replica of {@code master}. */
     public Node replicaOf(Node master) {
-        return view().stream().filter(n -> master.id().equals(n.getSlaveOf()) && processes.containsKey(n.getNodeId()))
+        // The master's own view: it knows its replicas first, before gossip tells the others.
+        return admin.view(master.port()).stream()
+                .filter(n -> master.id().equals(n.getSlaveOf()) && processes.containsKey(n.getNodeId()))
                 .findFirst().map(this::node).orElseThrow(() ->
                         new ProvisioningException("master " + master.address() + " has no replica", null));
     }
@@ -166,6 +174,12 @@ public final class LocalRedisCluster implements AutoCloseable {
         }
         awaitReplicaInSync(fresh);
         awaitClusterOk();
+        ClusterAdmin.await("every node sees " + fresh.address() + " as a replica of " + master.address(), PATIENCE,
+                () -> processes.values().stream().allMatch(p -> {
+                    RedisClusterNode seen = admin.view(p.port()).getPartitionByNodeId(id);
+                    return seen != null && master.id().equals(seen.getSlaveOf())
+                            && admin.view(p.port()).getPartitionByNodeId(crashed.id()) == null;
+                }));
         return new Node(id, fresh.port(), fresh.pid());
     }
 
