@@ -7,6 +7,9 @@
 #                                  (300,000 per store), written to results/load/
 #   bash scripts/load.sh --quick   smoke run: 3,000 requests per store and policy, written to
 #                                  target/load-quick/ so that the published results stay as they are
+#   bash scripts/load.sh --cluster the single Redis beside the lab's own Redis Cluster (three masters,
+#                                  three replicas), in one run as the full one, written to
+#                                  results/load/cluster/
 #
 # Writes load.json, load.csv, load.md, throughput.png, p99.png, duplicates.png and README.md (the
 # table, the command, commit, JDK, cores and server versions). Servers come from the lab's own
@@ -20,7 +23,8 @@ mode=full
 case "${1:-}" in
   "") ;;
   --quick) mode=quick ;;
-  *) echo "usage: bash scripts/load.sh [--quick]" >&2; exit 2 ;;
+  --cluster) mode=cluster ;;
+  *) echo "usage: bash scripts/load.sh [--quick|--cluster]" >&2; exit 2 ;;
 esac
 
 jar=lab/target/lab.jar
@@ -32,6 +36,10 @@ fi
 if [[ "$mode" == quick ]]; then
   requests=3000
   out=target/load-quick
+elif [[ "$mode" == cluster ]]; then
+  requests=100000
+  out=results/load/cluster
+  STORES="${STORES:-redis,redis-cluster}"
 else
   requests=100000
   out=results/load

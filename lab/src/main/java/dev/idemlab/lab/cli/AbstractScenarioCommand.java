@@ -40,11 +40,21 @@ abstract class AbstractScenarioCommand implements Callable<Integer> {
     /** Refuses a store that cannot stage this command's scenario at all. */
     void checkStore(String store) { }
 
+    /** The store this command runs on when {@code named} is asked for; the same one unless it says otherwise. */
+    String storeFor(String named) {
+        return named;
+    }
+
+    /** Text after the runs' report (not in JSON, which goes to standard error instead): a summary over them. */
+    String summary(List<ScenarioRun> runs, ScenarioContext context) throws InterruptedException {
+        return "";
+    }
+
     @Override
     public Integer call() throws InterruptedException {
         ScenarioSettings settings = options.settings(race());
         ProviderChoice providerChoice = options.provider.choice();
-        String storeName = options.store.validatedStore();
+        String storeName = storeFor(options.store.validatedStore());
         checkStore(storeName);
         ProvisioningOptions provisioning = options.store.provisioning(List.of(storeName));
         options.output.validate();
@@ -79,6 +89,15 @@ abstract class AbstractScenarioCommand implements Callable<Integer> {
                     err.println("lab: " + line);
                 } else {
                     report.append('\n').append(line).append('\n');
+                }
+            }
+            String summary = summary(runs, context);
+            if (!summary.isEmpty()) {
+                if (options.output.format == ReportFormat.JSON) {
+                    err.print(summary);
+                    err.flush();
+                } else {
+                    report.append('\n').append(summary);
                 }
             }
             options.output.emit(report.toString(), out);

@@ -2,10 +2,12 @@ package dev.idemlab.lab.cli;
 
 import dev.idemlab.lab.infra.ProvisioningException;
 import dev.idemlab.lab.infra.ProvisioningOptions;
+import dev.idemlab.lab.infra.RedisClusterBackend;
 import dev.idemlab.lab.infra.StoreBackend;
 import dev.idemlab.lab.infra.StoreBackends;
 import dev.idemlab.lab.scenario.CheckResult;
 import dev.idemlab.lab.scenario.Expectations;
+import dev.idemlab.lab.scenario.FailoverScenario;
 import dev.idemlab.lab.scenario.ScenarioContext;
 import dev.idemlab.lab.scenario.ScenarioSettings;
 import dev.idemlab.lab.scenario.Scenarios;
@@ -38,7 +40,9 @@ final class CheckCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--stores", paramLabel = "STORE[,STORE...]", split = ",", hideParamSyntax = true,
-            description = "Stores to check, comma-separated: memory, redis, postgres. Default: all three.")
+            description = "Stores to check, comma-separated: memory, redis, postgres, redis-cluster. Default: the first "
+                    + "three. On the lab's own cluster (redis-cluster, or redis with --redis-from cluster) the failover "
+                    + "runs too, without and with WAIT.")
     List<String> stores;
 
     @Option(names = "--allow-skip",
@@ -52,6 +56,10 @@ final class CheckCommand implements Callable<Integer> {
 
     @Mixin
     ServerOptions servers;
+
+    /** What runs on the lab's own Redis Cluster beside every scenario: failover without and with WAIT. */
+    private static final List<ScenarioRunner.Plan> CLUSTER_PLANS = FailoverScenario.both().stream()
+            .map(s -> new ScenarioRunner.Plan(s, s.policiesForAll())).toList();
 
     private int passed;
     private int failed;
@@ -67,8 +75,11 @@ final class CheckCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         List<ScenarioRunner.Plan> plans = Scenarios.ALL.stream()
                 .map(s -> new ScenarioRunner.Plan(s, s.policiesForAll())).toList();
-        Progress progress = new Progress(spec.commandLine().getErr(), Progress.onTerminal(),
-                names.size() * ScenarioRunner.steps(plans));
+        int steps = 0;
+        for (String name : names) {
+            steps += ScenarioRunner.steps(plans) + (onLocalCluster(name, provisioning) ? CLUSTER_PLANS.size() : 0);
+        }
+        Progress progress = new Progress(spec.commandLine().getErr(), Progress.onTerminal(), steps);
         List<String> notChecked = new ArrayList<>();
         try {
             for (String name : names) {
@@ -89,13 +100,21 @@ final class CheckCommand implements Callable<Integer> {
 
     private List<String> names() {
         if (stores == null) {
-            return StoreBackends.NAMES;
+            return StoreBackends.CHECKED_BY_DEFAULT;
         }
         Set<String> names = new LinkedHashSet<>();
         for (String name : stores) {
             names.add(StoreOptions.storeName("--stores", name));
         }
         return List.copyOf(names);
+    }
+
+    /** Whether {@code name} will run on the lab's own cluster, where the failover runs too. */
+    private static boolean onLocalCluster(String name, ProvisioningOptions provisioning) {
+        return (name.equals(RedisClusterBackend.NAME) || name.equals("redis") && RedisClusterBackend.asked(provisioning))
+                && provisioning.redisFrom() != dev.idemlab.lab.infra.Origin.URL
+                && (provisioning.redisFrom() == dev.idemlab.lab.infra.Origin.CLUSTER
+                        || !RedisClusterBackend.isClusterUrl(provisioning.effectiveRedisUrl()));
     }
 
     /** Checks one store; {@code false} when it could not be checked at all. */
@@ -115,8 +134,12 @@ final class CheckCommand implements Callable<Integer> {
             out.println(line);
             out.flush();
             progress.note(line);
-            progress.dropped(ScenarioRunner.steps(plans));
+            progress.dropped(ScenarioRunner.steps(plans) + (onLocalCluster(name, provisioning) ? CLUSTER_PLANS.size() : 0));
             return false;
+        }
+        if (backend instanceof RedisClusterBackend cluster && cluster.localCluster().isPresent()) {
+            plans = new ArrayList<>(plans);
+            plans.addAll(CLUSTER_PLANS);
         }
         try (backend) {
             out.println("store " + backend.server().describe());

@@ -10,7 +10,8 @@ import picocli.CommandLine.Command;
                 + "what every caller got beside what the provider's ledger charged.",
         subcommands = {InFlightCommand.class, KeyReuseCommand.class, ProviderTimeoutCommand.class,
                 StoreDownCommand.class, LeaseOverrunCommand.class, CrashMidChargeCommand.class,
-                ProviderAmbiguousCommand.class, ScopeCommand.class, LargeResultCommand.class, AllScenariosCommand.class})
+                ProviderAmbiguousCommand.class, ScopeCommand.class, LargeResultCommand.class, FailoverCommand.class,
+                AllScenariosCommand.class})
 final class ScenarioCommand implements Runnable {
 
     @CommandLine.Spec
@@ -19,6 +20,6 @@ final class ScenarioCommand implements Runnable {
     @Override
     public void run() {
         throw new CommandLine.ParameterException(spec.commandLine(),
-                "missing scenario: in-flight, key-reuse, provider-timeout, store-down or all");
+                "missing scenario: in-flight, key-reuse, provider-timeout, store-down, failover or all");
     }
 }

@@ -2,6 +2,7 @@ package dev.idemlab.lab.cli;
 
 import dev.idemlab.lab.infra.Origin;
 import dev.idemlab.lab.infra.ProvisioningOptions;
+import dev.idemlab.lab.infra.RedisClusterBackend;
 import dev.idemlab.lab.infra.ServerUrls;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
@@ -17,12 +18,14 @@ import java.util.stream.Collectors;
 final class ServerOptions {
 
     @Option(names = "--redis-url", paramLabel = "URL",
-            description = "Use this Redis (redis://host:port) instead of starting one. Also env "
+            description = "Use this Redis (redis://host:port), or this Redis Cluster "
+                    + "(redis-cluster://host:port[,host:port...]), instead of starting one. Also env "
                     + ProvisioningOptions.REDIS_URL_ENV + ".")
     String redisUrl;
 
     @Option(names = "--redis-from", paramLabel = "ORIGIN", converter = RedisFrom.class,
-            description = "Take Redis only from: url, system (redis-server on PATH), bundled, container.")
+            description = "Take Redis only from: url, system (redis-server on PATH), bundled, container, or cluster "
+                    + "(a private local Redis Cluster of 3 masters and 3 replicas, from the same binary).")
     Origin redisFrom;
 
     @Option(names = "--pg-url", paramLabel = "URL",
@@ -45,7 +48,7 @@ final class ServerOptions {
         checkUrl("--redis-url", redisUrl, ServerUrls.redisProblem(orEmpty(redisUrl)), ServerUrls.REDIS_FORM);
         checkUrl("--pg-url", pgUrl, ServerUrls.pgProblem(orEmpty(pgUrl)), ServerUrls.PG_FORM);
         ProvisioningOptions options = new ProvisioningOptions(redisUrl, redisFrom, pgUrl, pgFrom);
-        if (stores.contains("redis")) {
+        if (stores.contains("redis") || stores.contains(RedisClusterBackend.NAME)) {
             if (redisUrl == null) {
                 String env = options.effectiveRedisUrl();
                 checkUrl(ProvisioningOptions.REDIS_URL_ENV, env, ServerUrls.redisProblem(orEmpty(env)), ServerUrls.REDIS_FORM);
@@ -84,11 +87,11 @@ final class ServerOptions {
                         .collect(Collectors.joining(", ")) + ", got '" + value + "'"));
     }
 
-    /** {@code --redis-from}: url, system, bundled or container. */
+    /** {@code --redis-from}: url, system, bundled, container or cluster. */
     static final class RedisFrom implements ITypeConverter<Origin> {
         @Override
         public Origin convert(String value) {
-            return origin(value, List.of(Origin.URL, Origin.SYSTEM, Origin.BUNDLED, Origin.CONTAINER));
+            return origin(value, List.of(Origin.URL, Origin.SYSTEM, Origin.BUNDLED, Origin.CONTAINER, Origin.CLUSTER));
         }
     }
 

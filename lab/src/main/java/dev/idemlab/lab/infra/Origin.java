@@ -10,6 +10,11 @@ public enum Origin {
     BUNDLED("bundled", "bundled binary, private instance"),
     /** A Testcontainers container. */
     CONTAINER("container", "container"),
+    /**
+     * A private local Redis Cluster (three masters, three replicas) that the lab forms from the same
+     * binary it would start a single server from.
+     */
+    CLUSTER("cluster", "private local cluster, 3 masters + 3 replicas"),
     /** No server: the store lives in this process. */
     IN_PROCESS("in-process", "in this process");
 

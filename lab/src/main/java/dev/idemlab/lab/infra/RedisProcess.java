@@ -68,11 +68,16 @@ final class RedisProcess implements PrivateRedisServer {
      * is left behind (the bundled binary's extraction).
      */
     static RedisProcess start(Path executable, Origin origin, List<Path> alsoRemove) {
+        return start(executable, origin, alsoRemove, List.of());
+    }
+
+    /** As {@link #start(Path, Origin, List)}, with {@code extraArgs} after the lab's own (a cluster node's). */
+    static RedisProcess start(Path executable, Origin origin, List<Path> alsoRemove, List<String> extraArgs) {
         ServerRegistry.reapStale();
         ProvisioningException last = null;
         for (int attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
             try {
-                return startOnce(executable, origin, freeLocalPort(), alsoRemove);
+                return startOnce(executable, origin, freeLocalPort(), alsoRemove, extraArgs);
             } catch (ProvisioningException e) {
                 last = e;
             }
@@ -109,6 +114,46 @@ final class RedisProcess implements PrivateRedisServer {
         return origin;
     }
 
+    /** The server process's pid, for the faults the lab injects (SIGSTOP, SIGKILL). */
+    long processId() {
+        return process.pid();
+    }
+
+    /** The port it listens on. */
+    int port() {
+        return port;
+    }
+
+    /** Whether the process is still running. */
+    boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /** Sends {@code signal} (STOP, CONT) to the process; {@code false} if it could not be sent. */
+    boolean signal(String signal) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            return kill.waitFor(5, TimeUnit.SECONDS) && kill.exitValue() == 0;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** Kills the process outright (SIGKILL: no shutdown, nothing flushed), then cleans up as close does. */
+    void crash() {
+        process.destroyForcibly();
+        try {
+            process.waitFor(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        close();
+    }
+
     @Override
     public void close() {
         stop();
@@ -130,14 +175,16 @@ final class RedisProcess implements PrivateRedisServer {
         registration.close();
     }
 
-    private static RedisProcess startOnce(Path executable, Origin origin, int port, List<Path> alsoRemove) {
+    private static RedisProcess startOnce(Path executable, Origin origin, int port, List<Path> alsoRemove,
+                                          List<String> extraArgs) {
         Path dir;
         Process process;
         try {
             dir = Files.createTempDirectory("idemlab-redis-");
-            List<String> command = List.of(executable.toString(),
+            List<String> command = new java.util.ArrayList<>(List.of(executable.toString(),
                     "--port", Integer.toString(port), "--bind", HOST,
-                    "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", dir.toString());
+                    "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", dir.toString()));
+            command.addAll(extraArgs);
             process = new ProcessBuilder(command)
                     .redirectErrorStream(true)
                     .redirectOutput(dir.resolve("redis.log").toFile())

@@ -48,6 +48,9 @@ final class RedisProvisioner {
      */
     static Provisioned provision(ProvisioningOptions options) {
         Origin forced = options.redisFrom();
+        if (forced == Origin.CLUSTER) {
+            throw new ProvisioningException("a cluster is provisioned by RedisClusterBackend, not as one server", null);
+        }
         if (forced == Origin.IN_PROCESS) {
             throw new ProvisioningException("redis cannot run in-process; choose url, system, bundled or container", null);
         }
@@ -95,6 +98,27 @@ final class RedisProvisioner {
         }
         throw new ProvisioningException("no private Redis server could be started (tried " + String.join("; ", tried)
                 + "). Put " + BINARY + " on PATH, or start Docker.", null);
+    }
+
+    /**
+     * Starts one node of a local cluster, with {@code nodeArgs}, from the first local binary that works:
+     * a {@code redis-server} on PATH, else the bundled one (a container cannot be a node the lab signals).
+     *
+     * @throws ProvisioningException if there is no local binary, or it does not start
+     */
+    static RedisProcess startClusterNode(List<String> nodeArgs) {
+        Optional<Path> system = onPath(BINARY);
+        if (system.isPresent()) {
+            return RedisProcess.start(system.get(), Origin.SYSTEM, List.of(), nodeArgs);
+        }
+        Path binary;
+        try {
+            binary = bundledBinary();
+        } catch (IOException | RuntimeException e) {
+            throw new ProvisioningException("no " + BINARY + " on PATH and no bundled binary for this platform ("
+                    + e.getMessage() + "): a local cluster needs one", e);
+        }
+        return RedisProcess.start(binary, Origin.BUNDLED, ServerRegistry.existing(binary.getParent()), nodeArgs);
     }
 
     /** A way to start servers of {@code origin}, or empty (with the reason added to {@code tried}). */

@@ -1,5 +1,8 @@
 package dev.idemlab.lab.infra;
 
+import dev.idemlab.idempotency.InvalidIdempotencyConfigException;
+import dev.idemlab.idempotency.store.redis.RedisStoreConfig;
+
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.Optional;
@@ -15,7 +18,8 @@ import java.util.regex.Pattern;
 public final class ServerUrls {
 
     /** What a Redis URL looks like. */
-    public static final String REDIS_FORM = "redis://[:password@]host[:port][/database] or rediss://...";
+    public static final String REDIS_FORM = "redis://[:password@]host[:port][/database], rediss://..., or "
+            + "redis-cluster://[:password@]host:port[,host:port...] for a Redis Cluster";
     /** What a PostgreSQL URL looks like. */
     public static final String PG_FORM = "jdbc:postgresql://host[:port]/database[?user=..&password=..]";
 
@@ -27,6 +31,14 @@ public final class ServerUrls {
 
     /** What is wrong with {@code url} as a Redis URL, or empty when nothing is. */
     public static Optional<String> redisProblem(String url) {
+        if (RedisClusterBackend.isClusterUrl(url)) {
+            try {
+                RedisStoreConfig.of(url.trim());
+                return Optional.empty();
+            } catch (InvalidIdempotencyConfigException e) {
+                return Optional.of("not a cluster seed list: list host:port pairs, comma-separated, no database");
+            }
+        }
         URI uri;
         try {
             uri = new URI(url.trim());

@@ -5,8 +5,14 @@ import java.util.List;
 /** Opens a {@link StoreBackend} by name, provisioning its server as {@link ProvisioningOptions} say. */
 public final class StoreBackends {
 
-    /** Every store the lab knows, in the order {@code lab check} runs them. */
-    public static final List<String> NAMES = List.of("memory", "redis", "postgres");
+    /** Every store the lab knows. */
+    public static final List<String> NAMES = List.of("memory", "redis", "postgres", RedisClusterBackend.NAME);
+
+    /**
+     * The stores {@code lab check} runs when none is named, in that order: the cluster, six servers
+     * of its own, is checked when asked for ({@code --stores redis-cluster}, or {@code --redis-from cluster}).
+     */
+    public static final List<String> CHECKED_BY_DEFAULT = List.of("memory", "redis", "postgres");
 
     /** The store scenarios use when none is named. */
     public static final String DEFAULT = "redis";
@@ -30,7 +36,9 @@ public final class StoreBackends {
         ServerRegistry.reapStale();
         return switch (name) {
             case "memory" -> new MemoryBackend();
-            case "redis" -> RedisBackend.open(options);
+            case "redis" -> RedisClusterBackend.asked(options) ? RedisClusterBackend.open(options)
+                    : RedisBackend.open(options);
+            case RedisClusterBackend.NAME -> RedisClusterBackend.open(options);
             case "postgres" -> PostgresBackend.open(options);
             default -> throw new IllegalArgumentException("unknown store '" + name + "'; known: " + String.join(", ", NAMES));
         };

@@ -125,7 +125,7 @@ class LabCommandTest {
             "scenario key-reuse --callers 3|--callers is an option of 'lab scenario in-flight' and 'lab scenario all', not of 'lab scenario key-reuse'",
             "scenario key-reuse --store memory --pg-from system|Invalid value for option '--pg-from': expected one of url, bundled, container, got 'system'",
             "scenario key-reuse --store memory --pg-from in_process|Invalid value for option '--pg-from': expected one of url, bundled, container, got 'in_process'",
-            "scenario key-reuse --store memory --redis-from in_process|Invalid value for option '--redis-from': expected one of url, system, bundled, container, got 'in_process'",
+            "scenario key-reuse --store memory --redis-from in_process|Invalid value for option '--redis-from': expected one of url, system, bundled, container, cluster, got 'in_process'",
             "scenario key-reuse --store memory --pg-url garbage|--pg-url garbage: it must start with jdbc:postgresql:// and name a host (expected jdbc:postgresql://host[:port]/database",
             "scenario key-reuse --redis-url redis://127.0.0.1:99999|--redis-url redis://127.0.0.1:99999: the port must be between 1 and 65535 (expected redis://",
             "scenario key-reuse --store postgres --pg-url jdbc:postgresql://127.0.0.1:99999/db|--pg-url jdbc:postgresql://127.0.0.1:99999/db: the port must be between 1 and 65535",

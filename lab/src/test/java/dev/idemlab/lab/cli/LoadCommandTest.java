@@ -138,7 +138,7 @@ class LoadCommandTest {
             "load --duration 2h|'--duration': must be a time from 100ms to 1h",
             "load --duration 50ms|'--duration': must be a time from 100ms to 1h",
             "load --duration 1s --requests 10|--duration and --requests both say when to stop",
-            "load --compare memory,floppy|--compare must name stores among memory, redis, postgres, got 'floppy'",
+            "load --compare memory,floppy|--compare must name stores among memory, redis, postgres, redis-cluster, got 'floppy'",
             "load --store memory --compare memory|--store and --compare both name the stores",
             "load --store floppy|--store must be one of",
             "load --policy maybe|Invalid value for option '--policy'"

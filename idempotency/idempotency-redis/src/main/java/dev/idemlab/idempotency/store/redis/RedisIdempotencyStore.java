@@ -23,6 +23,14 @@ import java.util.Optional;
  * the owner token inside the script, so a stale holder changes nothing.
  *
  * <p>Records live under {@link RedisStoreConfig#keyPrefix()} + namespace, each as one JSON string.
+ * Every key of a namespace (its record, its fencing counter, and on Redis 7 Cluster its notification
+ * channel) carries the namespace as a hash tag, so that each script touches one hash slot and the same
+ * scripts run on one server and on a Redis Cluster ({@link RedisStoreConfig#cluster()}).
+ *
+ * <p>Fencing numbers come from one counter per namespace, kept for
+ * {@link RedisStoreConfig#fenceRetention()} after its last reservation (so counters of keys no longer
+ * used do not pile up) and started, when absent, from the server's clock in microseconds: a counter
+ * that expired and was made again still only grows, as long as the server's clock does.
  *
  * <p>Every failure to reach or understand the server (refused, timed out, unparseable reply) is an
  * {@link IdempotencyStoreException}, and costs about the command timeout at most: while
@@ -41,8 +49,6 @@ public final class RedisIdempotencyStore implements IdempotencyStore, Completion
 
     private final RedisStoreConfig config;
     private final RedisScriptClient scripts;
-    /** One counter of fencing numbers for every key under the prefix; a record key always has two colons more. */
-    private final String fenceKey;
     private final RedisNotifications notifications;
     /** Re-read while the version is unknown: a cold client's first INFO can miss the short timeout. */
     private volatile StoreDescription description;
@@ -51,15 +57,22 @@ public final class RedisIdempotencyStore implements IdempotencyStore, Completion
     public RedisIdempotencyStore(RedisStoreConfig config) {
         this.config = Objects.requireNonNull(config, "config");
         this.scripts = new RedisScriptClient(config);
-        this.fenceKey = config.keyPrefix() + "fence";
-        this.notifications = scripts.notifications(config.keyPrefix() + "events");
         this.description = new StoreDescription("redis", serverVersion(), config.address());
+        // Sharded pub/sub needs Redis 7; a cluster before it, or a store that could not ask, publishes
+        // classically (which a cluster broadcasts to every node).
+        boolean sharded = config.cluster() && majorVersion(description.serverVersion()) >= 7;
+        this.notifications = scripts.notifications(config.keyPrefix() + "events", sharded);
     }
 
     @Override
     public Reservation reserve(String namespace, String token, String fingerprint, Duration lease) {
-        List<Object> reply = scripts.run(LuaScript.RESERVE, namespace, new String[] {key(namespace), fenceKey},
-                token, fingerprint, millis(lease));
+        String key = key(namespace);
+        String[] keys = {key, fenceKeyOf(namespace)};
+        String[] args = {token, fingerprint, millis(lease), millis(config.fenceRetention())};
+        List<Object> reply = config.waitReplicas() > 0
+                ? scripts.runThenWait(LuaScript.RESERVE, namespace, keys,
+                        written -> ScriptReply.status(written, namespace) == ScriptReply.DONE, args)
+                : scripts.run(LuaScript.RESERVE, namespace, keys, args);
         long status = ScriptReply.status(reply, namespace);
         if (status == ScriptReply.DONE) {
             return Reservation.acquired(ScriptReply.fence(reply, namespace));
@@ -75,14 +88,18 @@ public final class RedisIdempotencyStore implements IdempotencyStore, Completion
 
     @Override
     public boolean complete(String namespace, String token, String fingerprint, StoredResult result, Duration ttl) {
-        List<Object> reply = scripts.run(LuaScript.COMPLETE, namespace, key(namespace),
-                token, fingerprint, resultField(result), resultValue(result), millis(ttl), notifications.channel());
+        String key = key(namespace);
+        List<Object> reply = scripts.run(LuaScript.COMPLETE, namespace, key, token, fingerprint,
+                resultField(result), resultValue(result), millis(ttl), notifications.channel(key),
+                notifications.publishCommand());
         return doneOrNotHeld(reply, namespace);
     }
 
     @Override
     public boolean release(String namespace, String token) {
-        List<Object> reply = scripts.run(LuaScript.RELEASE, namespace, key(namespace), token, notifications.channel());
+        String key = key(namespace);
+        List<Object> reply = scripts.run(LuaScript.RELEASE, namespace, key, token, notifications.channel(key),
+                notifications.publishCommand());
         return doneOrNotHeld(reply, namespace);
     }
 
@@ -126,6 +143,14 @@ public final class RedisIdempotencyStore implements IdempotencyStore, Completion
      */
     public String keyOf(String namespace) {
         return StoreKeys.of(config.keyPrefix(), namespace);
+    }
+
+    /**
+     * The Redis key of {@code namespace}'s fencing counter: its record's key plus {@code :fence}, in
+     * the same hash slot. A record's key ends with a brace, a counter's never does.
+     */
+    public String fenceKeyOf(String namespace) {
+        return keyOf(namespace) + ":fence";
     }
 
     /** Closes the connection and the client's threads. Does not touch the server. */
@@ -174,6 +199,16 @@ public final class RedisIdempotencyStore implements IdempotencyStore, Completion
     private static String millis(Duration duration) {
         long nanos = duration.toNanos();
         return Long.toString(Math.max(1, (nanos + 999_999) / 1_000_000));
+    }
+
+    /** The major version of {@code version} ("6.2.11" is 6), or 0 when it cannot be read. */
+    static int majorVersion(String version) {
+        int dot = version.indexOf('.');
+        try {
+            return Integer.parseInt(dot < 0 ? version : version.substring(0, dot));
+        } catch (NumberFormatException e) {
+            return 0;
+        }
     }
 
     private String serverVersion() {

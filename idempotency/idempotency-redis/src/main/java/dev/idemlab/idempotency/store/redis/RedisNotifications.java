@@ -2,46 +2,115 @@ package dev.idemlab.idempotency.store.redis;
 
 import dev.idemlab.idempotency.spi.CompletionNotifications.Subscription;
 import dev.idemlab.idempotency.spi.NamespaceListeners;
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.HashMap;
+import java.util.Map;
+
 /**
  * The store's one subscriber connection, shared by all its waiters: the complete and release scripts
- * publish the record's key on the store's channel, and this connection hands each message to the
- * listeners of that key. Subscribing is a local registration; the connection is opened on the first
- * one (and reconnects by itself, re-subscribing). If it cannot be opened, waiters fall back to their
- * safety poll. Thread-safe.
+ * publish the record's key, and this connection hands each message to the listeners of that key.
+ * The connection is opened on the first subscription (and reconnects by itself, re-subscribing). If it
+ * cannot be opened, waiters fall back to their safety poll.
+ *
+ * <p>Two ways to publish. <em>Classic</em>: one channel for the whole store, PUBLISH; on a Redis
+ * Cluster a classic message is broadcast to every node, so one subscription on any node hears all of
+ * them (the fallback before Redis 7, at the price of that broadcast). <em>Sharded</em> (Redis 7
+ * Cluster): one channel per namespace in the namespace's hash slot, SPUBLISH, so a message stays on
+ * the shard that owns the record; the subscriber SSUBSCRIBEs a namespace's channel while someone waits
+ * on it, and drops it when the last waiter leaves.
+ *
+ * <p>Thread-safe.
  */
 final class RedisNotifications implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(RedisNotifications.class);
+    private static final String SHARDED_SUFFIX = ":events";
 
-    private final RedisClient client;
+    private final AbstractRedisClient client;
     private final String channel;
+    private final boolean sharded;
     private final NamespaceListeners listeners = new NamespaceListeners();
     private final Object connectLock = new Object();
+    /** Sharded only: how many subscriptions each record key's channel has; guarded by itself. */
+    private final Map<String, Integer> shardedCounts = new HashMap<>();
     private volatile StatefulRedisPubSubConnection<String, String> connection;
 
-    RedisNotifications(RedisClient client, String channel) {
+    /**
+     * @param channel the store's classic channel
+     * @param sharded whether to use one sharded channel per namespace instead (Redis 7 Cluster)
+     */
+    RedisNotifications(AbstractRedisClient client, String channel, boolean sharded) {
         this.client = client;
         this.channel = channel;
+        this.sharded = sharded;
     }
 
-    /** The channel the scripts publish on. */
-    String channel() {
-        return channel;
+    /** The channel the scripts publish {@code recordKey} on. */
+    String channel(String recordKey) {
+        return sharded ? recordKey + SHARDED_SUFFIX : channel;
+    }
+
+    /** The command the scripts publish with: PUBLISH or SPUBLISH. */
+    String publishCommand() {
+        return sharded ? "SPUBLISH" : "PUBLISH";
     }
 
     Subscription subscribe(String key, Runnable listener) {
         Subscription subscription = listeners.add(key, listener);
-        ensureSubscribed();
-        return subscription;
+        ensureConnected();
+        if (!sharded) {
+            return subscription;
+        }
+        shardedSubscribe(key);
+        return () -> {
+            subscription.close();
+            shardedUnsubscribe(key);
+        };
     }
 
-    private void ensureSubscribed() {
+    private void shardedSubscribe(String key) {
+        StatefulRedisPubSubConnection<String, String> open = connection;
+        synchronized (shardedCounts) {
+            int before = shardedCounts.getOrDefault(key, 0);
+            shardedCounts.put(key, before + 1);
+            if (before == 0 && open instanceof StatefulRedisClusterPubSubConnection<String, String> cluster) {
+                try {
+                    cluster.sync().ssubscribe(channel(key));
+                } catch (RuntimeException e) {
+                    LOG.debug("cannot SSUBSCRIBE {}; its waiters poll: {}", channel(key), e.toString());
+                }
+            }
+        }
+    }
+
+    private void shardedUnsubscribe(String key) {
+        StatefulRedisPubSubConnection<String, String> open = connection;
+        synchronized (shardedCounts) {
+            int after = shardedCounts.getOrDefault(key, 1) - 1;
+            if (after > 0) {
+                shardedCounts.put(key, after);
+                return;
+            }
+            shardedCounts.remove(key);
+            if (open instanceof StatefulRedisClusterPubSubConnection<String, String> cluster) {
+                try {
+                    cluster.sync().sunsubscribe(channel(key));
+                } catch (RuntimeException e) {
+                    LOG.debug("cannot SUNSUBSCRIBE {}: {}", channel(key), e.toString());
+                }
+            }
+        }
+    }
+
+    private void ensureConnected() {
         if (connection != null) {
             return;
         }
@@ -50,14 +119,29 @@ final class RedisNotifications implements AutoCloseable {
                 return;
             }
             try {
-                StatefulRedisPubSubConnection<String, String> fresh = client.connectPubSub();
+                StatefulRedisPubSubConnection<String, String> fresh;
+                if (client instanceof RedisClusterClient cluster) {
+                    StatefulRedisClusterPubSubConnection<String, String> clustered = cluster.connectPubSub();
+                    // SSUBSCRIBE goes to the shard's node: hand its messages to this connection's listener.
+                    clustered.setNodeMessagePropagation(true);
+                    fresh = clustered;
+                } else {
+                    fresh = ((RedisClient) client).connectPubSub();
+                }
                 fresh.addListener(new RedisPubSubAdapter<>() {
                     @Override
                     public void message(String from, String key) {
                         listeners.fire(key);
                     }
+
+                    @Override
+                    public void smessage(String from, String key) {
+                        listeners.fire(key);
+                    }
                 });
-                fresh.sync().subscribe(channel);
+                if (!sharded) {
+                    fresh.sync().subscribe(channel);
+                }
                 connection = fresh;
             } catch (RuntimeException e) {
                 LOG.debug("cannot subscribe to {}; waiters poll: {}", channel, e.toString());

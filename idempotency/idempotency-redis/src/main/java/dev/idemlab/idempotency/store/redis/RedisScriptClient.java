@@ -2,21 +2,31 @@ package dev.idemlab.idempotency.store.redis;
 
 import dev.idemlab.idempotency.spi.IdempotencyStoreException;
 import dev.idemlab.idempotency.spi.IdempotencyStoreException.Failure;
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Predicate;
 
 /**
  * The one place the Redis store touches Lettuce: it runs a {@link LuaScript} by EVALSHA, reads
@@ -27,33 +37,74 @@ import java.util.List;
  * connection reconnects in the background so that the store recovers by itself. If the server is
  * unreachable when the store is created, the first connection is tried again on each call.
  *
- * <p>Thread-safe: one Lettuce connection, which is thread-safe, shared by all callers.
+ * <p>On a Redis Cluster ({@link RedisStoreConfig#cluster()}) the client is Lettuce's cluster client:
+ * EVALSHA is routed by its first key to the master that owns the key's slot (every key of a
+ * namespace shares that slot), a node that does not know a script gets it by EVAL (so the fallback
+ * is per node), and the client re-reads the cluster's topology when a node goes away or a slot
+ * moves, so that it follows a failover.
+ *
+ * <p>Thread-safe: one Lettuce connection (standalone or cluster), which is thread-safe, shared by
+ * all callers.
  */
 final class RedisScriptClient implements AutoCloseable {
 
     private static final String STORE = "redis";
 
-    private final RedisClient client;
+    private final RedisStoreConfig config;
+    private final AbstractRedisClient client;
     private final StoreCircuit circuit;
     private final Object connectLock = new Object();
-    private volatile StatefulRedisConnection<String, String> connection;
+    private volatile StatefulConnection<String, String> connection;
 
     RedisScriptClient(RedisStoreConfig config) {
-        RedisURI uri = RedisURI.create(config.uri());
-        uri.setTimeout(config.commandTimeout());
-        this.client = RedisClient.create(uri);
+        this.config = config;
+        this.client = config.cluster() ? clusterClient(config) : standaloneClient(config);
         this.circuit = new StoreCircuit(STORE, "redis-" + config.address(), config.circuitCoolDown());
+    }
+
+    private static RedisClient standaloneClient(RedisStoreConfig config) {
+        RedisClient client = RedisClient.create(uri(config.uri(), config));
         client.setOptions(ClientOptions.builder()
                 .autoReconnect(true)
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                 .socketOptions(SocketOptions.builder().connectTimeout(config.connectTimeout()).build())
                 .timeoutOptions(TimeoutOptions.enabled(config.commandTimeout()))
                 .build());
+        return client;
+    }
+
+    private static RedisClusterClient clusterClient(RedisStoreConfig config) {
+        List<RedisURI> seeds = new ArrayList<>();
+        for (String seed : config.seedUris()) {
+            seeds.add(uri(seed, config));
+        }
+        RedisClusterClient client = RedisClusterClient.create(seeds);
+        client.setOptions(ClusterClientOptions.builder()
+                .autoReconnect(true)
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .socketOptions(SocketOptions.builder().connectTimeout(config.connectTimeout()).build())
+                .timeoutOptions(TimeoutOptions.enabled(config.commandTimeout()))
+                // A failover moves slots to a replica: re-read the topology as soon as a node is lost
+                // or a MOVED arrives, at most once a second, and close connections to nodes that left.
+                .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                        .enableAllAdaptiveRefreshTriggers()
+                        .adaptiveRefreshTriggersTimeout(Duration.ofSeconds(1))
+                        .refreshTriggersReconnectAttempts(1)
+                        .closeStaleConnections(true)
+                        .build())
+                .build());
+        return client;
+    }
+
+    private static RedisURI uri(String uri, RedisStoreConfig config) {
+        RedisURI parsed = RedisURI.create(uri);
+        parsed.setTimeout(config.commandTimeout());
+        return parsed;
     }
 
     /**
-     * Runs {@code script} on {@code key} in one round trip; if the server lost its script cache, loads
-     * the script and retries once.
+     * Runs {@code script} on {@code key} in one round trip; if the server lost its script cache, sends
+     * the script itself (EVAL) once.
      *
      * @param namespace the record's namespace, for the error message only
      * @return the script's multi-bulk reply: {@code Long} for integers, {@code String} for bulk strings
@@ -63,36 +114,106 @@ final class RedisScriptClient implements AutoCloseable {
         return run(script, namespace, new String[] {key}, args);
     }
 
-    /** Like {@link #run(LuaScript, String, String, String...)}, on several keys. */
+    /** Like {@link #run(LuaScript, String, String, String...)}, on several keys of one hash slot. */
     List<Object> run(LuaScript script, String namespace, String[] keys, String... args) {
         return circuit.call(namespace, () -> runNow(script, namespace, keys, args));
     }
 
-    private List<Object> runNow(LuaScript script, String namespace, String[] keys, String... args) {
-        try {
-            RedisCommands<String, String> redis = connection().sync();
+    /**
+     * Runs {@code script}, then, when its reply shows that it wrote ({@code wrote}), sends
+     * {@code WAIT replicas timeout} on the very connection to the master that ran it: WAIT counts the
+     * replicas that acknowledged that connection's writes so far, so it must follow the script on the
+     * same connection, and it cannot run inside a script. While it blocks, other calls on that
+     * connection queue behind it.
+     *
+     * @throws IdempotencyStoreException also when fewer replicas than asked acknowledged the write
+     *     within the timeout (the write stays on the master; a failover now could lose it)
+     */
+    List<Object> runThenWait(LuaScript script, String namespace, String[] keys, Predicate<List<Object>> wrote,
+                             String... args) {
+        return circuit.call(namespace, () -> {
+            RedisClusterCommands<String, String> node;
             try {
-                return redis.evalsha(script.sha(), ScriptOutputType.MULTI, keys, args);
-            } catch (RedisNoScriptException lost) {
-                // A restart, a failover or SCRIPT FLUSH emptied the server's script cache.
-                redis.scriptLoad(script.body());
-                return redis.evalsha(script.sha(), ScriptOutputType.MULTI, keys, args);
+                node = masterOf(keys[0]);
+            } catch (IdempotencyStoreException e) {
+                throw e;
+            } catch (RuntimeException e) {
+                throw failure(namespace, "cannot reach the master of " + keys[0], e);
             }
+            List<Object> reply = evalOn(node, script, namespace, keys, args);
+            if (!wrote.test(reply)) {
+                return reply;
+            }
+            long acknowledged;
+            try {
+                acknowledged = node.waitForReplication(config.waitReplicas(), config.waitTimeout().toMillis());
+            } catch (RuntimeException e) {
+                throw failure(namespace, "WAIT after " + script.resource() + " failed", e);
+            }
+            if (acknowledged < config.waitReplicas()) {
+                throw new IdempotencyStoreException(STORE, namespace, Failure.OTHER, "the reservation was "
+                        + "acknowledged by " + acknowledged + " of the " + config.waitReplicas()
+                        + " replica(s) asked for within " + config.waitTimeout().toMillis() + " ms (WAIT): it is"
+                        + " on the master only, and a failover now would lose it", null);
+            }
+            return reply;
+        });
+    }
+
+    private List<Object> runNow(LuaScript script, String namespace, String[] keys, String... args) {
+        RedisClusterCommands<String, String> redis;
+        try {
+            redis = commands();
         } catch (IdempotencyStoreException e) {
             throw e;
         } catch (RuntimeException e) {
             throw failure(namespace, script.resource() + " failed", e);
         }
+        return evalOn(redis, script, namespace, keys, args);
+    }
+
+    private List<Object> evalOn(RedisClusterCommands<String, String> redis, LuaScript script, String namespace,
+                                String[] keys, String... args) {
+        try {
+            try {
+                return redis.evalsha(script.sha(), ScriptOutputType.MULTI, keys, args);
+            } catch (RedisNoScriptException lost) {
+                // A restart, a failover, SCRIPT FLUSH or a node that never saw the script: EVAL sends
+                // it, and the node keeps it for the next EVALSHA.
+                return redis.eval(script.body(), ScriptOutputType.MULTI, keys, args);
+            }
+        } catch (RuntimeException e) {
+            if (config.cluster() && client instanceof RedisClusterClient cluster
+                    && classify(e) != Failure.TIMEOUT) {
+                cluster.refreshPartitionsAsync();
+            }
+            throw failure(namespace, script.resource() + " failed", e);
+        }
+    }
+
+    /** The commands on the connection to the master that owns {@code key}'s slot. */
+    private RedisClusterCommands<String, String> masterOf(String key) {
+        StatefulConnection<String, String> open = connection();
+        if (open instanceof StatefulRedisClusterConnection<String, String> cluster) {
+            RedisClusterNode master = cluster.getPartitions().getMasterBySlot(SlotHash.getSlot(key));
+            if (master == null) {
+                ((RedisClusterClient) client).refreshPartitionsAsync();
+                throw new IdempotencyStoreException(STORE, null, Failure.UNREACHABLE,
+                        "no master is known for slot " + SlotHash.getSlot(key) + " of " + key, null);
+            }
+            return cluster.getConnection(master.getNodeId()).sync();
+        }
+        return ((StatefulRedisConnection<String, String>) open).sync();
     }
 
     /**
-     * One section of INFO, e.g. {@code server}.
+     * One section of INFO, e.g. {@code server}; on a cluster, from any one node.
      *
      * @throws IdempotencyStoreException if the server cannot be reached
      */
     String info(String section) {
         try {
-            return connection().sync().info(section);
+            return commands().info(section);
         } catch (IdempotencyStoreException e) {
             throw e;
         } catch (RuntimeException e) {
@@ -100,14 +221,14 @@ final class RedisScriptClient implements AutoCloseable {
         }
     }
 
-    /** The store's subscriber, on this client's threads, for {@code channel}. */
-    RedisNotifications notifications(String channel) {
-        return new RedisNotifications(client, channel);
+    /** The store's subscriber, on this client's threads; see {@link RedisNotifications}. */
+    RedisNotifications notifications(String channel, boolean sharded) {
+        return new RedisNotifications(client, channel, sharded);
     }
 
     @Override
     public void close() {
-        StatefulRedisConnection<String, String> open = connection;
+        StatefulConnection<String, String> open = connection;
         if (open != null) {
             open.close();
         }
@@ -115,23 +236,40 @@ final class RedisScriptClient implements AutoCloseable {
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
     }
 
-    private StatefulRedisConnection<String, String> connection() {
-        StatefulRedisConnection<String, String> open = connection;
+    private RedisClusterCommands<String, String> commands() {
+        StatefulConnection<String, String> open = connection();
+        if (open instanceof StatefulRedisClusterConnection<String, String> cluster) {
+            return cluster.sync();
+        }
+        return ((StatefulRedisConnection<String, String>) open).sync();
+    }
+
+    private StatefulConnection<String, String> connection() {
+        StatefulConnection<String, String> open = connection;
         if (open != null) {
             return open;
         }
         synchronized (connectLock) {
             if (connection == null) {
-                connection = connectAndLoadScripts();
+                connection = config.cluster() ? connectCluster() : connectAndLoadScripts();
             }
             return connection;
+        }
+    }
+
+    /** Scripts reach each master by EVAL on first use there: a cluster's nodes come and go. */
+    private StatefulRedisClusterConnection<String, String> connectCluster() {
+        try {
+            return ((RedisClusterClient) client).connect();
+        } catch (RuntimeException e) {
+            throw failure(null, "cannot connect to the cluster", e);
         }
     }
 
     private StatefulRedisConnection<String, String> connectAndLoadScripts() {
         StatefulRedisConnection<String, String> fresh;
         try {
-            fresh = client.connect();
+            fresh = ((RedisClient) client).connect();
         } catch (RuntimeException e) {
             throw failure(null, "cannot connect", e);
         }

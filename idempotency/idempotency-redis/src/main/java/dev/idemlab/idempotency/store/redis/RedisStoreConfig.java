@@ -5,21 +5,42 @@ import dev.idemlab.idempotency.InvalidIdempotencyConfigException;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 /**
  * How a {@link RedisIdempotencyStore} reaches its server: the URI, the prefix of every key it
  * writes, and the timeouts that make a dead or hung server cost milliseconds instead of a minute.
  *
+ * <p><b>Standalone or Redis Cluster.</b> The URI's scheme picks the topology: {@code redis://} and
+ * {@code rediss://} name one server; {@code redis-cluster://host:port[,host:port...]} names seed nodes
+ * of a Redis Cluster, which the store reaches through Lettuce's cluster client (it learns the rest of the
+ * cluster from them). {@link Builder#cluster(boolean) cluster(true)} treats a {@code redis://} or
+ * {@code rediss://} URI as one seed of a cluster instead. On a cluster there is only database 0.
+ *
+ * <p><b>Replication.</b> Redis replicates asynchronously: a reservation a master acknowledged and
+ * then lost in a crash, before any replica copied it, is gone after a failover, and the retry runs
+ * the action again. {@link Builder#waitForReplicas(int, Duration)} makes the store send {@code WAIT}
+ * after each reservation and treat one that too few replicas acknowledged as a storage error, so that
+ * the coordinator's store-failure mode (fail open or closed) decides what happens to the call.
+ *
  * <p>Immutable and thread-safe; build one with {@link #custom()} or {@link #of(String)}. Every rule
  * is checked when the config is built.
  */
 public final class RedisStoreConfig {
 
-    /** Keeps idempotency records apart from whatever else lives in the same database. */
     /** How long calls fail fast after the server was unreachable, before a probe tries it again. */
     public static final Duration DEFAULT_CIRCUIT_COOL_DOWN = Duration.ofSeconds(1);
+    /** Keeps idempotency records apart from whatever else lives in the same database. */
     public static final String DEFAULT_KEY_PREFIX = "idempotency:";
+    /**
+     * How long a namespace's fencing counter outlives its last reservation: the longest ttl a record
+     * may have, so that the counter is there as long as any record of its namespace can be.
+     */
+    public static final Duration DEFAULT_FENCE_RETENTION = Duration.ofDays(30);
+    /** The scheme of a Redis Cluster seed list: {@code redis-cluster://host:port[,host:port...]}. */
+    public static final String CLUSTER_SCHEME = "redis-cluster";
     /**
      * Long enough to ride out a stall of a loaded machine (at 250 ms the load harness saw timeouts
      * on a busy two-core box), short enough that a hung server fails the call within a second. A
@@ -36,8 +57,14 @@ public final class RedisStoreConfig {
     private final Duration circuitCoolDown;
     private final String host;
     private final int port;
+    private final boolean cluster;
+    private final boolean clusterFlag;
+    private final List<String> seedUris;
+    private final Duration fenceRetention;
+    private final int waitReplicas;
+    private final Duration waitTimeout;
 
-    private RedisStoreConfig(Builder b, URI parsed) {
+    private RedisStoreConfig(Builder b, URI parsed, List<String> seedUris) {
         this.uri = b.uri;
         this.keyPrefix = b.keyPrefix;
         this.commandTimeout = b.commandTimeout;
@@ -45,6 +72,12 @@ public final class RedisStoreConfig {
         this.circuitCoolDown = b.circuitCoolDown;
         this.host = parsed.getHost();
         this.port = parsed.getPort() == -1 ? 6379 : parsed.getPort();
+        this.clusterFlag = b.cluster;
+        this.cluster = b.cluster || seedUris.size() > 1 || isClusterScheme(b.uri);
+        this.seedUris = List.copyOf(seedUris);
+        this.fenceRetention = b.fenceRetention;
+        this.waitReplicas = b.waitReplicas;
+        this.waitTimeout = b.waitTimeout;
     }
 
     /** A builder starting from the defaults; the URI must be set. */
@@ -64,7 +97,36 @@ public final class RedisStoreConfig {
     /** A builder starting from this config. */
     public Builder toBuilder() {
         return custom().uri(uri).keyPrefix(keyPrefix).commandTimeout(commandTimeout).connectTimeout(connectTimeout)
-                .circuitCoolDown(circuitCoolDown);
+                .circuitCoolDown(circuitCoolDown).cluster(clusterFlag).fenceRetention(fenceRetention)
+                .waitForReplicas(waitReplicas, waitTimeout);
+    }
+
+    /** Whether the store talks to a Redis Cluster (through its seed nodes) rather than to one server. */
+    public boolean cluster() {
+        return cluster;
+    }
+
+    /**
+     * The URIs a client connects to: the one server, or each seed node of a cluster as a
+     * {@code redis://} or {@code rediss://} URI (they may carry a password).
+     */
+    public List<String> seedUris() {
+        return seedUris;
+    }
+
+    /** How long a namespace's fencing counter is kept after its last reservation. */
+    public Duration fenceRetention() {
+        return fenceRetention;
+    }
+
+    /** How many replicas must acknowledge a reservation ({@code WAIT}); 0 when the store does not wait. */
+    public int waitReplicas() {
+        return waitReplicas;
+    }
+
+    /** How long {@code WAIT} may block for the replicas' acknowledgement. */
+    public Duration waitTimeout() {
+        return waitTimeout;
     }
 
     /** The server's URI, e.g. {@code redis://127.0.0.1:6379/0}; it may carry a password. */
@@ -90,16 +152,33 @@ public final class RedisStoreConfig {
         return circuitCoolDown;
     }
 
-    /** {@code host:port} of the server, without credentials, for outputs. */
+    /**
+     * {@code host:port} of the server, without credentials, for outputs; for a cluster, every seed's,
+     * comma-separated.
+     */
     public String address() {
-        return host + ":" + port;
+        if (seedUris.size() <= 1) {
+            return host + ":" + port;
+        }
+        StringBuilder all = new StringBuilder();
+        for (String seed : seedUris) {
+            URI parsed = URI.create(seed);
+            all.append(all.length() == 0 ? "" : ",").append(parsed.getHost()).append(':')
+                    .append(parsed.getPort() == -1 ? 6379 : parsed.getPort());
+        }
+        return all.toString();
     }
 
     @Override
     public String toString() {
         // The URI may hold a password: print only the address.
-        return "RedisStoreConfig{address=" + address() + ", keyPrefix='" + keyPrefix + "', commandTimeout="
-                + commandTimeout + ", connectTimeout=" + connectTimeout + '}';
+        return "RedisStoreConfig{address=" + address() + ", cluster=" + cluster + ", keyPrefix='" + keyPrefix
+                + "', commandTimeout=" + commandTimeout + ", connectTimeout=" + connectTimeout
+                + ", waitReplicas=" + waitReplicas + '}';
+    }
+
+    private static boolean isClusterScheme(String uri) {
+        return uri != null && uri.regionMatches(true, 0, CLUSTER_SCHEME + "://", 0, CLUSTER_SCHEME.length() + 3);
     }
 
     /** Builds a {@link RedisStoreConfig}. Not thread-safe. */
@@ -110,10 +189,17 @@ public final class RedisStoreConfig {
         private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
         private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
         private Duration circuitCoolDown = DEFAULT_CIRCUIT_COOL_DOWN;
+        private boolean cluster;
+        private Duration fenceRetention = DEFAULT_FENCE_RETENTION;
+        private int waitReplicas;
+        private Duration waitTimeout = Duration.ZERO;
 
         private Builder() { }
 
-        /** The server: {@code redis://[password@]host[:port][/database]} or {@code rediss://...}. */
+        /**
+         * The server: {@code redis://[password@]host[:port][/database]} or {@code rediss://...}; or the
+         * seed nodes of a Redis Cluster: {@code redis-cluster://[password@]host:port[,host:port...]}.
+         */
         public Builder uri(String uri) {
             this.uri = Objects.requireNonNull(uri, "uri");
             return this;
@@ -144,10 +230,38 @@ public final class RedisStoreConfig {
         }
 
         /**
+         * Whether the {@code redis://} or {@code rediss://} URI names one seed node of a Redis Cluster
+         * rather than a standalone server; a {@code redis-cluster://} URI is a cluster either way.
+         */
+        public Builder cluster(boolean cluster) {
+            this.cluster = cluster;
+            return this;
+        }
+
+        /** How long a namespace's fencing counter outlives its last reservation; at least 1 s. */
+        public Builder fenceRetention(Duration fenceRetention) {
+            this.fenceRetention = Objects.requireNonNull(fenceRetention, "fenceRetention");
+            return this;
+        }
+
+        /**
+         * After each reservation, {@code WAIT replicas timeout} on the connection to the master that
+         * holds it; a reservation fewer than {@code replicas} replicas acknowledged within
+         * {@code timeout} is a storage error. {@code replicas} 0 turns it off (the default). The
+         * timeout must be positive and shorter than the command timeout.
+         */
+        public Builder waitForReplicas(int replicas, Duration timeout) {
+            this.waitReplicas = replicas;
+            this.waitTimeout = Objects.requireNonNull(timeout, "timeout");
+            return this;
+        }
+
+        /**
          * @throws InvalidIdempotencyConfigException naming the rule a value breaks
          */
         public RedisStoreConfig build() {
-            URI parsed = parseUri(uri);
+            List<String> seeds = seeds(uri, cluster);
+            URI parsed = parseUri(seeds.get(0));
             for (int i = 0; i < keyPrefix.length(); i++) {
                 char c = keyPrefix.charAt(i);
                 if (Character.isISOControl(c) || c == '{' || c == '}') {
@@ -158,7 +272,59 @@ public final class RedisStoreConfig {
             requirePositive("commandTimeout", commandTimeout);
             requirePositive("connectTimeout", connectTimeout);
             requirePositive("circuitCoolDown", circuitCoolDown);
-            return new RedisStoreConfig(this, parsed);
+            if (fenceRetention.compareTo(Duration.ofSeconds(1)) < 0) {
+                throw new InvalidIdempotencyConfigException("fenceRetention", fenceRetention,
+                        "fenceRetention must be at least 1 s");
+            }
+            if (waitReplicas < 0) {
+                throw new InvalidIdempotencyConfigException("waitReplicas", waitReplicas,
+                        "waitForReplicas' replicas must be 0 (off) or more");
+            }
+            if (waitReplicas > 0 && (waitTimeout.isNegative() || waitTimeout.isZero()
+                    || waitTimeout.compareTo(commandTimeout) >= 0)) {
+                throw new InvalidIdempotencyConfigException("waitTimeout", waitTimeout,
+                        "waitForReplicas' timeout must be positive and shorter than the commandTimeout ("
+                                + commandTimeout + "): WAIT blocks the command that carries it");
+            }
+            return new RedisStoreConfig(this, parsed, seeds);
+        }
+
+        /**
+         * The URIs to connect to: {@code uri} itself for one server, or one {@code redis://} URI per
+         * host of a {@code redis-cluster://} seed list (each with the list's credentials).
+         */
+        private static List<String> seeds(String uri, boolean cluster) {
+            String rule = "a cluster uri must look like redis-cluster://[password@]host:port[,host:port...]";
+            if (uri == null || !isClusterScheme(uri)) {
+                URI single = parseUri(uri);
+                if (cluster && single.getPath() != null && !single.getPath().isEmpty() && !single.getPath().equals("/")
+                        && !single.getPath().equals("/0")) {
+                    throw new InvalidIdempotencyConfigException("uri", redact(uri),
+                            "a Redis Cluster has only database 0: drop the database from the uri");
+                }
+                return List.of(uri);
+            }
+            String rest = uri.substring(CLUSTER_SCHEME.length() + 3);
+            int at = rest.lastIndexOf('@');
+            String credentials = at >= 0 ? rest.substring(0, at + 1) : "";
+            String hosts = at >= 0 ? rest.substring(at + 1) : rest;
+            if (hosts.endsWith("/") || hosts.endsWith("/0")) {
+                hosts = hosts.substring(0, hosts.lastIndexOf('/'));
+            }
+            if (hosts.isEmpty() || hosts.contains("/") || hosts.contains("?")) {
+                throw new InvalidIdempotencyConfigException("uri", redact(uri), rule
+                        + " (only database 0, no options)");
+            }
+            List<String> seeds = new ArrayList<>();
+            for (String hostPort : hosts.split(",", -1)) {
+                String seed = "redis://" + credentials + hostPort;
+                URI parsed = parseUri(seed);
+                if (parsed.getPort() == -1 || parsed.getPath() != null && !parsed.getPath().isEmpty()) {
+                    throw new InvalidIdempotencyConfigException("uri", redact(uri), rule);
+                }
+                seeds.add(seed);
+            }
+            return seeds;
         }
 
         private static URI parseUri(String uri) {

@@ -3,7 +3,9 @@
 -- KEYS[1] the record's key
 -- ARGV[1] owner token, ARGV[2] fingerprint (used when the reservation is gone),
 -- ARGV[3] 'result' or 'notStoredReason', ARGV[4] its value, ARGV[5] ttl in milliseconds,
--- ARGV[6] the store's notification channel: the record's key is published there, waking its waiters
+-- ARGV[6] the notification channel: the record's key is published there, waking its waiters,
+-- ARGV[7] how: PUBLISH (the store's one channel) or SPUBLISH (Redis 7 Cluster: a sharded channel of
+-- the namespace's, in its hash slot)
 -- Returns {1} (DONE), {0} (NOT_HELD: another attempt holds or completed the key; nothing was
 -- written, so a stale holder cannot overwrite the new owner's record), or {4, why} (UNREADABLE).
 local ok, current = pcall(redis.call, 'GET', KEYS[1])
@@ -24,5 +26,5 @@ end
 local completed = {v = 1, state = 'completed', fingerprint = fingerprint}
 completed[ARGV[3]] = ARGV[4]
 redis.call('SET', KEYS[1], cjson.encode(completed), 'PX', ARGV[5])
-redis.call('PUBLISH', ARGV[6], KEYS[1])
+redis.call(ARGV[7], ARGV[6], KEYS[1])
 return {1}
