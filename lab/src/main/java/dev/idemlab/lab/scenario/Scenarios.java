@@ -15,7 +15,8 @@ public final class Scenarios {
             new CrashMidChargeScenario(false), new CrashMidChargeScenario(true),
             new ProviderAmbiguousScenario(false), new ProviderAmbiguousScenario(true),
             new ScopeScenario(false), new ScopeScenario(true),
-            new LargeResultScenario(false), new LargeResultScenario(true));
+            new LargeResultScenario(false), new LargeResultScenario(true),
+            new EvictionScenario(false), new EvictionScenario(true));
 
     private Scenarios() { }
 

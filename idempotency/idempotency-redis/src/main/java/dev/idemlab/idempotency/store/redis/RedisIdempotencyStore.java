@@ -50,6 +50,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, Completion
     private final RedisStoreConfig config;
     private final RedisScriptClient scripts;
     private final RedisNotifications notifications;
+    private final String evictionPolicy;
     /** Re-read while the version is unknown: a cold client's first INFO can miss the short timeout. */
     private volatile StoreDescription description;
 
@@ -62,6 +63,38 @@ public final class RedisIdempotencyStore implements IdempotencyStore, Completion
         // classically (which a cluster broadcasts to every node).
         boolean sharded = config.cluster() && majorVersion(description.serverVersion()) >= 7;
         this.notifications = scripts.notifications(config.keyPrefix() + "events", sharded);
+        this.evictionPolicy = readEvictionPolicy();
+        if (canEvictRecords()) {
+            LOG.warn("redis at {} runs maxmemory-policy {}: under memory pressure it may evict idempotency records "
+                    + "(every one has a TTL), and a retry of an evicted key runs its action again; use noeviction",
+                    config.address(), evictionPolicy);
+        }
+    }
+
+    /** The server's {@code maxmemory-policy} as INFO reported it when the store started, or "unknown". */
+    public String evictionPolicy() {
+        return evictionPolicy;
+    }
+
+    /**
+     * Whether that policy can evict this store's records: an {@code allkeys-*} policy evicts any key,
+     * a {@code volatile-*} one any key with a TTL, and every record has one.
+     */
+    public boolean canEvictRecords() {
+        return evictionPolicy.startsWith("allkeys-") || evictionPolicy.startsWith("volatile-");
+    }
+
+    private String readEvictionPolicy() {
+        try {
+            for (String line : scripts.info("memory").split("\r?\n")) {
+                if (line.startsWith("maxmemory_policy:")) {
+                    return line.substring("maxmemory_policy:".length()).trim();
+                }
+            }
+        } catch (IdempotencyStoreException e) {
+            LOG.debug("could not read the eviction policy: {}", e.getMessage());
+        }
+        return "unknown";
     }
 
     @Override
