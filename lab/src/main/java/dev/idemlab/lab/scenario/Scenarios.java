@@ -16,7 +16,8 @@ public final class Scenarios {
             new ProviderAmbiguousScenario(false), new ProviderAmbiguousScenario(true),
             new ScopeScenario(false), new ScopeScenario(true),
             new LargeResultScenario(false), new LargeResultScenario(true),
-            new EvictionScenario(false), new EvictionScenario(true));
+            new EvictionScenario(false), new EvictionScenario(true),
+            new GhostReservationScenario(false), new GhostReservationScenario(true));
 
     private Scenarios() { }
 
