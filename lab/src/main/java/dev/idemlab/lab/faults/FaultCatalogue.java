@@ -22,7 +22,8 @@ public final class FaultCatalogue {
 
     /** Every case, in catalogue order. */
     static List<FaultCase> cases() {
-        return Stream.of(ConcurrencyFaults.all(), ServerFaults.all(), InputFaults.all(), ShownElsewhere.all())
+        return Stream.of(ConcurrencyFaults.all(), ServerFaults.all(), NetworkFaults.all(), InputFaults.all(),
+                        ShownElsewhere.all())
                 .flatMap(List::stream).sorted(Comparator.comparingInt(FaultCase::number)).toList();
     }
 

@@ -41,6 +41,10 @@ final class FaultRig implements AutoCloseable {
         this.backend = backend;
     }
 
+    StoreBackend backend() {
+        return backend;
+    }
+
     String storeName() {
         return backend.name();
     }

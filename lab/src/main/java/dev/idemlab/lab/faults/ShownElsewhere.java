@@ -22,10 +22,6 @@ final class ShownElsewhere {
                 elsewhere(12, "lost reply, own token replayed", "the first reserve's reply dropped",
                         "the owner recognises its own token", "RedisCoordinatorTest (LostFirstReserveReply) and the "
                                 + "store contract's own-token reserve test on every store"),
-                elsewhere(13, "reset during the completion write", "complete fails as a dropped connection",
-                        "the client gets its charge; the duplicate risk is counted and the write retried",
-                        "ResultsThatCannotBeStoredNeverChargeTwiceTest (a complete that never lands: one storage "
-                                + "error, one duplicate risk, the write settled in the background)"),
                 notApplicable(14, "Redis SIGKILL after the effect, no persistence",
                         "the private Redis runs without persistence: a killed server loses every record; the failure "
                                 + "lab's store-down --downstream-key shows the provider's key keeping one charge"),
