@@ -136,9 +136,14 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
         InFlightWait.Deadline deadline = null;
         while (true) {
             Reservation reservation;
+            long start = storeCalls.now();
             try {
-                reservation = storeCalls.withPatience(
-                        () -> store.reserve(namespace, token, call.fingerprint().hex(), config.lease()));
+                try {
+                    reservation = store.reserve(namespace, token, call.fingerprint().hex(), config.lease());
+                } catch (IdempotencyStoreException first) {
+                    reservation = storeCalls.afterFailure(start, first,
+                            () -> store.reserve(namespace, token, call.fingerprint().hex(), config.lease()));
+                }
             } catch (IdempotencyStoreException e) {
                 return reserveFailed(call, token, codec, action, e);
             }

@@ -79,8 +79,15 @@ final class OwnerAttempt<T> {
     private boolean complete(StoredResult stored) {
         String fingerprint = call.fingerprint().hex();
         try {
-            if (coordinator.storeCalls().withPatience(
-                    () -> store.complete(namespace, token, fingerprint, stored, config.ttl()))) {
+            boolean written;
+            long start = coordinator.storeCalls().now();
+            try {
+                written = store.complete(namespace, token, fingerprint, stored, config.ttl());
+            } catch (IdempotencyStoreException first) {
+                written = coordinator.storeCalls().afterFailure(start, first,
+                        () -> store.complete(namespace, token, fingerprint, stored, config.ttl()));
+            }
+            if (written) {
                 return true;
             }
             counters.stale();
