@@ -9,8 +9,15 @@ import java.util.Objects;
  * @param version the server's version as it reports it
  * @param origin where the server came from
  * @param address where it listens, or {@code in-process}
+ * @param durability what the server promises about an acknowledged write, as read back from it
+ *     (e.g. {@code fsync=off, synchronous_commit=off}), or {@code null} where that was not read
  */
-public record ServerInfo(String store, String version, Origin origin, String address) {
+public record ServerInfo(String store, String version, Origin origin, String address, String durability) {
+
+    /** A server whose durability settings were not read. */
+    public ServerInfo(String store, String version, Origin origin, String address) {
+        this(store, version, origin, address, null);
+    }
 
     public ServerInfo {
         Objects.requireNonNull(store, "store");
@@ -24,6 +31,7 @@ public record ServerInfo(String store, String version, Origin origin, String add
         if (origin == Origin.IN_PROCESS) {
             return store + " (" + origin.description() + ")";
         }
-        return store + " " + version + " (" + origin.description() + ") at " + address;
+        return store + " " + version + " (" + origin.description() + ") at " + address
+                + (durability == null ? "" : ", " + durability);
     }
 }
