@@ -50,7 +50,9 @@ public final class LoadGenerator {
             IdempotencyCoordinator coordinator = coordinators.create(store, policy, config());
             ChargeHistory history = new ChargeHistory();
             LatencyRecorder latencies = new LatencyRecorder();
-            LoadSession session = new LoadSession(settings, coordinator, provider, history, latencies);
+            LoadDriver session = settings.openLoop()
+                    ? new OpenLoopSession(settings, new LoadSession(settings, coordinator, provider, history, latencies))
+                    : new LoadSession(settings, coordinator, provider, history, latencies);
             String label = backend.name() + "/" + policy.name().toLowerCase(Locale.ROOT);
             long start = System.nanoTime();
             ScheduledExecutorService ticker = startProgress(label, session, start);
@@ -84,7 +86,7 @@ public final class LoadGenerator {
         return IdempotencyConfig.ofDefaults();
     }
 
-    private ScheduledExecutorService startProgress(String label, LoadSession session, long start) {
+    private ScheduledExecutorService startProgress(String label, LoadDriver session, long start) {
         ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(runnable -> {
             Thread thread = new Thread(runnable, "load-progress");
             thread.setDaemon(true);

@@ -44,7 +44,12 @@ final class LoadJson {
                 .put("retryRate", settings.retryRate())
                 .put("providerLatencyMs", settings.providerLatency().toMillis())
                 .put("keys", settings.keys())
-                .put("seed", settings.seed());
+                .put("seed", settings.seed())
+                .put("loop", settings.openLoop() ? "open" : "closed")
+                .put("latencyFrom", settings.openLoop() ? "intended start" : "send");
+        if (settings.openLoop()) {
+            node.put("ratePerSecond", settings.rate());
+        }
         if (settings.stopsByCount()) {
             node.put("requestsPerRun", settings.requests());
         } else {

@@ -42,8 +42,12 @@ public final class LoadReport {
     static String settingsLine(LoadSettings settings) {
         String stop = settings.stopsByCount() ? String.format(Locale.ROOT, "%,d requests per run", settings.requests())
                 : duration(settings.duration()) + " per run";
-        return String.format(Locale.ROOT, "%d clients, %s%% concurrent retries, provider %d ms per charge, "
-                        + "%,d keys, %s, seed %d", settings.clients(), trim(settings.retryRate() * 100),
+        String loop = settings.openLoop()
+                ? String.format(Locale.ROOT, "open loop at %s requests/s (latency from each request's intended start), "
+                        + "at most %d in flight", trim(settings.rate()), settings.clients())
+                : settings.clients() + " closed-loop clients";
+        return String.format(Locale.ROOT, "%s, %s%% concurrent retries, provider %d ms per charge, "
+                        + "%,d keys, %s, seed %d", loop, trim(settings.retryRate() * 100),
                 settings.providerLatency().toMillis(), settings.keys(), stop, settings.seed());
     }
 
