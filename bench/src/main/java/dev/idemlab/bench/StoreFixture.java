@@ -124,7 +124,7 @@ public final class StoreFixture implements AutoCloseable {
             return;
         }
         try {
-            Files.writeString(Path.of(file), server.describe() + System.lineSeparator(), StandardCharsets.UTF_8,
+            Files.writeString(Path.of(file), server.describeWithDurability() + System.lineSeparator(), StandardCharsets.UTF_8,
                     StandardOpenOption.CREATE, StandardOpenOption.APPEND);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot append the server description to " + file, e);

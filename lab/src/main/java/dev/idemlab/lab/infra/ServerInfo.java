@@ -31,7 +31,14 @@ public record ServerInfo(String store, String version, Origin origin, String add
         if (origin == Origin.IN_PROCESS) {
             return store + " (" + origin.description() + ")";
         }
-        return store + " " + version + " (" + origin.description() + ") at " + address
-                + (durability == null ? "" : ", " + durability);
+        return store + " " + version + " (" + origin.description() + ") at " + address;
+    }
+
+    /**
+     * {@link #describe()} and, where they were read, the durability settings:
+     * {@code postgres 14.15 (bundled binary, private instance) at 127.0.0.1:5432, fsync=off, synchronous_commit=off}.
+     */
+    public String describeWithDurability() {
+        return durability == null ? describe() : describe() + ", " + durability;
     }
 }

@@ -62,7 +62,8 @@ final class LoadJson {
         ObjectNode node = MAPPER.createObjectNode();
         node.putObject("store").put("name", run.server().store()).put("version", run.server().version())
                 .put("origin", run.server().origin().id()).put("address", run.server().address())
-                .put("describe", run.server().describe());
+                .put("describe", run.server().describeWithDurability())
+                .put("durability", run.server().durability());
         LedgerCheck check = run.check();
         node.put("policy", run.policyName())
                 .put("promisesExactlyOnce", run.policy().promisesExactlyOnce())

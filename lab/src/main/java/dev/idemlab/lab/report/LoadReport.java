@@ -74,7 +74,7 @@ public final class LoadReport {
         List<LoadColumn> columns = LoadColumn.forPeople().subList(1, LoadColumn.forPeople().size());
         for (String store : comparison.stores()) {
             List<LoadRun> runs = runsOf(comparison, store);
-            out.append("\nstore ").append(runs.get(0).server().describe()).append('\n');
+            out.append("\nstore ").append(runs.get(0).server().describeWithDurability()).append('\n');
             List<String[]> rows = new ArrayList<>();
             rows.add(columns.stream().map(LoadColumn::heading).toArray(String[]::new));
             runs.forEach(run -> rows.add(columns.stream().map(c -> c.cell().apply(run)).toArray(String[]::new)));
@@ -87,7 +87,7 @@ public final class LoadReport {
         StringBuilder out = new StringBuilder();
         out.append("Load: ").append(settingsLine(comparison.settings())).append(".\n\n");
         for (String store : comparison.stores()) {
-            out.append("* ").append(runsOf(comparison, store).get(0).server().describe()).append(": ")
+            out.append("* ").append(runsOf(comparison, store).get(0).server().describeWithDurability()).append(": ")
                     .append(String.format(Locale.ROOT, "%,d", comparison.requestsChecked(store)))
                     .append(" requests checked against the ledger\n");
         }
