@@ -10,7 +10,11 @@
 #                                   results/bench/quick/ (not committed), so the published run stays
 #
 # Every benchmark runs at 1 and at 4 threads (the in-flight conflict is a group of 4 threads and runs
-# at 4 only). STORES=MEMORY,REDIS picks stores; by default every store this build has a raw baseline for.
+# at 4 only), with JMH's -prof gc, so every row carries its allocation per operation. On redis the
+# coordinator also runs beside the Redisson RLock idiom (RedissonBenchmark) in the same JMH run.
+# Then the network stores again on durable servers (PostgreSQL fsync=on, synchronous_commit=on; Redis
+# appendonly yes, appendfsync everysec), rendered into durable/README.md beside the page; DURABLE=0
+# skips that pass. STORES=MEMORY,REDIS picks stores; by default every store this build has a raw baseline for.
 # Servers come from the lab's infra (IDEMLAB_REDIS_URL / IDEMLAB_PG_URL to use your own).
 # Builds bench/target/benchmarks.jar first when it is missing.
 set -euo pipefail
@@ -34,6 +38,7 @@ out=results/bench
 [[ "$mode" == quick ]] && out=results/bench/quick
 mkdir -p "$out"
 rm -f "$out"/*.json "$out"/servers.txt "$out"/chart-*.png "$out"/README.md
+rm -rf "$out"/durable
 
 stores="${STORES:-$(java -cp "$jar" dev.idemlab.bench.AvailableStores)}"
 if [[ "$mode" == quick ]]; then
@@ -41,39 +46,54 @@ if [[ "$mode" == quick ]]; then
 else
   timing=(-bm thrpt,sample -wi 3 -w 1s -i 4 -r 1500ms -f 1)
 fi
-server_log=(-jvmArgsAppend "-Didemlab.bench.serverLog=$PWD/$out/servers.txt")
+profile=(-prof gc)
 
 # The benchmarks of one store at 1 and 4 threads: a quick run keeps only the baseline each target
 # reads, a full run every baseline. Coordinator and baselines always share one JMH run.
 run_store() {
-  local store=$1 methods
+  local store=$1 dir=$2 durable=$3 methods
   if [[ "$mode" == quick ]]; then
-    local first=rawReserve again=rawReserve
-    [[ "$store" == POSTGRES ]] && first=rawPlainWrite
-    [[ "$store" == MEMORY ]] && again=rawPlainRead
+    local first=rawReserve again=rawPlainRead
+    [[ "$store" != MEMORY ]] && first=rawPlainWrite
     methods="FirstCallBenchmark\\.(coordinator|$first)\$|ReplayBenchmark\\.(coordinator|$again)\$"
   else
     methods='FirstCallBenchmark|ReplayBenchmark'
   fi
+  [[ "$store" == REDIS ]] && methods="$methods|RedissonBenchmark"
   for threads in 1 4; do
     local include="$methods"
     [[ "$threads" == 4 ]] && include="$methods|InFlightBenchmark"
-    java -jar "$jar" "$include" -p "store=$store" -t "$threads" "${timing[@]}" "${server_log[@]}" \
-      -rf json -rff "$out/jmh-${store,,}-threads-$threads.json"
+    java -jar "$jar" "$include" -p "store=$store" -t "$threads" "${timing[@]}" "${profile[@]}" \
+      -jvmArgsAppend "-Didemlab.bench.serverLog=$PWD/$dir/servers.txt -Didemlab.bench.durable=$durable" \
+      -rf json -rff "$dir/jmh-${store,,}-threads-$threads.json"
   done
 }
 
 echo "benchmarking stores $stores ($mode run)"
 for store in ${stores//,/ }; do
-  run_store "$store"
+  run_store "$store" "$out" false
 done
 for threads in 1 4; do
-  java -jar "$jar" 'FingerprintBenchmark' -t "$threads" "${timing[@]}" \
+  java -jar "$jar" 'FingerprintBenchmark' -t "$threads" "${timing[@]}" "${profile[@]}" \
     -rf json -rff "$out/jmh-fingerprint-threads-$threads.json"
 done
+durable_stores=""
+if [[ "${DURABLE:-1}" != 0 ]]; then
+  for store in ${stores//,/ }; do
+    [[ "$store" != MEMORY ]] && durable_stores="$durable_stores $store"
+  done
+fi
+if [[ -n "$durable_stores" ]]; then
+  echo "benchmarking stores$durable_stores on durable servers"
+  mkdir -p "$out/durable"
+  for store in $durable_stores; do
+    run_store "$store" "$out/durable" true
+  done
+fi
 
 # SampleTime's raw histograms are megabytes of buckets; the scores and percentiles are kept.
 java -cp "$jar" dev.idemlab.bench.report.StripRawData "$out"/jmh-*.json
+[[ -d "$out/durable" ]] && java -cp "$jar" dev.idemlab.bench.report.StripRawData "$out"/durable/jmh-*.json
 
 commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 if [[ "$commit" != unknown ]] && ! git diff --quiet HEAD -- bench lab 2>/dev/null; then
@@ -83,3 +103,16 @@ command="bash scripts/bench.sh${1:+ $1}"
 [[ -n "${STORES:-}" ]] && command="STORES=$STORES $command"
 java -Djava.awt.headless=true -cp "$jar" dev.idemlab.bench.report.BenchReport \
   --results "$out" --command "$command" --commit "$commit"
+if [[ -d "$out/durable" ]]; then
+  java -Djava.awt.headless=true -cp "$jar" dev.idemlab.bench.report.BenchReport \
+    --results "$out/durable" --command "$command (durable pass)" --commit "$commit"
+  {
+    echo
+    echo "## Durable servers"
+    echo
+    echo "The same benchmarks on servers that keep an acknowledged write: PostgreSQL with fsync=on and"
+    echo "synchronous_commit=on, Redis with appendonly yes and appendfsync everysec, as each server reports"
+    echo "on the servers line: [durable/README.md](durable/README.md). The page above ran on the fast"
+    echo "configuration, whose settings its servers line names too."
+  } >> "$out/README.md"
+fi

@@ -11,8 +11,13 @@
 #                                  three replicas), in one run as the full one, written to
 #                                  results/load/cluster/
 #
+# Then the same closed-loop load on the durable servers (--durable: PostgreSQL fsync=on,
+# synchronous_commit=on; Redis appendonly yes, appendfsync everysec), into durable/, and an open-loop
+# throughput-latency curve per store: policy wait at a few constant arrival rates (RATES, per second),
+# latency from each request's intended start, up to the knee (rate-curve.md, rate-curve.png).
+#
 # Writes load.json, load.csv, load.md, throughput.png, p99.png, duplicates.png and README.md (the
-# table, the command, commit, JDK, cores and server versions). Servers come from the lab's own
+# table, the command, commit, JDK, cores, server versions and durability). Servers come from the lab's own
 # provisioning (IDEMLAB_REDIS_URL / IDEMLAB_PG_URL to use your own). Builds lab/target/lab.jar
 # first when it is missing. Exits 1 when a policy that promises exactly-once charged a key twice.
 set -euo pipefail
@@ -36,13 +41,19 @@ fi
 if [[ "$mode" == quick ]]; then
   requests=3000
   out=target/load-quick
+  rates="${RATES:-1000 4000}"
+  rate_duration=3s
 elif [[ "$mode" == cluster ]]; then
   requests=100000
   out=results/load/cluster
   STORES="${STORES:-redis,redis-cluster}"
+  rates="${RATES:-1000 4000}"
+  rate_duration=8s
 else
   requests=100000
   out=results/load
+  rates="${RATES:-500 1000 2000 4000 8000}"
+  rate_duration=8s
 fi
 stores="${STORES:-memory,redis,postgres}"
 java_opts=(-Djava.awt.headless=true -Xmx512m)
@@ -58,6 +69,27 @@ status=0
 java "${java_opts[@]}" -jar "$jar" "${load_args[@]}" --results "$work" --format table | tee "$work/table.txt" \
   || status=$?
 [[ -f "$work/load.json" ]] || { echo "the load run wrote no results" >&2; exit 1; }
+
+durable_stores="$(echo "$stores" | tr ',' '\n' | grep -v '^memory$' | paste -sd, -)"
+if [[ -n "$durable_stores" ]]; then
+  echo "loading stores $durable_stores on durable servers"
+  mkdir -p "$work/durable"
+  java "${java_opts[@]}" -jar "$jar" load --compare "$durable_stores" --durable --policy all --clients 32 \
+    --retry-rate 0.2 --provider-latency-ms 5 --requests "$requests" --seed 42 --results "$work/durable" \
+    --format table | tee "$work/durable/table.txt" || status=$?
+fi
+
+echo "open loop: stores $stores at $rates requests per second, $rate_duration each"
+curve=()
+for rate in $rates; do
+  java "${java_opts[@]}" -jar "$jar" load --compare "$stores" --policy wait --clients 256 --retry-rate 0.2 \
+    --provider-latency-ms 5 --rate "$rate" --duration "$rate_duration" --seed 42 --format json \
+    --out "$work/rate-$rate.json" || status=$?
+  [[ -f "$work/rate-$rate.json" ]] && curve+=("$work/rate-$rate.json")
+done
+if (( ${#curve[@]} > 0 )); then
+  java "${java_opts[@]}" -cp "$jar" dev.idemlab.lab.report.RateCurve "$work" "${curve[@]}"
+fi
 
 commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 if [[ "$commit" != unknown ]] && ! git diff --quiet HEAD -- lab fake-provider pom.xml 2>/dev/null; then
@@ -92,6 +124,28 @@ cores="$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo unknown)"
   echo
   echo "![duplicate charges per policy](duplicates.png)"
   echo
+  if [[ -f "$work/durable/load.md" ]]; then
+    echo "## The same load on durable servers"
+    echo
+    echo "\`--durable\`: PostgreSQL with fsync=on and synchronous_commit=on, Redis with appendonly yes and"
+    echo "appendfsync everysec, as read back from each server on the line that names it."
+    echo
+    cat "$work/durable/load.md"
+    echo
+  fi
+  if [[ -f "$work/rate-curve.md" ]]; then
+    echo "## Open loop: throughput against latency, per store"
+    echo
+    echo "Requests arrive at a constant rate (policy wait, 20% concurrent retries, at most 256 in flight,"
+    echo "$rate_duration per rate, rates $rates per second). Each request's latency is counted from its"
+    echo "intended start, so the time a late request waited for a free client counts (no coordinated"
+    echo "omission). The knee is the last rate a store kept up with: throughput within 5% of the offered rate"
+    echo "(its 20% duplicates included) and p99 under ten times that of its lowest rate. Fast servers; the ledger is checked per run."
+    cat "$work/rate-curve.md"
+    echo
+    echo "![p99 latency against throughput, per store](rate-curve.png)"
+    echo
+  fi
   echo "How to read it: run is the post's result cache and double-charges every duplicate that"
   echo "arrives while the first is in flight; wait and raise reserve the key first, so the ledger"
   echo "must show no duplicate under them (\`lab load\` exits 1 otherwise). Waits are duplicates that"
@@ -99,7 +153,13 @@ cores="$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo unknown)"
 } > "$work/README.md"
 
 mkdir -p "$out"
-rm -f "$out"/load.json "$out"/load.csv "$out"/load.md "$out"/*.png "$out"/README.md
+rm -rf "$out"/load.json "$out"/load.csv "$out"/load.md "$out"/*.png "$out"/README.md "$out"/rate-*.json \
+  "$out"/rate-curve.md "$out"/durable
 cp "$work"/load.json "$work"/load.csv "$work"/load.md "$work"/*.png "$work"/README.md "$out"/
+cp "$work"/rate-*.json "$work"/rate-curve.md "$out"/ 2>/dev/null || true
+if [[ -d "$work/durable" ]]; then
+  mkdir -p "$out/durable"
+  cp "$work"/durable/* "$out/durable/"
+fi
 echo "wrote $out/README.md, load.json, load.csv, load.md and charts"
 exit "$status"

@@ -24,12 +24,16 @@ import java.nio.file.StandardOpenOption;
  * {@code @Setup(Level.Trial)}, closed in {@code @TearDown}; closing stops only the servers it started.
  *
  * <p>When the system property {@value #SERVER_LOG_PROPERTY} names a file, the server's
- * description is appended to it, so the summary page can say which server versions produced it.
+ * description is appended to it, so the summary page can say which server versions produced it, and
+ * with what durability. When {@value #DURABLE_PROPERTY} is {@code true}, private servers run the lab's
+ * durable configuration (see {@code ProvisioningOptions#durable()}); otherwise the fast one.
  */
 public final class StoreFixture implements AutoCloseable {
 
     /** The system property naming the file that collects server descriptions. */
     public static final String SERVER_LOG_PROPERTY = "idemlab.bench.serverLog";
+    /** The system property that asks for durable servers. */
+    public static final String DURABLE_PROPERTY = "idemlab.bench.durable";
 
     private final StoreKind kind;
     private final IdempotencyConfig config;
@@ -50,7 +54,8 @@ public final class StoreFixture implements AutoCloseable {
     /** Provisions {@code kind}'s server and a coordinator with {@code policy} on it. */
     public static StoreFixture open(StoreKind kind, InFlightPolicy policy) {
         IdempotencyConfig config = IdempotencyConfig.custom().policy(policy).build();
-        StoreBackend backend = StoreBackends.open(kind.backendName(), ProvisioningOptions.defaults());
+        StoreBackend backend = StoreBackends.open(kind.backendName(),
+                ProvisioningOptions.defaults().withDurable(Boolean.getBoolean(DURABLE_PROPERTY)));
         try {
             RawStore raw = RawStores.open(kind, backend);
             logServer(backend.server());
@@ -72,6 +77,11 @@ public final class StoreFixture implements AutoCloseable {
     /** The idempotency store under the coordinator. */
     public IdempotencyStore store() {
         return store;
+    }
+
+    /** The lab backend that provisioned the server. */
+    public StoreBackend backend() {
+        return backend;
     }
 
     /** The raw client on the same server. */
@@ -114,7 +124,7 @@ public final class StoreFixture implements AutoCloseable {
             return;
         }
         try {
-            Files.writeString(Path.of(file), server.describe() + System.lineSeparator(), StandardCharsets.UTF_8,
+            Files.writeString(Path.of(file), server.describeWithDurability() + System.lineSeparator(), StandardCharsets.UTF_8,
                     StandardOpenOption.CREATE, StandardOpenOption.APPEND);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot append the server description to " + file, e);

@@ -89,7 +89,7 @@ public final class BenchReport {
 
     /** Every fork's private server listens on its own ephemeral port; the page lists each server kind once. */
     private static String withoutPort(String line) {
-        return line.replaceAll(":\\d+$", "");
+        return line.replaceAll(":\\d+(?=,|$)", "");
     }
 
     private static void write(Path file, String text) {

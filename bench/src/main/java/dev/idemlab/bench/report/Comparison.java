@@ -11,9 +11,18 @@ import dev.idemlab.bench.StoreKind;
  * @param baseline the baseline's method name, e.g. {@code rawReserve}
  * @param oursOpsPerSecond the coordinator's throughput, all threads together
  * @param rawOpsPerSecond the baseline's throughput, all threads together
+ * @param oursBytesPerOp the coordinator's allocation per operation ({@code -prof gc}), or NaN when not profiled
+ * @param rawBytesPerOp the baseline's allocation per operation, or NaN when not profiled
  */
 public record Comparison(StoreKind store, Question question, int threads, String baseline,
-                         double oursOpsPerSecond, double rawOpsPerSecond) {
+                         double oursOpsPerSecond, double rawOpsPerSecond, double oursBytesPerOp,
+                         double rawBytesPerOp) {
+
+    /** A comparison without allocation figures. */
+    public Comparison(StoreKind store, Question question, int threads, String baseline,
+                      double oursOpsPerSecond, double rawOpsPerSecond) {
+        this(store, question, threads, baseline, oursOpsPerSecond, rawOpsPerSecond, Double.NaN, Double.NaN);
+    }
 
     /** Ours divided by raw throughput: 1.0 means the library costs nothing on top of the store. */
     public double ratio() {

@@ -14,9 +14,16 @@ import java.util.Objects;
  * @param store the {@code store} parameter, or {@code null} for a benchmark without one
  * @param score ops/s for {@code thrpt}, mean µs/op for {@code sample}
  * @param percentiles µs/op by percentile ({@code 50.0}, {@code 99.0}, {@code 99.9}, ...); empty for {@code thrpt}
+ * @param bytesPerOp bytes allocated per operation ({@code -prof gc}'s {@code gc.alloc.rate.norm}), or NaN
  */
 public record JmhRecord(String benchmark, String method, String mode, int threads, String store, double score,
-                        Map<String, Double> percentiles) {
+                        Map<String, Double> percentiles, double bytesPerOp) {
+
+    /** A result without an allocation profile. */
+    public JmhRecord(String benchmark, String method, String mode, int threads, String store, double score,
+                     Map<String, Double> percentiles) {
+        this(benchmark, method, mode, threads, store, score, percentiles, Double.NaN);
+    }
 
     /** JMH's name of the throughput mode. */
     public static final String THROUGHPUT = "thrpt";

@@ -99,6 +99,12 @@ public final class JmhResults {
                 .orElse(OptionalDouble.empty());
     }
 
+    /** Bytes allocated per operation, from whichever mode was profiled with {@code -prof gc}; NaN if none was. */
+    public double bytesPerOp(String benchmark, String method, String store, int threads) {
+        return records.stream().filter(r -> r.is(benchmark, method, store, threads) && !Double.isNaN(r.bytesPerOp()))
+                .mapToDouble(JmhRecord::bytesPerOp).findFirst().orElse(Double.NaN);
+    }
+
     /** Whether the run measured no throughput, so that every throughput figure is derived from SampleTime. */
     public boolean throughputDerived() {
         return records.stream().noneMatch(r -> r.mode().equals(JmhRecord.THROUGHPUT));
@@ -111,8 +117,10 @@ public final class JmhResults {
     public List<String> missing() {
         List<String> missing = new ArrayList<>();
         List<String> modes = records.stream().map(JmhRecord::mode).distinct().sorted().toList();
-        List<String> stores = records.stream().map(JmhRecord::store).filter(Objects::nonNull).distinct().sorted().toList();
         for (Question q : Question.values()) {
+            // Only the stores this benchmark ran on elsewhere in the run: the Redisson benchmark runs on redis only.
+            List<String> stores = records.stream().filter(r -> r.benchmark().equals(q.benchmark()))
+                    .map(JmhRecord::store).filter(Objects::nonNull).distinct().sorted().toList();
             List<Integer> threads = records.stream().filter(r -> r.benchmark().equals(q.benchmark()))
                     .map(JmhRecord::threads).distinct().sorted().toList();
             List<String> methods = new ArrayList<>(List.of(q.ours()));
@@ -154,8 +162,16 @@ public final class JmhResults {
             }
         }
         JsonNode store = result.path("params").path("store");
+        double bytesPerOp = Double.NaN;
+        Iterator<Map.Entry<String, JsonNode>> secondary = result.path("secondaryMetrics").fields();
+        while (secondary.hasNext()) {
+            Map.Entry<String, JsonNode> metric2 = secondary.next();
+            if (metric2.getKey().endsWith("gc.alloc.rate.norm")) {
+                bytesPerOp = metric2.getValue().path("score").asDouble();
+            }
+        }
         return new JmhRecord(benchmark, method, mode, result.path("threads").asInt(),
-                store.isMissingNode() ? null : store.asText(), score, percentiles);
+                store.isMissingNode() ? null : store.asText(), score, percentiles, bytesPerOp);
     }
 
     private static String settings(JsonNode result) {

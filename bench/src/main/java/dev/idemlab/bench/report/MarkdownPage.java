@@ -71,10 +71,15 @@ public final class MarkdownPage {
                 page.append("| ").append(target.describe()).append(" | | | not measured |\n");
             }
             for (Comparison c : judged) {
-                String figure = target.kind() == Target.Kind.RATIO_AT_LEAST
-                        ? fmt("%.3fx", target.value(c)) : fmt("%.3f µs", target.value(c));
+                String figure = switch (target.kind()) {
+                    case RATIO_AT_LEAST -> fmt("%.3fx", target.value(c));
+                    case OVERHEAD_BELOW_MICROS -> fmt("%.3f µs", target.value(c));
+                    case ALLOCATION_AT_MOST_BYTES -> fmt("%.0f B", target.value(c));
+                };
+                String verdict = Double.isNaN(target.value(c)) ? "not measured"
+                        : target.metBy(c) ? "**met**" : "**missed**";
                 page.append("| ").append(target.describe()).append(" | ").append(c.threads()).append(" | ")
-                        .append(figure).append(" | ").append(target.metBy(c) ? "**met**" : "**missed**").append(" |\n");
+                        .append(figure).append(" | ").append(verdict).append(" |\n");
             }
         }
         page.append("\n");
@@ -82,8 +87,8 @@ public final class MarkdownPage {
 
     private static void throughputTable(StringBuilder page, List<Comparison> comparisons) {
         page.append("| question | threads | coordinator ops/s | baseline | baseline ops/s | ours / raw | ")
-                .append("coordinator µs/op | raw µs/op | overhead µs/op |\n")
-                .append("|---|---:|---:|---|---:|---:|---:|---:|---:|\n");
+                .append("coordinator µs/op | raw µs/op | overhead µs/op | coordinator B/op | raw B/op |\n")
+                .append("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Comparison c : comparisons) {
             page.append("| ").append(c.question().title()).append(" | ").append(c.threads())
                     .append(" | ").append(fmt("%,.0f", c.oursOpsPerSecond()))
@@ -92,7 +97,9 @@ public final class MarkdownPage {
                     .append(" | ").append(fmt("%.3f", c.ratio()))
                     .append(" | ").append(fmt("%.3f", c.oursMicrosPerOp()))
                     .append(" | ").append(fmt("%.3f", c.rawMicrosPerOp()))
-                    .append(" | ").append(fmt("%.3f", c.overheadMicros())).append(" |\n");
+                    .append(" | ").append(fmt("%.3f", c.overheadMicros()))
+                    .append(" | ").append(fmt("%,.0f", c.oursBytesPerOp()))
+                    .append(" | ").append(fmt("%,.0f", c.rawBytesPerOp())).append(" |\n");
         }
         page.append("\n");
     }
@@ -166,6 +173,11 @@ public final class MarkdownPage {
                 .append("includes time spent waiting for a core.\n")
                 .append("* **in-flight conflict**: four threads hit one key whose reservation is held and never ")
                 .append("completed; the coordinator refuses each call (policy RAISE, HTTP 409).\n")
+                .append("* **B/op** is JMH's `-prof gc` allocation per operation (gc.alloc.rate.norm), from the ")
+                .append("same run; n/a where the run was not profiled.\n")
+                .append("* **beside Redisson**: the idiom users write instead, a Redisson RLock per key (lock, GET ")
+                .append("the stored result, run and SET it with the ttl, unlock), on the same Redis in the same run; ")
+                .append("ours / raw above 1 is the coordinator's lead.\n")
                 .append("* Each benchmark fork provisions its own server through the lab's infra; set ")
                 .append("IDEMLAB_REDIS_URL / IDEMLAB_PG_URL to run every fork against one server.\n");
     }

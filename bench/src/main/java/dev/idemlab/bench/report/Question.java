@@ -10,7 +10,10 @@ public enum Question {
     FIRST_CALL("first call", "FirstCallBenchmark", "coordinator", List.of("rawReserve", "rawPlainWrite")),
     REPLAY("replay", "ReplayBenchmark", "coordinator", List.of("rawReserve", "rawPlainRead")),
     IN_FLIGHT("in-flight conflict", "InFlightBenchmark", "coordinator", List.of("rawReserve")),
-    FINGERPRINT("fingerprint", "FingerprintBenchmark", "ofFields", List.of("rawJsonSha256"));
+    FINGERPRINT("fingerprint", "FingerprintBenchmark", "ofFields", List.of("rawJsonSha256")),
+    REDISSON_FIRST_CALL("first call, beside Redisson", "RedissonBenchmark", "coordinatorFirstCall",
+            List.of("redissonFirstCall")),
+    REDISSON_REPLAY("replay, beside Redisson", "RedissonBenchmark", "coordinatorReplay", List.of("redissonReplay"));
 
     private final String title;
     private final String benchmark;
@@ -55,6 +58,7 @@ public enum Question {
             case "rawPlainWrite" -> store.plainWriteLabel();
             case "rawPlainRead" -> store.plainReadLabel();
             case "rawJsonSha256" -> "plain Jackson JSON + SHA-256";
+            case "redissonFirstCall", "redissonReplay" -> "Redisson RLock idiom (lock, GET, run, SET with ttl, unlock)";
             default -> throw new IllegalArgumentException("not a baseline method: " + method);
         };
     }

@@ -34,7 +34,9 @@ public final class Summary {
                         OptionalDouble raw = results.throughput(question.benchmark(), baseline, param, threads);
                         if (ours.isPresent() && raw.isPresent()) {
                             comparisons.add(new Comparison(store, question, threads, baseline,
-                                    ours.getAsDouble(), raw.getAsDouble()));
+                                    ours.getAsDouble(), raw.getAsDouble(),
+                                    results.bytesPerOp(question.benchmark(), question.ours(), param, threads),
+                                    results.bytesPerOp(question.benchmark(), baseline, param, threads)));
                         }
                     }
                 }

@@ -47,6 +47,7 @@ final class LoadCommand implements Callable<Integer> {
     static final int MAX_CLIENTS = 1024;
     static final int MAX_LATENCY_MS = 10_000;
     static final long MAX_REQUESTS = 100_000_000;
+    static final int MAX_RATE = 1_000_000;
 
     @Spec
     CommandSpec spec;
@@ -78,6 +79,13 @@ final class LoadCommand implements Callable<Integer> {
             description = "Stop each store and policy after N requests, duplicates included, instead of a duration; "
                     + "1 to " + MAX_REQUESTS + ".")
     Long requests;
+
+    @Option(names = "--rate", paramLabel = "PER_SECOND",
+            description = "Open loop: start this many logical requests per second at a constant rate, 1 to "
+                    + MAX_RATE + ", whatever the answers' pace, with at most --clients in flight; latency is counted "
+                    + "from each request's intended start, so waiting for a free client counts. --requests then "
+                    + "counts logical requests. Default: closed-loop clients.")
+    Double rate;
 
     @Option(names = "--keys", paramLabel = "N", defaultValue = "1000000000",
             description = "Distinct logical requests the clients draw from, 1 to " + Integer.MAX_VALUE
@@ -129,6 +137,7 @@ final class LoadCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException, IOException {
         LoadSettings settings = settings();
+        settings = withRate(settings);
         List<String> stores = stores();
         ProvisioningOptions provisioning = store.provisioning(stores);
         OutputOptions output = new OutputOptions();
@@ -266,6 +275,17 @@ final class LoadCommand implements Callable<Integer> {
         Duration stop = requests != null ? null : duration == null ? LoadSettings.DEFAULT_DURATION : duration;
         return new LoadSettings(clients, retryRate, Duration.ofMillis(latencyMs), (int) keys, stop,
                 requests == null ? 0 : requests, seed);
+    }
+
+    /** @throws UsageException if {@code --rate} is out of its range */
+    LoadSettings withRate(LoadSettings settings) {
+        if (rate == null) {
+            return settings;
+        }
+        if (!(rate >= 1 && rate <= MAX_RATE)) {
+            throw new UsageException("--rate must be between 1 and " + MAX_RATE + " requests per second, got " + rate);
+        }
+        return settings.withRate(rate);
     }
 
     private List<String> stores() {

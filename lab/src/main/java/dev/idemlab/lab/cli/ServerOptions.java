@@ -37,6 +37,13 @@ final class ServerOptions {
             description = "Take PostgreSQL only from: url, bundled (embedded), container.")
     Origin pgFrom;
 
+    @Option(names = "--durable",
+            description = "Run private servers durable: PostgreSQL fsync=on and synchronous_commit=on, Redis "
+                    + "appendonly yes with appendfsync everysec. Default: the fast configuration they start with "
+                    + "(PostgreSQL fsync=off, synchronous_commit=off; Redis without persistence). A server given "
+                    + "by URL is used as it is; outputs name what each server runs with.")
+    boolean durable;
+
     /**
      * Where the servers of {@code stores} come from, every rule checked first: a URL given as an
      * option is checked whatever the store; a URL from the environment and a forced {@code url}
@@ -47,7 +54,7 @@ final class ServerOptions {
     ProvisioningOptions provisioning(Collection<String> stores) {
         checkUrl("--redis-url", redisUrl, ServerUrls.redisProblem(orEmpty(redisUrl)), ServerUrls.REDIS_FORM);
         checkUrl("--pg-url", pgUrl, ServerUrls.pgProblem(orEmpty(pgUrl)), ServerUrls.PG_FORM);
-        ProvisioningOptions options = new ProvisioningOptions(redisUrl, redisFrom, pgUrl, pgFrom);
+        ProvisioningOptions options = new ProvisioningOptions(redisUrl, redisFrom, pgUrl, pgFrom, durable);
         if (stores.contains("redis") || stores.contains(RedisClusterBackend.NAME)) {
             if (redisUrl == null) {
                 String env = options.effectiveRedisUrl();

@@ -39,14 +39,17 @@ public final class PostgresBackend implements StoreBackend {
     private final Thread shutdownHook;
     private boolean closed;
 
-    private PostgresBackend(PostgresServer server) {
+    private PostgresBackend(PostgresServer server, boolean durable) {
         this.server = server;
         this.shutdownHook = new Thread(this::close, "idemlab-postgres-stop");
         Runtime.getRuntime().addShutdownHook(shutdownHook);
         // The probe runs on plain connections, not a pool: whatever it throws, nothing is left open.
         try (PostgresIdempotencyStore probe = PostgresIdempotencyStore.open(probeDataSource(server),
                 PostgresStoreConfig.forDataSource().namespacePrefix("probe:").build())) {
-            this.info = new ServerInfo("postgres", probe.describe().serverVersion(), server.origin(), server.address());
+            String durability = ServerDurability.postgres(server.jdbcUrl(), server.user(), server.password(),
+                    durable && server.isPrivate());
+            this.info = new ServerInfo("postgres", probe.describe().serverVersion(), server.origin(), server.address(),
+                    durability);
         } catch (RuntimeException e) {
             close();
             throw new ProvisioningException("postgres " + server.origin().description() + " at " + server.address()
@@ -60,7 +63,7 @@ public final class PostgresBackend implements StoreBackend {
      * @throws ProvisioningException when no origin gave a server, saying what was tried and how to get one
      */
     public static PostgresBackend open(ProvisioningOptions options) {
-        return new PostgresBackend(provision(options));
+        return new PostgresBackend(provision(options), options.durable());
     }
 
     @Override

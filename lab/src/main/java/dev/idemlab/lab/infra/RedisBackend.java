@@ -41,12 +41,13 @@ public final class RedisBackend implements StoreBackend {
     private final String runId;
     private final AtomicLong storesOpened = new AtomicLong();
 
-    private RedisBackend(RedisProvisioner.Provisioned provisioned, String version, String address, String runId) {
+    private RedisBackend(RedisProvisioner.Provisioned provisioned, String version, String address, String runId,
+                         String durability) {
         this.uri = provisioned.uri();
         this.privateServer = provisioned.server();
         this.launcher = provisioned.launcher();
         this.runId = runId;
-        this.server = new ServerInfo("redis", version, provisioned.origin(), address);
+        this.server = new ServerInfo("redis", version, provisioned.origin(), address, durability);
     }
 
     /**
@@ -69,7 +70,13 @@ public final class RedisBackend implements StoreBackend {
             // seconds. A server given by URL was already running: one try.
             verify(probe, givenByUrl ? java.time.Duration.ZERO : VERIFY_PATIENCE);
             StoreDescription description = probe.describe();
-            return new RedisBackend(provisioned, description.serverVersion(), description.address(), runId);
+            String durability = ServerDurability.redis(provisioned.uri(), options.durable() && !givenByUrl);
+            return new RedisBackend(provisioned, description.serverVersion(), description.address(), runId, durability);
+        } catch (ProvisioningException e) {
+            if (provisioned.server() != null) {
+                provisioned.server().close();
+            }
+            throw e;
         } catch (IdempotencyStoreException e) {
             if (provisioned.server() != null) {
                 provisioned.server().close();

@@ -63,7 +63,9 @@ public final class LoadGenerator {
                     faults.stallFor()) : null;
             ChargeHistory history = new ChargeHistory();
             LatencyRecorder latencies = new LatencyRecorder();
-            LoadSession session = new LoadSession(settings, coordinator, provider, history, latencies);
+            LoadDriver session = settings.openLoop()
+                    ? new OpenLoopSession(settings, new LoadSession(settings, coordinator, provider, history, latencies))
+                    : new LoadSession(settings, coordinator, provider, history, latencies);
             String label = backend.name() + "/" + policy.name().toLowerCase(Locale.ROOT);
             long start = System.nanoTime();
             ScheduledExecutorService ticker = startProgress(label, session, start);
@@ -113,7 +115,7 @@ public final class LoadGenerator {
                 + backend.server().describe() + " is not one");
     }
 
-    private ScheduledExecutorService startProgress(String label, LoadSession session, long start) {
+    private ScheduledExecutorService startProgress(String label, LoadDriver session, long start) {
         ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(runnable -> {
             Thread thread = new Thread(runnable, "load-progress");
             thread.setDaemon(true);

@@ -34,7 +34,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * slots that can never overflow (each client has at most one duplicate outstanding), and a stop by
  * deadline or by request count. Used by one thread; its pools are its own.
  */
-final class LoadSession {
+final class LoadSession implements LoadDriver {
 
     private static final Logger LOG = LoggerFactory.getLogger(LoadSession.class);
     private static final ResultCodec<Charge> CHARGE = ResultCodec.json(Charge.class);
@@ -64,7 +64,8 @@ final class LoadSession {
     }
 
     /** Runs until the deadline or the count, then waits for every request in flight to answer. */
-    void run() throws InterruptedException {
+    @Override
+    public void run() throws InterruptedException {
         int clients = settings.clients();
         ExecutorService clientPool = Executors.newFixedThreadPool(clients, threads("load-client-"));
         ThreadPoolExecutor retryPool = new ThreadPoolExecutor(clients, clients, 0, TimeUnit.MILLISECONDS,
@@ -87,12 +88,14 @@ final class LoadSession {
     }
 
     /** Requests answered so far (for a progress line). */
-    long completed() {
+    @Override
+    public long completed() {
         return completed.get();
     }
 
     /** Duplicates sent so far. */
-    long retriesSent() {
+    @Override
+    public long retriesSent() {
         return retriesSent.get();
     }
 
@@ -135,10 +138,17 @@ final class LoadSession {
 
     /** One request through the coordinator to the provider; records its answer and latency, never throws. */
     private void send(int key) {
+        send(key, System.nanoTime());
+    }
+
+    /**
+     * As {@link #send(int)}, with the latency counted from {@code start}: an open-loop driver passes the
+     * request's intended start, so the time it waited for a free client counts.
+     */
+    void send(int key, long start) {
         String idempotencyKey = LoadKeys.key(key);
         String orderId = LoadKeys.orderId(key);
         long amount = LoadKeys.amount(key);
-        long start = System.nanoTime();
         history.invoked();
         try {
             IdempotentCall call = IdempotentCall.of(LoadKeys.OPERATION, idempotencyKey,

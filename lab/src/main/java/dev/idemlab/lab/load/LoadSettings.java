@@ -16,9 +16,17 @@ import java.util.Objects;
  * @param duration how long the run lasts, or {@code null} when it stops by count
  * @param requests how many requests (retries included) the run sends, or 0 when it stops by duration
  * @param seed the seed every client's random choices derive from
+ * @param rate logical requests started per second at a constant arrival rate (open loop, latency from
+ *     each request's intended start, at most {@code clients} in flight), or 0 for closed-loop clients
  */
 public record LoadSettings(int clients, double retryRate, Duration providerLatency, int keys, Duration duration,
-                           long requests, long seed) {
+                           long requests, long seed, double rate) {
+
+    /** Closed-loop settings. */
+    public LoadSettings(int clients, double retryRate, Duration providerLatency, int keys, Duration duration,
+                        long requests, long seed) {
+        this(clients, retryRate, providerLatency, keys, duration, requests, seed, 0);
+    }
 
     /** Clients when none are asked for. */
     public static final int DEFAULT_CLIENTS = 32;
@@ -37,6 +45,9 @@ public record LoadSettings(int clients, double retryRate, Duration providerLaten
             throw new IllegalArgumentException("invalid load settings: clients=" + clients + ", keys=" + keys
                     + ", retryRate=" + retryRate + ", requests=" + requests);
         }
+        if (!(rate >= 0) || Double.isInfinite(rate)) {
+            throw new IllegalArgumentException("invalid load settings: rate=" + rate);
+        }
         if ((duration == null) == (requests == 0)) {
             throw new IllegalArgumentException("a load run stops by duration or by request count: exactly one");
         }
@@ -45,6 +56,16 @@ public record LoadSettings(int clients, double retryRate, Duration providerLaten
     /** Whether the run stops after {@link #requests()} requests rather than after {@link #duration()}. */
     public boolean stopsByCount() {
         return requests > 0;
+    }
+
+    /** Whether requests arrive at a constant {@link #rate()} instead of from closed-loop clients. */
+    public boolean openLoop() {
+        return rate > 0;
+    }
+
+    /** These settings with requests arriving at {@code rate} per second; 0 for closed-loop clients. */
+    public LoadSettings withRate(double rate) {
+        return new LoadSettings(clients, retryRate, providerLatency, keys, duration, requests, seed, rate);
     }
 
     /** A short run of the same shape that warms the code paths and the store's connections. */

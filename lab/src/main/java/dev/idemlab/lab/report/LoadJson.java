@@ -44,7 +44,12 @@ final class LoadJson {
                 .put("retryRate", settings.retryRate())
                 .put("providerLatencyMs", settings.providerLatency().toMillis())
                 .put("keys", settings.keys())
-                .put("seed", settings.seed());
+                .put("seed", settings.seed())
+                .put("loop", settings.openLoop() ? "open" : "closed")
+                .put("latencyFrom", settings.openLoop() ? "intended start" : "send");
+        if (settings.openLoop()) {
+            node.put("ratePerSecond", settings.rate());
+        }
         if (settings.stopsByCount()) {
             node.put("requestsPerRun", settings.requests());
         } else {
@@ -57,7 +62,8 @@ final class LoadJson {
         ObjectNode node = MAPPER.createObjectNode();
         node.putObject("store").put("name", run.server().store()).put("version", run.server().version())
                 .put("origin", run.server().origin().id()).put("address", run.server().address())
-                .put("describe", run.server().describe());
+                .put("describe", run.server().describeWithDurability())
+                .put("durability", run.server().durability());
         LedgerCheck check = run.check();
         node.put("policy", run.policyName())
                 .put("promisesExactlyOnce", run.policy().promisesExactlyOnce())

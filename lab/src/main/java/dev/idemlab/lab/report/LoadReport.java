@@ -42,8 +42,12 @@ public final class LoadReport {
     static String settingsLine(LoadSettings settings) {
         String stop = settings.stopsByCount() ? String.format(Locale.ROOT, "%,d requests per run", settings.requests())
                 : duration(settings.duration()) + " per run";
-        return String.format(Locale.ROOT, "%d clients, %s%% concurrent retries, provider %d ms per charge, "
-                        + "%,d keys, %s, seed %d", settings.clients(), trim(settings.retryRate() * 100),
+        String loop = settings.openLoop()
+                ? String.format(Locale.ROOT, "open loop at %s requests/s (latency from each request's intended start), "
+                        + "at most %d in flight", trim(settings.rate()), settings.clients())
+                : settings.clients() + " closed-loop clients";
+        return String.format(Locale.ROOT, "%s, %s%% concurrent retries, provider %d ms per charge, "
+                        + "%,d keys, %s, seed %d", loop, trim(settings.retryRate() * 100),
                 settings.providerLatency().toMillis(), settings.keys(), stop, settings.seed());
     }
 
@@ -70,7 +74,7 @@ public final class LoadReport {
         List<LoadColumn> columns = LoadColumn.forPeople().subList(1, LoadColumn.forPeople().size());
         for (String store : comparison.stores()) {
             List<LoadRun> runs = runsOf(comparison, store);
-            out.append("\nstore ").append(runs.get(0).server().describe()).append('\n');
+            out.append("\nstore ").append(runs.get(0).server().describeWithDurability()).append('\n');
             List<String[]> rows = new ArrayList<>();
             rows.add(columns.stream().map(LoadColumn::heading).toArray(String[]::new));
             runs.forEach(run -> rows.add(columns.stream().map(c -> c.cell().apply(run)).toArray(String[]::new)));
@@ -83,7 +87,7 @@ public final class LoadReport {
         StringBuilder out = new StringBuilder();
         out.append("Load: ").append(settingsLine(comparison.settings())).append(".\n\n");
         for (String store : comparison.stores()) {
-            out.append("* ").append(runsOf(comparison, store).get(0).server().describe()).append(": ")
+            out.append("* ").append(runsOf(comparison, store).get(0).server().describeWithDurability()).append(": ")
                     .append(String.format(Locale.ROOT, "%,d", comparison.requestsChecked(store)))
                     .append(" requests checked against the ledger\n");
         }

@@ -77,7 +77,7 @@ final class AsyncCall<T, E extends Exception> {
                 return;
             }
             if (reservation instanceof Reservation.Acquired acquired) {
-                result.complete(new OwnerAttempt<>(coordinator, call, token, acquired.fence(), codec).run(action));
+                result.complete(new OwnerAttempt<>(coordinator, call, call.namespace(), token, acquired.fence(), codec).run(action));
                 return;
             }
             settle(((Reservation.Found) reservation).record());

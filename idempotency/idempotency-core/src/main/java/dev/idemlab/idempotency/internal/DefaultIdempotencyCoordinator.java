@@ -10,6 +10,7 @@ import dev.idemlab.idempotency.IdempotencyKeyReuseException;
 import dev.idemlab.idempotency.IdempotencyRecordUnreadableException;
 import dev.idemlab.idempotency.IdempotencyStats;
 import dev.idemlab.idempotency.IdempotencyStoreUnavailableException;
+import dev.idemlab.idempotency.IdempotentAction;
 import dev.idemlab.idempotency.IdempotentCall;
 import dev.idemlab.idempotency.IdempotentReplayUnavailableException;
 import dev.idemlab.idempotency.IdempotentResult;
@@ -52,6 +53,8 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
     private final StoreCalls storeCalls;
     private final ResultEncoder encoder;
     private final Ticker ticker;
+    private final Heartbeats heartbeats;
+    private final java.util.function.Consumer<RuntimeException> onLeaseLost;
 
     /**
      * @param meterRegistry a Micrometer {@code MeterRegistry}, or {@code null} for none; typed as
@@ -68,6 +71,12 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
         this.ticker = ticker;
         this.storeCalls = new StoreCalls(ticker, config.storePatience());
         this.encoder = new ResultEncoder(config.maxResultBytes(), counters);
+        this.heartbeats = new Heartbeats(config.heartbeatInterval());
+        this.onLeaseLost = failure -> {
+            if (failure != null) {
+                counters.storageError(StorePhase.RENEW);
+            }
+        };
         this.inFlightWait = new InFlightWait(store, config, ticker,
                 e -> countStorageError(StorePhase.LOOKUP, "polling for an in-flight result, still waiting", e));
     }
@@ -90,6 +99,12 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
             LOG.error("{}", unreadable.getMessage());
             throw unreadable;
         }
+    }
+
+    @Override
+    public <T, E extends Exception> IdempotentResult<T> call(IdempotentCall call, ResultCodec<T> codec,
+                                                             IdempotentAction<T, E> action) throws E {
+        return call(call, codec, new PlainAction<>(action));
     }
 
     @Override
@@ -121,14 +136,19 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
         InFlightWait.Deadline deadline = null;
         while (true) {
             Reservation reservation;
+            long start = storeCalls.now();
             try {
-                reservation = storeCalls.withPatience(
-                        () -> store.reserve(namespace, token, call.fingerprint().hex(), config.lease()));
+                try {
+                    reservation = store.reserve(namespace, token, call.fingerprint().hex(), config.lease());
+                } catch (IdempotencyStoreException first) {
+                    reservation = storeCalls.afterFailure(start, first,
+                            () -> store.reserve(namespace, token, call.fingerprint().hex(), config.lease()));
+                }
             } catch (IdempotencyStoreException e) {
                 return reserveFailed(call, token, codec, action, e);
             }
             if (reservation instanceof Reservation.Acquired acquired) {
-                return new OwnerAttempt<>(this, call, token, acquired.fence(), codec).run(action);
+                return new OwnerAttempt<>(this, call, namespace, token, acquired.fence(), codec).run(action);
             }
             IdempotencyRecord existing = ((Reservation.Found) reservation).record();
             while (existing instanceof Pending pending) {
@@ -218,7 +238,7 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
         }
         T value;
         try {
-            value = action.run(context(call, IdempotencyContext.NO_FENCE));
+            value = action.run(context(call, call.namespace(), IdempotencyContext.NO_FENCE, action));
         } catch (Throwable failure) {
             counters.outcome(Outcome.ACTION_FAILED);
             throw failure;
@@ -257,8 +277,15 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
         }
     }
 
-    IdempotencyContext context(IdempotentCall call, long fence) {
-        return new IdempotencyContext(call.operation(), call.key(), fence, DownstreamKeys.of(call.namespace()));
+    /**
+     * The context {@code action} runs with; {@code null} for an action that never reads it (a plain
+     * {@code IdempotentAction}), which spares every such call the downstream key's hash.
+     */
+    IdempotencyContext context(IdempotentCall call, String namespace, long fence, ContextualAction<?, ?> action) {
+        if (action instanceof PlainAction) {
+            return null;
+        }
+        return new IdempotencyContext(call.operation(), call.key(), fence, DownstreamKeys.of(namespace));
     }
 
     IdempotencyInterruptedException interrupted(IdempotentCall call, Throwable cause) {
@@ -287,6 +314,14 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
 
     CoordinatorCounters counters() {
         return counters;
+    }
+
+    Heartbeats heartbeats() {
+        return heartbeats;
+    }
+
+    java.util.function.Consumer<RuntimeException> onLeaseLost() {
+        return onLeaseLost;
     }
 
     ResultEncoder encoder() {

@@ -29,17 +29,19 @@ final class OwnerAttempt<T> {
     private final IdempotencyStore store;
     private final CoordinatorCounters counters;
     private final IdempotentCall call;
+    private final String namespace;
     private final String token;
     private final long fence;
     private final ResultCodec<T> codec;
 
-    OwnerAttempt(DefaultIdempotencyCoordinator coordinator, IdempotentCall call, String token, long fence,
-                 ResultCodec<T> codec) {
+    OwnerAttempt(DefaultIdempotencyCoordinator coordinator, IdempotentCall call, String namespace, String token,
+                 long fence, ResultCodec<T> codec) {
         this.coordinator = coordinator;
         this.config = coordinator.config();
         this.store = coordinator.storeClient();
         this.counters = coordinator.counters();
         this.call = call;
+        this.namespace = namespace;
         this.token = token;
         this.fence = fence;
         this.codec = codec;
@@ -50,15 +52,11 @@ final class OwnerAttempt<T> {
             withoutInterrupt(this::release);
             throw coordinator.interrupted(call, null);
         }
-        Heartbeat heartbeat = Heartbeat.start(store, call.namespace(), token, config.lease(),
-                config.heartbeatInterval(), failure -> {
-                    if (failure != null) {
-                        counters.storageError(StorePhase.RENEW);
-                    }
-                });
+        Heartbeat heartbeat = coordinator.heartbeats().start(store, namespace, token, config.lease(),
+                coordinator.onLeaseLost());
         T value;
         try {
-            value = action.run(coordinator.context(call, fence));
+            value = action.run(coordinator.context(call, namespace, fence, action));
         } catch (Throwable failure) {
             heartbeat.stop();
             withoutInterrupt(this::release);
@@ -81,8 +79,15 @@ final class OwnerAttempt<T> {
     private boolean complete(StoredResult stored) {
         String fingerprint = call.fingerprint().hex();
         try {
-            if (coordinator.storeCalls().withPatience(
-                    () -> store.complete(call.namespace(), token, fingerprint, stored, config.ttl()))) {
+            boolean written;
+            long start = coordinator.storeCalls().now();
+            try {
+                written = store.complete(namespace, token, fingerprint, stored, config.ttl());
+            } catch (IdempotencyStoreException first) {
+                written = coordinator.storeCalls().afterFailure(start, first,
+                        () -> store.complete(namespace, token, fingerprint, stored, config.ttl()));
+            }
+            if (written) {
                 return true;
             }
             counters.stale();
@@ -94,14 +99,14 @@ final class OwnerAttempt<T> {
                     + "its lease runs out, and the write is retried in the background", e);
             counters.duplicateRisk();
             coordinator.storeCalls().settleLater("completing after a failed complete", config.lease(),
-                    () -> store.complete(call.namespace(), token, fingerprint, stored, config.ttl()));
+                    () -> store.complete(namespace, token, fingerprint, stored, config.ttl()));
             return true;
         }
     }
 
     private boolean release() {
         try {
-            if (!coordinator.storeCalls().withPatience(() -> store.release(call.namespace(), token))) {
+            if (!coordinator.storeCalls().withPatience(() -> store.release(namespace, token))) {
                 counters.stale();
             }
         } catch (IdempotencyStoreException e) {

@@ -47,19 +47,41 @@ final class StoreCalls {
      * @throws IdempotencyStoreException the last failure, when it was not a timeout or the patience ran out
      */
     <T> T withPatience(Supplier<T> call) {
-        long start = ticker.read();
+        return retry(ticker.read(), null, call);
+    }
+
+    /**
+     * As {@link #withPatience}, after a first try that the caller made itself at {@code start} (a
+     * {@link #now()} reading) and that failed with {@code first}: the hot path then builds no
+     * supplier, and the patience still counts from the first try.
+     *
+     * @throws IdempotencyStoreException as {@link #withPatience} does
+     */
+    <T> T afterFailure(long start, IdempotencyStoreException first, Supplier<T> call) {
+        return retry(start, first, call);
+    }
+
+    /** The ticker's reading, to pass to {@link #afterFailure}. */
+    long now() {
+        return ticker.read();
+    }
+
+    private <T> T retry(long start, IdempotencyStoreException failed, Supplier<T> call) {
         long pause = FIRST_RETRY_PAUSE_NANOS;
         while (true) {
+            if (failed != null) {
+                boolean stall = failed.failure() == IdempotencyStoreException.Failure.TIMEOUT;
+                if (!stall || Thread.currentThread().isInterrupted() || ticker.read() - start + pause > patienceNanos) {
+                    throw failed;
+                }
+                LOG.debug("store call timed out, trying again within the patience: {}", failed.getMessage());
+                LockSupport.parkNanos(pause);
+                pause = Math.min(pause * 2, TimeUnit.MILLISECONDS.toNanos(200));
+            }
             try {
                 return call.get();
             } catch (IdempotencyStoreException e) {
-                boolean stall = e.failure() == IdempotencyStoreException.Failure.TIMEOUT;
-                if (!stall || Thread.currentThread().isInterrupted() || ticker.read() - start + pause > patienceNanos) {
-                    throw e;
-                }
-                LOG.debug("store call timed out, trying again within the patience: {}", e.getMessage());
-                LockSupport.parkNanos(pause);
-                pause = Math.min(pause * 2, TimeUnit.MILLISECONDS.toNanos(200));
+                failed = e;
             }
         }
     }

@@ -14,7 +14,6 @@ import dev.idemlab.idempotency.spi.StoredResult;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.Iterator;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -44,10 +43,30 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Complet
     private final Ticker ticker;
     /** The sweeping cursor; one writer at a time advances it, the others skip their step. */
     private final AtomicBoolean sweeping = new AtomicBoolean();
-    private Iterator<Map.Entry<String, Entry>> sweepCursor = Collections.emptyIterator();
+    // Over the keys, not the entries: an entry iterator allocates a map entry per step.
+    private Iterator<String> sweepCursor = Collections.emptyIterator();
 
-    /** One record and the ticker reading at which it expires. */
-    private record Entry(IdempotencyRecord record, long expiresAtNanos) {
+    /**
+     * One record and the ticker reading at which it expires. Compared by identity, so that a
+     * compare-and-set replaces exactly the entry that was read.
+     */
+    private static final class Entry {
+        private final IdempotencyRecord record;
+        private final long expiresAtNanos;
+
+        Entry(IdempotencyRecord record, long expiresAtNanos) {
+            this.record = record;
+            this.expiresAtNanos = expiresAtNanos;
+        }
+
+        IdempotencyRecord record() {
+            return record;
+        }
+
+        long expiresAtNanos() {
+            return expiresAtNanos;
+        }
+
         boolean liveAt(long now) {
             return now - expiresAtNanos < 0;
         }
@@ -70,6 +89,16 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Complet
         Entry seen = entries.get(namespace);
         if (seen != null && seen.liveAt(now) && seen.record() instanceof Completed) {
             return Reservation.found(seen.record());
+        }
+        // A fresh key, the common case: one insert, no lock held while a lambda runs. A fence this
+        // takes and then loses to a concurrent insert is skipped: fences only have to grow.
+        if (seen == null) {
+            long fence = fences.incrementAndGet();
+            if (entries.putIfAbsent(namespace, new Entry(new Pending(token, fingerprint, lease), now + lease.toNanos()))
+                    == null) {
+                maybeSweep();
+                return Reservation.acquired(fence);
+            }
         }
         Reservation[] answer = new Reservation[1];
         entries.compute(namespace, (ns, entry) -> {
@@ -102,6 +131,14 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Complet
     @Override
     public boolean complete(String namespace, String token, String fingerprint, StoredResult result, Duration ttl) {
         long now = ticker.read();
+        // The holder's own live reservation, the common case: swapped for the completed record in one
+        // compare-and-set on the entry seen (entries are compared by identity, each one is new).
+        Entry seen = entries.get(namespace);
+        if (seen != null && heldBy(seen, token, now) && entries.replace(namespace, seen,
+                new Entry(new Completed(seen.record().fingerprint(), result), now + ttl.toNanos()))) {
+            listeners.fire(namespace);
+            return true;
+        }
         boolean[] done = new boolean[1];
         entries.compute(namespace, (ns, entry) -> {
             if (entry == null || !entry.liveAt(now)) {
@@ -187,15 +224,16 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Complet
             long now = ticker.read();
             for (int step = 0; step < SWEEP_STEP; step++) {
                 if (!sweepCursor.hasNext()) {
-                    sweepCursor = entries.entrySet().iterator();
+                    sweepCursor = entries.keySet().iterator();
                     if (!sweepCursor.hasNext()) {
                         return;
                     }
                 }
-                Map.Entry<String, Entry> next = sweepCursor.next();
-                if (!next.getValue().liveAt(now)) {
+                String key = sweepCursor.next();
+                Entry entry = entries.get(key);
+                if (entry != null && !entry.liveAt(now)) {
                     // Remove only the entry seen, never one a concurrent write just put there.
-                    entries.remove(next.getKey(), next.getValue());
+                    entries.remove(key, entry);
                 }
             }
         } finally {

@@ -1,0 +1,68 @@
+package dev.idemlab.idempotency.internal;
+
+import dev.idemlab.idempotency.spi.IdempotencyStore;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+
+/**
+ * Starts the heartbeats of one coordinator, lazily: a started heartbeat is pushed on a lock-free stack,
+ * and one timer task per batch, run {@link #batchDelayNanos} after the batch's first heartbeat, puts
+ * on the timer only those whose action is still running. Each keeps its first renewal one interval
+ * after its own start, so a holder whose action outlives the lease renews exactly as an eagerly
+ * scheduled heartbeat would, while a call whose action returns sooner costs one object and one
+ * compare-and-set instead of a timer insertion, a cancellation and a wake-up of the timer thread.
+ *
+ * <p>The batch delay is at most half the interval (so the first renewal is never late because of
+ * batching) and at most {@value #MAX_BATCH_DELAY_MILLIS} ms (so a batch stays small). Thread-safe.
+ */
+final class Heartbeats {
+
+    static final long MAX_BATCH_DELAY_MILLIS = 10;
+
+    private final long intervalNanos;
+    private final long batchDelayNanos;
+    private final AtomicReference<Heartbeat> unscheduled = new AtomicReference<>();
+    private final AtomicBoolean batchPending = new AtomicBoolean();
+    private final Runnable scheduleBatch = this::scheduleBatch;
+
+    Heartbeats(Duration interval) {
+        this.intervalNanos = interval.toNanos();
+        this.batchDelayNanos = Math.min(intervalNanos / 2, TimeUnit.MILLISECONDS.toNanos(MAX_BATCH_DELAY_MILLIS));
+    }
+
+    /**
+     * Starts renewing {@code token}'s reservation of {@code namespace}. {@code onLost} runs once if the
+     * lease is lost, with the store's failure, or {@code null} when the reservation was no longer held.
+     */
+    Heartbeat start(IdempotencyStore store, String namespace, String token, Duration lease,
+                    Consumer<RuntimeException> onLost) {
+        Heartbeat heartbeat = new Heartbeat(store, namespace, token, lease, intervalNanos, System.nanoTime(), onLost);
+        Heartbeat head;
+        do {
+            head = unscheduled.get();
+            heartbeat.nextUnscheduled = head;
+        } while (!unscheduled.compareAndSet(head, heartbeat));
+        if (!batchPending.get() && batchPending.compareAndSet(false, true)) {
+            SharedScheduler.get().schedule(scheduleBatch, batchDelayNanos, TimeUnit.NANOSECONDS);
+        }
+        return heartbeat;
+    }
+
+    private void scheduleBatch() {
+        // Cleared before the stack is taken: a heartbeat pushed after this line either is in the stack
+        // taken below or schedules a batch of its own.
+        batchPending.set(false);
+        Heartbeat heartbeat = unscheduled.getAndSet(null);
+        long now = System.nanoTime();
+        while (heartbeat != null) {
+            Heartbeat next = heartbeat.nextUnscheduled;
+            heartbeat.nextUnscheduled = null;
+            heartbeat.schedule(now);
+            heartbeat = next;
+        }
+    }
+}
