@@ -24,11 +24,18 @@ runs=(
   "store-down|redis postgres|--downstream-key on --provider http"
   "store-down-off|redis postgres|--downstream-key off --provider http"
   "scope|memory redis postgres|"
+  "large-result|memory redis postgres|"
+  "eviction|redis|"
+  "ghost-reservation|redis|"
 )
-# STALL_ONLY=1 reruns only the stall load and rewrites the README around the existing tables.
+# STALL_ONLY=1 reruns only the stall load and rewrites the README around the existing tables;
+# SCENARIOS_ONLY=1 reruns only the scenario tables and keeps the stall runs already published;
+# ONLY="name ..." narrows that to the scenarios named.
 for entry in "${runs[@]}"; do
   [ -z "${STALL_ONLY:-}" ] || break
   IFS='|' read -r name stores options <<<"$entry"
+  # ONLY="eviction scope" reruns just those scenarios and keeps the others' published tables.
+  if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $name "* ]]; then continue; fi
   scenario=${name%-off}
   for store in $stores; do
     echo "failure lab: $name on $store ..."
@@ -49,21 +56,24 @@ for store in memory redis postgres; do
 done
 
 stall_cmd() { echo "java -jar lab/target/lab.jar load --store redis --stall 5s:1500ms --clients 16 --retry-rate 0.3 --provider-latency-ms 20 --duration $duration --policy $1 --store-patience-ms $2 --downstream-key $3"; }
-: > "$out/stall.txt"
-for key in off on; do
-  for patience in 0 2000; do
-    for policy in wait raise; do
-      cmd=$(stall_cmd "$policy" "$patience" "$key")
-      echo "stall: $policy, patience $patience ms, downstream key $key ..."
-      {
-        echo "\$ $cmd"
-        # shellcheck disable=SC2086
-        ${cmd/java -jar lab\/target\/lab.jar/lab} --format table 2>/dev/null || echo "(exit $?)"
-        echo
-      } >> "$out/stall.txt"
+if [ -z "${SCENARIOS_ONLY:-}" ]; then
+  : > "$out/stall.txt"
+  for key in off on; do
+    for patience in 0 2000; do
+      for policy in wait raise; do
+        cmd=$(stall_cmd "$policy" "$patience" "$key")
+        echo "stall: $policy, patience $patience ms, downstream key $key ..."
+        {
+          echo "\$ $cmd"
+          # shellcheck disable=SC2086
+          ${cmd/java -jar lab\/target\/lab.jar/lab} --format table 2>/dev/null || echo "(exit $?)"
+          echo
+        } >> "$out/stall.txt"
+      done
     done
   done
-done
+
+fi
 
 java -cp "$jar" dev.idemlab.lab.infra.ServerPromises 2>/dev/null > "$out/servers.txt"
 
@@ -73,6 +83,9 @@ quote() { # scenario -> the post's phrase it tests
     crash-mid-charge) echo '"the old at-least-once behaviour for one request"' ;;
     provider-ambiguous|store-down) echo '"the two together are what \"once\" actually means"' ;;
     scope) echo '"a key is unique per operation"' ;;
+    large-result) echo 'a result too large to store is stored as a reference and fetched again on replay' ;;
+    eviction) echo 'a record has to outlive the longest plausible retry; an evicted one does not' ;;
+    ghost-reservation) echo 'a store that stalls is not a store that is gone: a reservation sent before the stall may still land' ;;
   esac
 }
 {
