@@ -64,7 +64,7 @@ run_store() {
     local include="$methods"
     [[ "$threads" == 4 ]] && include="$methods|InFlightBenchmark"
     java -jar "$jar" "$include" -p "store=$store" -t "$threads" "${timing[@]}" "${profile[@]}" \
-      -jvmArgsAppend "-Didemlab.bench.serverLog=$PWD/$dir/servers.txt -Didemlab.bench.durable=$durable" \
+      -jvmArgsAppend "-Didemlab.bench.serverLog=$dir/servers.txt -Didemlab.bench.durable=$durable" \
       -rf json -rff "$dir/jmh-${store,,}-threads-$threads.json"
   done
 }

@@ -112,7 +112,9 @@ public final class MarkdownPage {
                 continue;
             }
             for (JmhRecord r : results.records()) {
-                if (r.benchmark().equals(question.benchmark()) && store.name().equals(r.store())
+                // One benchmark class may answer two questions (the Redisson one): each row under its own.
+                boolean answers = r.method().equals(question.ours()) || question.baselines().contains(r.method());
+                if (answers && r.benchmark().equals(question.benchmark()) && store.name().equals(r.store())
                         && r.mode().equals(JmhRecord.SAMPLE_TIME)) {
                     String side = r.method().equals(question.ours())
                             ? "coordinator" : Question.baselineLabel(r.method(), store);
