@@ -134,8 +134,18 @@ final class LoadCommand implements Callable<Integer> {
                     + "library's (2000).")
     Long storePatienceMs;
 
+    @Option(names = "--library", paramLabel = "NAME[,NAME...]",
+            description = "Drive the named peer libraries (see lab peers --help) with concurrent duplicates instead "
+                    + "of this project's coordinator, and report duplicate charges per 100,000 requests from the "
+                    + "ledger: the same as lab peers --library NAME --load.")
+    String library;
+
     @Override
     public Integer call() throws InterruptedException, IOException {
+        if (library != null) {
+            // The peers' load: each library driven with concurrent duplicates, counted against the ledger.
+            return spec.root().commandLine().execute("peers", "--library", library, "--load");
+        }
         LoadSettings settings = settings();
         settings = withRate(settings);
         List<String> stores = stores();

@@ -149,4 +149,11 @@ class LoadCommandTest {
         assertThat(run.err()).contains(rule).doesNotContain("\tat ");
         assertThat(run.out()).isEmpty();
     }
+
+    @Test
+    void loadWithALibraryDrivesThatPeerWithConcurrentDuplicatesAndCountsThemFromTheLedger() {
+        LabRun run = LabRun.of("load", "--library", "redisson-lock");
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.out()).containsPattern("redisson-lock +requests=400 +charges=50 +duplicates=0 +per 100,000=0");
+    }
 }
