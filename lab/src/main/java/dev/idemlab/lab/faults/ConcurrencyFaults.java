@@ -8,6 +8,7 @@ import dev.idemlab.idempotency.IdempotentCall;
 import dev.idemlab.idempotency.InFlightPolicy;
 import dev.idemlab.idempotency.Outcome;
 import dev.idemlab.idempotency.spi.ForwardingIdempotencyStore;
+import dev.idemlab.lab.scenario.DroppedRenewals;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.idempotency.spi.IdempotencyStoreException;
 import dev.idemlab.provider.Charge;
@@ -255,18 +256,6 @@ final class ConcurrencyFaults {
                 () -> provider.charge("o-1", 10, null)).id();
         boolean holds = "409".equals(during) && provider.chargeIds().equals(List.of("ch_1"));
         return of(holds, "retry within the lease: " + during + "; after it: " + after + "; ledger " + provider.chargeIds());
-    }
-
-    /** A real store whose renewals are acknowledged and never made: a heartbeat that silently stopped. */
-    static final class DroppedRenewals extends ForwardingIdempotencyStore {
-        DroppedRenewals(IdempotencyStore delegate) {
-            super(delegate);
-        }
-
-        @Override
-        public boolean renew(String namespace, String token, Duration lease) {
-            return true;
-        }
     }
 
     @FunctionalInterface

@@ -10,9 +10,14 @@ import java.time.Duration;
  * lease really runs out while a long action runs, and the holder never learns it. The library has
  * no switch for this on purpose; the lab fakes the store instead. Thread-safe.
  */
-final class DroppedRenewals extends ForwardingIdempotencyStore {
+public final class DroppedRenewals extends ForwardingIdempotencyStore {
 
     private final Timeline timeline;
+
+    /** Renewals dropped silently; closing this wrapper leaves the delegate open. */
+    public DroppedRenewals(IdempotencyStore delegate) {
+        this(delegate, null);
+    }
 
     DroppedRenewals(IdempotencyStore delegate, Timeline timeline) {
         super(delegate);
@@ -21,8 +26,10 @@ final class DroppedRenewals extends ForwardingIdempotencyStore {
 
     @Override
     public boolean renew(String namespace, String token, Duration lease) {
-        timeline.record(Timeline.COORDINATOR, Timeline.COORDINATOR, "heartbeat off: renewal dropped, the lease runs on",
-                false);
+        if (timeline != null) {
+            timeline.record(Timeline.COORDINATOR, Timeline.COORDINATOR,
+                    "heartbeat off: renewal dropped, the lease runs on", false);
+        }
         return true;
     }
 }

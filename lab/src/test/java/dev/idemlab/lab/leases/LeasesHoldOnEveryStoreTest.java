@@ -9,10 +9,10 @@ import dev.idemlab.idempotency.IdempotentResult;
 import dev.idemlab.idempotency.InFlightPolicy;
 import dev.idemlab.idempotency.Outcome;
 import dev.idemlab.idempotency.ResultCodec;
-import dev.idemlab.idempotency.spi.ForwardingIdempotencyStore;
 import dev.idemlab.idempotency.spi.IdempotencyRecord.Completed;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.lab.infra.ProvisioningOptions;
+import dev.idemlab.lab.scenario.DroppedRenewals;
 import dev.idemlab.lab.infra.StoreBackend;
 import dev.idemlab.lab.infra.StoreBackends;
 import dev.idemlab.provider.Charge;
@@ -191,7 +191,8 @@ class LeasesHoldOnEveryStoreTest {
     void anActionThatOutlivesItsLeaseWithNobodyWaitingIsStoredAndTheRetryReplays(String store) throws Exception {
         // Renewals silently dropped: the lease really runs out while the action runs, and nobody takes
         // the key. The holder's complete is then the only attempt's result: it is written (late completion).
-        try (IdempotencyStore client = new DroppedRenewals(backends.get(store).openStore())) {
+        try (IdempotencyStore real = backends.get(store).openStore()) {
+            IdempotencyStore client = new DroppedRenewals(real);
             IdempotencyCoordinator coordinator = coordinator(client, InFlightPolicy.WAIT);
             provider(false);
             String key = UUID.randomUUID().toString();
@@ -214,7 +215,8 @@ class LeasesHoldOnEveryStoreTest {
     @ValueSource(strings = {"memory", "redis", "postgres"})
     void aHolderThatStoppedRenewingLosesTheKeyAndTheProvidersFenceRefusesItsLateCharge(String store)
             throws Exception {
-        try (IdempotencyStore client = new DroppedRenewals(backends.get(store).openStore())) {
+        try (IdempotencyStore real = backends.get(store).openStore()) {
+            IdempotencyStore client = new DroppedRenewals(real);
             IdempotencyCoordinator coordinator = coordinator(client, InFlightPolicy.WAIT);
             provider(true);
             String key = UUID.randomUUID().toString();
@@ -248,7 +250,8 @@ class LeasesHoldOnEveryStoreTest {
     @ValueSource(strings = {"memory", "redis", "postgres"})
     void withoutTheFenceTheStaleHoldersCompleteIsRefusedAndCountedAndTheNewOwnersRecordStands(String store)
             throws Exception {
-        try (IdempotencyStore client = new DroppedRenewals(backends.get(store).openStore())) {
+        try (IdempotencyStore real = backends.get(store).openStore()) {
+            IdempotencyStore client = new DroppedRenewals(real);
             IdempotencyCoordinator coordinator = coordinator(client, InFlightPolicy.WAIT);
             provider(false);
             String key = UUID.randomUUID().toString();
@@ -268,20 +271,4 @@ class LeasesHoldOnEveryStoreTest {
         }
     }
 
-    /** A real store whose renewals are acknowledged but never made: a heartbeat that silently stopped. */
-    private static final class DroppedRenewals extends ForwardingIdempotencyStore {
-        DroppedRenewals(IdempotencyStore delegate) {
-            super(delegate);
-        }
-
-        @Override
-        public boolean renew(String namespace, String token, Duration lease) {
-            return true;
-        }
-
-        @Override
-        public void close() {
-            delegate().close();
-        }
-    }
 }
