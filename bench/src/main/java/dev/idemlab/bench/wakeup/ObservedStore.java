@@ -32,7 +32,7 @@ final class ObservedStore extends ForwardingIdempotencyStore implements Completi
     }
 
     @Override
-    public Subscription subscribe(String namespace, Runnable listener) {
+    public Subscription subscribe(String namespace, Listener listener) {
         return notifications == null ? () -> { } : notifications.subscribe(namespace, listener);
     }
 

@@ -11,6 +11,7 @@ import dev.idemlab.idempotency.ResultCodec;
 import dev.idemlab.idempotency.StorePhase;
 import dev.idemlab.idempotency.Ticker;
 import dev.idemlab.idempotency.spi.CompletionNotifications;
+import dev.idemlab.idempotency.spi.CompletionNotifications.Ending;
 import dev.idemlab.idempotency.spi.IdempotencyRecord;
 import dev.idemlab.idempotency.spi.IdempotencyRecord.Completed;
 import dev.idemlab.idempotency.spi.IdempotencyRecord.Pending;
@@ -86,6 +87,15 @@ final class AsyncCall<T, E extends Exception> {
         }
     }
 
+    /** {@link #settle} with the store's word on how the reservation ended, on the executor. */
+    private void settleGuarded(Completed completed) {
+        try {
+            settle(completed);
+        } catch (Throwable failure) {
+            result.completeExceptionally(failure);
+        }
+    }
+
     private void settle(IdempotencyRecord found) {
         if (found instanceof Completed completed) {
             result.complete(coordinator.replay(call, completed, codec, waited ? Outcome.WAITED : Outcome.REPLAYED));
@@ -113,7 +123,7 @@ final class AsyncCall<T, E extends Exception> {
         AtomicBoolean resumed = new AtomicBoolean();
         CompletionNotifications.Subscription[] subscription = new CompletionNotifications.Subscription[1];
         ScheduledFuture<?>[] timer = new ScheduledFuture<?>[1];
-        Runnable resume = () -> {
+        CompletionNotifications.Listener resume = ending -> {
             if (resumed.compareAndSet(false, true)) {
                 if (subscription[0] != null) {
                     subscription[0].close();
@@ -121,7 +131,8 @@ final class AsyncCall<T, E extends Exception> {
                 if (timer[0] != null) {
                     timer[0].cancel(false);
                 }
-                executor.execute(this::attempt);
+                executor.execute(ending instanceof Ending.Completed completed && ending.endedReservation(seen.token())
+                        ? () -> settleGuarded(completed.record()) : this::attempt);
             }
         };
         boolean notified = store instanceof CompletionNotifications;
@@ -130,13 +141,13 @@ final class AsyncCall<T, E extends Exception> {
         }
         long poll = notified ? config.safetyPollInterval().toNanos() : config.maxPollInterval().toNanos();
         long untilLeaseEnds = seen.leaseRemaining().toNanos() + TimeUnit.MILLISECONDS.toNanos(1);
-        timer[0] = SharedScheduler.get().schedule(resume, Math.min(Math.min(poll, untilLeaseEnds), left),
+        timer[0] = SharedScheduler.get().schedule(() -> resume.ended(Ending.UNKNOWN), Math.min(Math.min(poll, untilLeaseEnds), left),
                 TimeUnit.NANOSECONDS);
         if (resumed.get()) {
             timer[0].cancel(false);
         }
         if (notified && changedSince(seen)) {
-            resume.run(); // subscribed, then re-read: it ended before the subscription
+            resume.ended(Ending.UNKNOWN); // subscribed, then re-read: it ended before the subscription
         }
     }
 

@@ -6,6 +6,7 @@ import dev.idemlab.idempotency.IdempotencyInterruptedException;
 import dev.idemlab.idempotency.IdempotentCall;
 import dev.idemlab.idempotency.Ticker;
 import dev.idemlab.idempotency.spi.CompletionNotifications;
+import dev.idemlab.idempotency.spi.CompletionNotifications.Ending;
 import dev.idemlab.idempotency.spi.IdempotencyRecord;
 import dev.idemlab.idempotency.spi.IdempotencyRecord.Pending;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
@@ -14,6 +15,7 @@ import dev.idemlab.idempotency.spi.IdempotencyStoreException;
 import java.util.Optional;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 /**
@@ -22,7 +24,8 @@ import java.util.function.Consumer;
  *
  * <p>On a store with {@link CompletionNotifications} the waiter subscribes, then re-reads the record
  * (so a completion between its reserve and its subscription is not missed), then sleeps until the
- * store says the reservation ended; one more read then gives the outcome. A slow safety poll stays
+ * store says the reservation ended. When the store says how the reservation the waiter saw ended, that
+ * is the answer; otherwise one more read gives it. A slow safety poll stays
  * for notifications lost with a connection, and the waiter also wakes when the lease it saw runs
  * out, since a dead holder sends nothing. A store without notifications is polled with a doubling
  * pause, which needs nothing beyond its lookup.
@@ -82,9 +85,8 @@ final class InFlightWait {
         if (notifications == null) {
             return poll(call, seen, deadline, null);
         }
-        Semaphore ended = new Semaphore(0);
-        try (CompletionNotifications.Subscription subscription = notifications.subscribe(call.namespace(),
-                ended::release)) {
+        Signal ended = new Signal();
+        try (CompletionNotifications.Subscription subscription = notifications.subscribe(call.namespace(), ended)) {
             return poll(call, seen, deadline, ended);
         }
     }
@@ -94,7 +96,7 @@ final class InFlightWait {
      * at once and later ones when the store signals, the safety poll is due or the lease runs out;
      * without it, after a doubling pause.
      */
-    private Optional<IdempotencyRecord> poll(IdempotentCall call, Pending seen, Deadline deadline, Semaphore ended) {
+    private Optional<IdempotencyRecord> poll(IdempotentCall call, Pending seen, Deadline deadline, Signal ended) {
         long pause = minPauseNanos;
         Pending current = seen;
         long leaseEndsAt = ticker.read() + seen.leaseRemaining().toNanos();
@@ -110,7 +112,11 @@ final class InFlightWait {
                     pause = Math.min(pause * 2, maxPauseNanos);
                 } else {
                     long untilLeaseEnds = Math.max(0, leaseEndsAt - ticker.read()) + TimeUnit.MILLISECONDS.toNanos(1);
-                    awaitSignal(ended, Math.min(Math.min(safetyPollNanos, untilLeaseEnds), left));
+                    Ending ending = ended.await(Math.min(Math.min(safetyPollNanos, untilLeaseEnds), left));
+                    if (ending != null && ending.endedReservation(current.token())) {
+                        return ending instanceof Ending.Completed completed
+                                ? Optional.of(completed.record()) : Optional.empty();
+                    }
                 }
                 if (Thread.currentThread().isInterrupted()) {
                     throw new IdempotencyInterruptedException(call.operation(), call.key(), null);
@@ -138,13 +144,32 @@ final class InFlightWait {
         }
     }
 
-    private static void awaitSignal(Semaphore ended, long nanos) {
-        try {
-            if (ended.tryAcquire(nanos, TimeUnit.NANOSECONDS)) {
-                ended.drainPermits();
+    /** A subscription's signal to its one waiting thread, carrying the latest ending the store told. */
+    private static final class Signal implements CompletionNotifications.Listener {
+
+        private final Semaphore told = new Semaphore(0);
+        private final AtomicReference<Ending> latest = new AtomicReference<>();
+
+        @Override
+        public void ended(Ending ending) {
+            latest.set(ending);
+            told.release();
+        }
+
+        /**
+         * Waits up to {@code nanos} for the store's word; returns the latest ending told, or null when
+         * nothing came (a safety poll or the lease's end is due) or the thread was interrupted.
+         */
+        Ending await(long nanos) {
+            try {
+                if (told.tryAcquire(nanos, TimeUnit.NANOSECONDS)) {
+                    told.drainPermits();
+                    return latest.getAndSet(null);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            return null;
         }
     }
 }

@@ -1,5 +1,8 @@
 package dev.idemlab.idempotency.spi;
 
+import dev.idemlab.idempotency.spi.CompletionNotifications.Ending;
+import dev.idemlab.idempotency.spi.CompletionNotifications.Listener;
+
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -10,10 +13,10 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class NamespaceListeners {
 
-    private final Map<String, Set<Runnable>> listeners = new ConcurrentHashMap<>();
+    private final Map<String, Set<Listener>> listeners = new ConcurrentHashMap<>();
 
     /** Registers {@code listener} for {@code namespace}. */
-    public CompletionNotifications.Subscription add(String namespace, Runnable listener) {
+    public CompletionNotifications.Subscription add(String namespace, Listener listener) {
         listeners.computeIfAbsent(namespace, ns -> ConcurrentHashMap.newKeySet()).add(listener);
         return () -> listeners.computeIfPresent(namespace, (ns, set) -> {
             set.remove(listener);
@@ -21,28 +24,33 @@ public final class NamespaceListeners {
         });
     }
 
-    /** Calls every listener of {@code namespace}; one that throws does not stop the others. */
-    public void fire(String namespace) {
-        Set<Runnable> waiting = listeners.get(namespace);
+    /** Tells every listener of {@code namespace} how its reservation ended; one that throws does not stop the others. */
+    public void fire(String namespace, Ending ending) {
+        Set<Listener> waiting = listeners.get(namespace);
         if (waiting == null) {
             return;
         }
-        for (Runnable listener : waiting) {
+        for (Listener listener : waiting) {
             try {
-                listener.run();
+                listener.ended(ending);
             } catch (RuntimeException e) {
                 // A listener only wakes a waiter; its failure must not stop the other waiters' wake-ups.
             }
         }
     }
 
-    /** Calls every listener of every namespace: after a lost connection, every waiter looks again. */
+    /** {@link #fire(String, Ending)} when the store cannot say how it ended. */
+    public void fire(String namespace) {
+        fire(namespace, Ending.UNKNOWN);
+    }
+
+    /** Wakes every listener of every namespace: after a lost connection, every waiter looks again. */
     public void fireAll() {
         listeners.keySet().forEach(this::fire);
     }
 
-    /** Whether anyone listens to {@code namespace}; the store can skip work when nobody does. */
-    public boolean isEmpty() {
-        return listeners.isEmpty();
+    /** Whether anyone listens to {@code namespace}: the store need not describe an ending nobody waits for. */
+    public boolean watching(String namespace) {
+        return listeners.containsKey(namespace);
     }
 }

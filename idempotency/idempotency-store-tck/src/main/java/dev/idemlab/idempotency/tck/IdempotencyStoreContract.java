@@ -9,16 +9,19 @@ import dev.idemlab.idempotency.spi.StoreDescription;
 import dev.idemlab.idempotency.spi.StoredResult;
 import org.junit.jupiter.api.Test;
 import dev.idemlab.idempotency.spi.CompletionNotifications;
+import dev.idemlab.idempotency.spi.CompletionNotifications.Ending;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -444,6 +447,38 @@ public abstract class IdempotencyStoreContract {
             store().release(released, "t2");
             assertThat(toldCompleted.await(10, TimeUnit.SECONDS)).as("told of the completion").isTrue();
             assertThat(toldReleased.await(10, TimeUnit.SECONDS)).as("told of the release").isTrue();
+        }
+    }
+
+    @Test
+    void whatANotificationSaysOfTheEndingIsTheTruth() throws Exception {
+        assumeTrue(store() instanceof CompletionNotifications, "the store polls; it sends no notifications");
+        CompletionNotifications notifying = (CompletionNotifications) store();
+        String completed = namespace();
+        String released = namespace();
+        store().reserve(completed, "t1", FP, LEASE);
+        store().reserve(released, "t2", FP, LEASE);
+        BlockingQueue<Ending> toldCompleted = new LinkedBlockingQueue<>();
+        BlockingQueue<Ending> toldReleased = new LinkedBlockingQueue<>();
+        try (CompletionNotifications.Subscription a = notifying.subscribe(completed, toldCompleted::add);
+             CompletionNotifications.Subscription b = notifying.subscribe(released, toldReleased::add)) {
+            store().complete(completed, "t1", FP, StoredResult.of("{\"id\":\"ch_1\"}"), TTL);
+            store().release(released, "t2");
+            Ending onCompletion = toldCompleted.poll(10, TimeUnit.SECONDS);
+            Ending onRelease = toldReleased.poll(10, TimeUnit.SECONDS);
+            assertThat(onCompletion).as("told of the completion").isNotNull();
+            assertThat(onRelease).as("told of the release").isNotNull();
+            // A store may say nothing (UNKNOWN); what it does say must be what a waiter would read.
+            if (!(onCompletion instanceof Ending.Unknown)) {
+                assertThat(onCompletion).isInstanceOf(Ending.Completed.class);
+                assertThat(onCompletion.endedReservation("t1")).isTrue();
+                assertThat(onCompletion.endedReservation("t2")).isFalse();
+                assertThat(((Ending.Completed) onCompletion).record()).isEqualTo(store().lookup(completed).orElseThrow());
+            }
+            if (!(onRelease instanceof Ending.Unknown)) {
+                assertThat(onRelease).isEqualTo(new Ending.Released("t2"));
+                assertThat(store().lookup(released)).isEmpty();
+            }
         }
     }
 

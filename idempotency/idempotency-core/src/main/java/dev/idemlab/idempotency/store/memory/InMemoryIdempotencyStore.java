@@ -2,6 +2,7 @@ package dev.idemlab.idempotency.store.memory;
 
 import dev.idemlab.idempotency.Ticker;
 import dev.idemlab.idempotency.spi.CompletionNotifications;
+import dev.idemlab.idempotency.spi.CompletionNotifications.Ending;
 import dev.idemlab.idempotency.spi.IdempotencyRecord;
 import dev.idemlab.idempotency.spi.NamespaceListeners;
 import dev.idemlab.idempotency.spi.IdempotencyRecord.Completed;
@@ -134,27 +135,29 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Complet
         // The holder's own live reservation, the common case: swapped for the completed record in one
         // compare-and-set on the entry seen (entries are compared by identity, each one is new).
         Entry seen = entries.get(namespace);
-        if (seen != null && heldBy(seen, token, now) && entries.replace(namespace, seen,
-                new Entry(new Completed(seen.record().fingerprint(), result), now + ttl.toNanos()))) {
-            listeners.fire(namespace);
-            return true;
+        if (seen != null && heldBy(seen, token, now)) {
+            Completed completed = new Completed(seen.record().fingerprint(), result);
+            if (entries.replace(namespace, seen, new Entry(completed, now + ttl.toNanos()))) {
+                tellCompleted(namespace, token, completed);
+                return true;
+            }
         }
-        boolean[] done = new boolean[1];
+        Completed[] done = new Completed[1];
         entries.compute(namespace, (ns, entry) -> {
             if (entry == null || !entry.liveAt(now)) {
-                done[0] = true; // late completion: nobody took the key over
-                return new Entry(new Completed(fingerprint, result), now + ttl.toNanos());
+                done[0] = new Completed(fingerprint, result); // late completion: nobody took the key over
+                return new Entry(done[0], now + ttl.toNanos());
             }
             if (heldBy(entry, token, now)) {
-                done[0] = true;
-                return new Entry(new Completed(entry.record().fingerprint(), result), now + ttl.toNanos());
+                done[0] = new Completed(entry.record().fingerprint(), result);
+                return new Entry(done[0], now + ttl.toNanos());
             }
             return entry;
         });
-        if (done[0]) {
-            listeners.fire(namespace);
+        if (done[0] != null) {
+            tellCompleted(namespace, token, done[0]);
         }
-        return done[0];
+        return done[0] != null;
     }
 
     @Override
@@ -168,14 +171,21 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Complet
             }
             return entry;
         });
-        if (done[0]) {
-            listeners.fire(namespace);
+        if (done[0] && listeners.watching(namespace)) {
+            listeners.fire(namespace, new Ending.Released(token));
         }
         return done[0];
     }
 
+    /** Hands the waiters on {@code namespace}, if any, the record the holder {@code token} completed. */
+    private void tellCompleted(String namespace, String token, Completed completed) {
+        if (listeners.watching(namespace)) {
+            listeners.fire(namespace, new Ending.Completed(token, completed));
+        }
+    }
+
     @Override
-    public Subscription subscribe(String namespace, Runnable listener) {
+    public Subscription subscribe(String namespace, Listener listener) {
         return listeners.add(namespace, listener);
     }
 

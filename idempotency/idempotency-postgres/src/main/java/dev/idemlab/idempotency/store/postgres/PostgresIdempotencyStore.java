@@ -276,7 +276,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore, Complet
 
     /** Wakes waiters by {@code LISTEN}/{@code pg_notify}: one listening connection per store. */
     @Override
-    public Subscription subscribe(String namespace, Runnable listener) {
+    public Subscription subscribe(String namespace, Listener listener) {
         return notifications.subscribe(stored(namespace), listener);
     }
 

@@ -1,5 +1,6 @@
 package dev.idemlab.idempotency.store.postgres;
 
+import dev.idemlab.idempotency.spi.CompletionNotifications.Listener;
 import dev.idemlab.idempotency.spi.CompletionNotifications.Subscription;
 import dev.idemlab.idempotency.spi.NamespaceListeners;
 import org.postgresql.PGConnection;
@@ -40,7 +41,7 @@ final class PostgresNotifications implements AutoCloseable {
         this.channel = channel;
     }
 
-    Subscription subscribe(String storedNamespace, Runnable onEnd) {
+    Subscription subscribe(String storedNamespace, Listener onEnd) {
         Subscription subscription = listeners.add(storedNamespace, onEnd);
         start();
         return subscription;

@@ -138,7 +138,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, Completion
 
     /** Wakes waiters by Redis pub/sub: one subscriber connection per store, subscribed on first use. */
     @Override
-    public Subscription subscribe(String namespace, Runnable listener) {
+    public Subscription subscribe(String namespace, Listener listener) {
         return notifications.subscribe(key(namespace), listener);
     }
 

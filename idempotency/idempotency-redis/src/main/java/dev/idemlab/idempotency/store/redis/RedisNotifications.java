@@ -1,5 +1,6 @@
 package dev.idemlab.idempotency.store.redis;
 
+import dev.idemlab.idempotency.spi.CompletionNotifications.Listener;
 import dev.idemlab.idempotency.spi.CompletionNotifications.Subscription;
 import dev.idemlab.idempotency.spi.NamespaceListeners;
 import io.lettuce.core.AbstractRedisClient;
@@ -63,7 +64,7 @@ final class RedisNotifications implements AutoCloseable {
         return sharded ? "SPUBLISH" : "PUBLISH";
     }
 
-    Subscription subscribe(String key, Runnable listener) {
+    Subscription subscribe(String key, Listener listener) {
         Subscription subscription = listeners.add(key, listener);
         ensureConnected();
         if (!sharded) {
