@@ -46,7 +46,7 @@ public interface IdempotencyCoordinator {
      */
     default <T, E extends Exception> T execute(IdempotentCall call, ResultCodec<T> codec,
                                                IdempotentAction<T, E> action) throws E {
-        return call(call, codec, action).value();
+        return execute(call, codec, (ContextualAction<T, E>) action);
     }
 
     /**
@@ -68,7 +68,7 @@ public interface IdempotencyCoordinator {
      */
     default <T, E extends Exception> IdempotentResult<T> call(IdempotentCall call, ResultCodec<T> codec,
                                                               IdempotentAction<T, E> action) throws E {
-        return call(call, codec, (ContextualAction<T, E>) context -> action.run());
+        return call(call, codec, (ContextualAction<T, E>) action);
     }
 
     /**

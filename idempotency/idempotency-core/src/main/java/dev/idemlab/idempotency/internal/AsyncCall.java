@@ -78,7 +78,8 @@ final class AsyncCall<T, E extends Exception> {
                 return;
             }
             if (reservation instanceof Reservation.Acquired acquired) {
-                result.complete(new OwnerAttempt<>(coordinator, call, call.namespace(), token, acquired.fence(), codec).run(action));
+                result.complete(new OwnerAttempt<T>(coordinator, call, call.namespace(), token)
+                        .run(acquired.fence(), codec, action, IdempotentResult::new));
                 return;
             }
             settle(((Reservation.Found) reservation).record());

@@ -54,7 +54,6 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
     private final ResultEncoder encoder;
     private final Ticker ticker;
     private final Heartbeats heartbeats;
-    private final java.util.function.Consumer<RuntimeException> onLeaseLost;
 
     /**
      * @param meterRegistry a Micrometer {@code MeterRegistry}, or {@code null} for none; typed as
@@ -71,12 +70,11 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
         this.ticker = ticker;
         this.storeCalls = new StoreCalls(ticker, config.storePatience());
         this.encoder = new ResultEncoder(config.maxResultBytes(), counters);
-        this.heartbeats = new Heartbeats(config.heartbeatInterval());
-        this.onLeaseLost = failure -> {
+        this.heartbeats = new Heartbeats(store, config.lease(), config.heartbeatInterval(), failure -> {
             if (failure != null) {
                 counters.storageError(StorePhase.RENEW);
             }
-        };
+        });
         this.inFlightWait = new InFlightWait(store, config, ticker,
                 e -> countStorageError(StorePhase.LOOKUP, "polling for an in-flight result, still waiting", e));
     }
@@ -84,27 +82,42 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
     @Override
     public <T, E extends Exception> IdempotentResult<T> call(IdempotentCall call, ResultCodec<T> codec,
                                                              ContextualAction<T, E> action) throws E {
+        return answer(call, codec, action, IdempotentResult::new);
+    }
+
+    @Override
+    public <T, E extends Exception> T execute(IdempotentCall call, ResultCodec<T> codec,
+                                              ContextualAction<T, E> action) throws E {
+        return answer(call, codec, action, (value, outcome) -> value);
+    }
+
+    /**
+     * What a call returns, built from the value and how it was produced: the {@link IdempotentResult}
+     * for {@code call}, the bare value for {@code execute}. Both are constants, so an {@code execute}
+     * that runs the action allocates no result wrapper.
+     */
+    @FunctionalInterface
+    interface Answer<T, R> {
+        R of(T value, Outcome outcome);
+    }
+
+    private <T, E extends Exception, R> R answer(IdempotentCall call, ResultCodec<T> codec,
+                                                 ContextualAction<T, E> action, Answer<T, R> answer) throws E {
         if (!call.hasKey()) {
             counters.outcome(Outcome.BYPASSED);
-            return new IdempotentResult<>(action.run(
+            return answer.of(action.run(
                     new IdempotencyContext(call.operation(), null, IdempotencyContext.NO_FENCE, null)), Outcome.BYPASSED);
         }
         if (Thread.currentThread().isInterrupted()) {
             throw interrupted(call, null);
         }
         try {
-            return callWithReservation(call, codec, action);
+            return callWithReservation(call, codec, action, answer);
         } catch (IdempotencyRecordUnreadableException unreadable) {
             counters.outcome(Outcome.RECORD_UNREADABLE);
             LOG.error("{}", unreadable.getMessage());
             throw unreadable;
         }
-    }
-
-    @Override
-    public <T, E extends Exception> IdempotentResult<T> call(IdempotentCall call, ResultCodec<T> codec,
-                                                             IdempotentAction<T, E> action) throws E {
-        return call(call, codec, new PlainAction<>(action));
     }
 
     @Override
@@ -129,8 +142,8 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
     }
 
     /** Reserve first, then run, or find out what the holder of the key did. */
-    private <T, E extends Exception> IdempotentResult<T> callWithReservation(
-            IdempotentCall call, ResultCodec<T> codec, ContextualAction<T, E> action) throws E {
+    private <T, E extends Exception, R> R callWithReservation(
+            IdempotentCall call, ResultCodec<T> codec, ContextualAction<T, E> action, Answer<T, R> answer) throws E {
         String namespace = call.namespace();
         String token = tokens.next();
         InFlightWait.Deadline deadline = null;
@@ -145,10 +158,10 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
                             () -> store.reserve(namespace, token, call.fingerprint().hex(), config.lease()));
                 }
             } catch (IdempotencyStoreException e) {
-                return reserveFailed(call, token, codec, action, e);
+                return shaped(answer, reserveFailed(call, token, codec, action, e));
             }
             if (reservation instanceof Reservation.Acquired acquired) {
-                return new OwnerAttempt<>(this, call, namespace, token, acquired.fence(), codec).run(action);
+                return new OwnerAttempt<T>(this, call, namespace, token).run(acquired.fence(), codec, action, answer);
             }
             IdempotencyRecord existing = ((Reservation.Found) reservation).record();
             while (existing instanceof Pending pending) {
@@ -169,14 +182,18 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
                     counters.outcome(Outcome.INTERRUPTED);
                     throw stopped;
                 } catch (IdempotencyStoreException e) {
-                    return storageFailure(call, StorePhase.LOOKUP, e, null, action);
+                    return shaped(answer, storageFailure(call, StorePhase.LOOKUP, e, null, action));
                 }
             }
             if (existing instanceof Completed completed) {
-                return replay(call, completed, codec, deadline == null ? Outcome.REPLAYED : Outcome.WAITED);
+                return shaped(answer, replay(call, completed, codec, deadline == null ? Outcome.REPLAYED : Outcome.WAITED));
             }
             // The holder released the key or its lease ran out: contend for it again.
         }
+    }
+
+    private static <T, R> R shaped(Answer<T, R> answer, IdempotentResult<T> result) {
+        return answer.of(result.value(), result.outcome());
     }
 
     /**
@@ -282,7 +299,7 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
      * {@code IdempotentAction}), which spares every such call the downstream key's hash.
      */
     IdempotencyContext context(IdempotentCall call, String namespace, long fence, ContextualAction<?, ?> action) {
-        if (action instanceof PlainAction) {
+        if (action instanceof IdempotentAction) {
             return null;
         }
         return new IdempotencyContext(call.operation(), call.key(), fence, DownstreamKeys.of(namespace));
@@ -318,10 +335,6 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
 
     Heartbeats heartbeats() {
         return heartbeats;
-    }
-
-    java.util.function.Consumer<RuntimeException> onLeaseLost() {
-        return onLeaseLost;
     }
 
     ResultEncoder encoder() {

@@ -1,13 +1,10 @@
 package dev.idemlab.idempotency.internal;
 
-import dev.idemlab.idempotency.spi.IdempotencyStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.time.Duration;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 
 /**
  * The owner's lease renewal while its action runs: a token-checked {@code renew} every interval on the
@@ -17,35 +14,33 @@ import java.util.function.Consumer;
  *
  * <p>A heartbeat is not put on the timer when it starts: {@link Heartbeats} does that in batches, for
  * the heartbeats whose action is still running a short while later, so that the many calls whose
- * action returns within milliseconds never touch the timer. Thread-safe.
+ * action returns within milliseconds never touch the timer. What every heartbeat of a coordinator
+ * shares (store, lease, interval, what to do when the lease is lost) lives in its {@link Heartbeats};
+ * the owner's attempt is its own heartbeat ({@link OwnerAttempt} extends this class), so a call that
+ * holds a key is one object, not two. Thread-safe.
  */
-final class Heartbeat {
+abstract class Heartbeat {
 
     private static final Logger LOG = LoggerFactory.getLogger(Heartbeat.class);
 
-    private final IdempotencyStore store;
-    private final String namespace;
-    private final String token;
-    private final Duration lease;
-    private final long intervalNanos;
-    private final long startedAtNanos;
-    private final Consumer<RuntimeException> onLost;
+    final String namespace;
+    final String token;
+    /** When the action started; written by {@link Heartbeats#start} before the heartbeat is published. */
+    long startedAtNanos;
     /** The next heartbeat waiting for the same batch; written before it is published, read by the batch. */
     Heartbeat nextUnscheduled;
     private volatile ScheduledFuture<?> renewals;
     private volatile boolean stopped;
     private volatile boolean lost;
 
-    Heartbeat(IdempotencyStore store, String namespace, String token, Duration lease, long intervalNanos,
-              long startedAtNanos, Consumer<RuntimeException> onLost) {
-        this.store = store;
+    /** A heartbeat of {@code token}'s reservation of {@code namespace}, not yet started. */
+    Heartbeat(String namespace, String token) {
         this.namespace = namespace;
         this.token = token;
-        this.lease = lease;
-        this.intervalNanos = intervalNanos;
-        this.startedAtNanos = startedAtNanos;
-        this.onLost = onLost;
     }
+
+    /** What this heartbeat shares with the coordinator's others; not a field, to keep a call's one object small. */
+    abstract Heartbeats shared();
 
     /**
      * Puts the renewals on the timer, the first one an interval after the start, unless the action
@@ -55,6 +50,7 @@ final class Heartbeat {
         if (stopped) {
             return;
         }
+        long intervalNanos = shared().intervalNanos();
         long firstDelay = Math.max(0, intervalNanos - (nowNanos - startedAtNanos));
         ScheduledFuture<?> scheduled = SharedScheduler.get().scheduleWithFixedDelay(
                 this::renew, firstDelay, intervalNanos, TimeUnit.NANOSECONDS);
@@ -66,7 +62,7 @@ final class Heartbeat {
     }
 
     /** Stops renewing. Renewals that finish after this point change nothing. */
-    void stop() {
+    final void stop() {
         stopped = true;
         ScheduledFuture<?> scheduled = renewals;
         if (scheduled != null) {
@@ -75,7 +71,7 @@ final class Heartbeat {
     }
 
     /** Whether a renewal failed while the action ran. */
-    boolean lost() {
+    final boolean lost() {
         return lost;
     }
 
@@ -86,7 +82,7 @@ final class Heartbeat {
         String why;
         RuntimeException failure = null;
         try {
-            if (store.renew(namespace, token, lease)) {
+            if (shared().store().renew(namespace, token, shared().lease())) {
                 return;
             }
             why = "the reservation is no longer held by this attempt";
@@ -99,7 +95,7 @@ final class Heartbeat {
             stop();
             LOG.warn("lease on {} lost while its action runs ({}); another attempt may take the key over",
                     namespace.substring(0, namespace.indexOf(':')), why);
-            onLost.accept(failure);
+            shared().onLost().accept(failure);
         }
     }
 }

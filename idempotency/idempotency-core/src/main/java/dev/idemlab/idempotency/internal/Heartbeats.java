@@ -23,24 +23,31 @@ final class Heartbeats {
 
     static final long MAX_BATCH_DELAY_MILLIS = 10;
 
+    private final IdempotencyStore store;
+    private final Duration lease;
+    private final Consumer<RuntimeException> onLost;
     private final long intervalNanos;
     private final long batchDelayNanos;
     private final AtomicReference<Heartbeat> unscheduled = new AtomicReference<>();
     private final AtomicBoolean batchPending = new AtomicBoolean();
     private final Runnable scheduleBatch = this::scheduleBatch;
 
-    Heartbeats(Duration interval) {
+    /**
+     * Heartbeats that renew reservations in {@code store} for {@code lease} every {@code interval}.
+     * {@code onLost} runs once for each lease lost, with the store's failure, or {@code null} when the
+     * reservation was no longer held.
+     */
+    Heartbeats(IdempotencyStore store, Duration lease, Duration interval, Consumer<RuntimeException> onLost) {
+        this.store = store;
+        this.lease = lease;
+        this.onLost = onLost;
         this.intervalNanos = interval.toNanos();
         this.batchDelayNanos = Math.min(intervalNanos / 2, TimeUnit.MILLISECONDS.toNanos(MAX_BATCH_DELAY_MILLIS));
     }
 
-    /**
-     * Starts renewing {@code token}'s reservation of {@code namespace}. {@code onLost} runs once if the
-     * lease is lost, with the store's failure, or {@code null} when the reservation was no longer held.
-     */
-    Heartbeat start(IdempotencyStore store, String namespace, String token, Duration lease,
-                    Consumer<RuntimeException> onLost) {
-        Heartbeat heartbeat = new Heartbeat(store, namespace, token, lease, intervalNanos, System.nanoTime(), onLost);
+    /** Starts {@code heartbeat}: its renewals begin one interval from now, if its action still runs. */
+    void start(Heartbeat heartbeat) {
+        heartbeat.startedAtNanos = System.nanoTime();
         Heartbeat head;
         do {
             head = unscheduled.get();
@@ -49,7 +56,22 @@ final class Heartbeats {
         if (!batchPending.get() && batchPending.compareAndSet(false, true)) {
             SharedScheduler.get().schedule(scheduleBatch, batchDelayNanos, TimeUnit.NANOSECONDS);
         }
-        return heartbeat;
+    }
+
+    IdempotencyStore store() {
+        return store;
+    }
+
+    Duration lease() {
+        return lease;
+    }
+
+    long intervalNanos() {
+        return intervalNanos;
+    }
+
+    Consumer<RuntimeException> onLost() {
+        return onLost;
     }
 
     private void scheduleBatch() {

@@ -3,7 +3,6 @@ package dev.idemlab.idempotency.internal;
 import dev.idemlab.idempotency.ContextualAction;
 import dev.idemlab.idempotency.IdempotencyConfig;
 import dev.idemlab.idempotency.IdempotentCall;
-import dev.idemlab.idempotency.IdempotentResult;
 import dev.idemlab.idempotency.Outcome;
 import dev.idemlab.idempotency.ResultCodec;
 import dev.idemlab.idempotency.StorePhase;
@@ -14,61 +13,57 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One call that holds the key: it runs the action with its fencing number while a {@link Heartbeat}
- * renews the lease, then completes the record with the result, or releases the key when the action
- * failed. Complete and release run even when the caller's thread was interrupted meanwhile (the
- * flag is set aside for the store call and put back), because the effect already happened.
- * Not thread-safe: one per call.
+ * One call that holds the key: it runs the action with its fencing number while it renews its own
+ * lease (it is its own {@link Heartbeat}, so holding a key costs one object), then completes the
+ * record with the result, or releases the key when the action failed. Complete and release run even
+ * when the caller's thread was interrupted meanwhile (the flag is set aside for the store call and
+ * put back), because the effect already happened. Not thread-safe: one per call.
  */
-final class OwnerAttempt<T> {
+final class OwnerAttempt<T> extends Heartbeat {
 
     private static final Logger LOG = LoggerFactory.getLogger(OwnerAttempt.class);
 
     private final DefaultIdempotencyCoordinator coordinator;
-    private final IdempotencyConfig config;
-    private final IdempotencyStore store;
-    private final CoordinatorCounters counters;
     private final IdempotentCall call;
-    private final String namespace;
-    private final String token;
-    private final long fence;
-    private final ResultCodec<T> codec;
 
-    OwnerAttempt(DefaultIdempotencyCoordinator coordinator, IdempotentCall call, String namespace, String token,
-                 long fence, ResultCodec<T> codec) {
+    OwnerAttempt(DefaultIdempotencyCoordinator coordinator, IdempotentCall call, String namespace, String token) {
+        super(namespace, token);
         this.coordinator = coordinator;
-        this.config = coordinator.config();
-        this.store = coordinator.storeClient();
-        this.counters = coordinator.counters();
         this.call = call;
-        this.namespace = namespace;
-        this.token = token;
-        this.fence = fence;
-        this.codec = codec;
     }
 
-    <E extends Exception> IdempotentResult<T> run(ContextualAction<T, E> action) throws E {
+    @Override
+    Heartbeats shared() {
+        return coordinator.heartbeats();
+    }
+
+    /**
+     * Runs the action as the key's holder, with the reservation's {@code fence}, and stores its result
+     * through {@code codec}; returns the value and outcome as {@code answer} builds them.
+     */
+    <E extends Exception, R> R run(long fence, ResultCodec<T> codec, ContextualAction<T, E> action,
+                                   DefaultIdempotencyCoordinator.Answer<T, R> answer) throws E {
+        CoordinatorCounters counters = coordinator.counters();
         if (Thread.currentThread().isInterrupted()) {
             withoutInterrupt(this::release);
             throw coordinator.interrupted(call, null);
         }
-        Heartbeat heartbeat = coordinator.heartbeats().start(store, namespace, token, config.lease(),
-                coordinator.onLeaseLost());
+        coordinator.heartbeats().start(this);
         T value;
         try {
             value = action.run(coordinator.context(call, namespace, fence, action));
         } catch (Throwable failure) {
-            heartbeat.stop();
+            stop();
             withoutInterrupt(this::release);
             counters.outcome(Outcome.ACTION_FAILED);
             throw failure;
         }
-        heartbeat.stop();
+        stop();
         StoredResult stored = coordinator.encoder().encode(codec, value);
         boolean kept = withoutInterrupt(() -> complete(stored));
-        Outcome outcome = heartbeat.lost() || !kept ? Outcome.LEASE_LOST : Outcome.EXECUTED;
+        Outcome outcome = lost() || !kept ? Outcome.LEASE_LOST : Outcome.EXECUTED;
         counters.outcome(outcome);
-        return new IdempotentResult<>(value, outcome);
+        return answer.of(value, outcome);
     }
 
     /**
@@ -77,6 +72,9 @@ final class OwnerAttempt<T> {
      * risk, and the write is settled in the background once the store answers.
      */
     private boolean complete(StoredResult stored) {
+        IdempotencyStore store = coordinator.storeClient();
+        IdempotencyConfig config = coordinator.config();
+        CoordinatorCounters counters = coordinator.counters();
         String fingerprint = call.fingerprint().hex();
         try {
             boolean written;
@@ -105,9 +103,10 @@ final class OwnerAttempt<T> {
     }
 
     private boolean release() {
+        IdempotencyStore store = coordinator.storeClient();
         try {
             if (!coordinator.storeCalls().withPatience(() -> store.release(namespace, token))) {
-                counters.stale();
+                coordinator.counters().stale();
             }
         } catch (IdempotencyStoreException e) {
             // The marker stays until its lease runs out; a retry then runs the action.

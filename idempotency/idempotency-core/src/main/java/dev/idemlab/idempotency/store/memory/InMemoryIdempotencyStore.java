@@ -49,20 +49,21 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Complet
 
     /**
      * One record and the ticker reading at which it expires. Compared by identity, so that a
-     * compare-and-set replaces exactly the entry that was read.
+     * compare-and-set replaces exactly the entry that was read. A reservation keeps its token and
+     * fingerprint in the entry itself and becomes a {@link Pending} only when someone reads it: a
+     * first call allocates one object for its reservation, not two.
      */
-    private static final class Entry {
-        private final IdempotencyRecord record;
+    private abstract static sealed class Entry permits HeldEntry, CompletedEntry {
         private final long expiresAtNanos;
 
-        Entry(IdempotencyRecord record, long expiresAtNanos) {
-            this.record = record;
+        Entry(long expiresAtNanos) {
             this.expiresAtNanos = expiresAtNanos;
         }
 
-        IdempotencyRecord record() {
-            return record;
-        }
+        /** The record as a reader sees it at {@code now}, with what is left of a lease. */
+        abstract IdempotencyRecord recordAt(long now);
+
+        abstract String fingerprint();
 
         long expiresAtNanos() {
             return expiresAtNanos;
@@ -70,6 +71,48 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Complet
 
         boolean liveAt(long now) {
             return now - expiresAtNanos < 0;
+        }
+    }
+
+    /** A reservation held by {@code token}. */
+    private static final class HeldEntry extends Entry {
+        private final String token;
+        private final String fingerprint;
+
+        HeldEntry(String token, String fingerprint, long expiresAtNanos) {
+            super(expiresAtNanos);
+            this.token = token;
+            this.fingerprint = fingerprint;
+        }
+
+        @Override
+        IdempotencyRecord recordAt(long now) {
+            return new Pending(token, fingerprint, Duration.ofNanos(expiresAtNanos() - now));
+        }
+
+        @Override
+        String fingerprint() {
+            return fingerprint;
+        }
+    }
+
+    /** A completed record. */
+    private static final class CompletedEntry extends Entry {
+        private final Completed record;
+
+        CompletedEntry(Completed record, long expiresAtNanos) {
+            super(expiresAtNanos);
+            this.record = record;
+        }
+
+        @Override
+        IdempotencyRecord recordAt(long now) {
+            return record;
+        }
+
+        @Override
+        String fingerprint() {
+            return record.fingerprint();
         }
     }
 
@@ -88,14 +131,14 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Complet
         long now = ticker.read();
         // A completed record only ever changes by expiring: answer a replay without taking the bin's lock.
         Entry seen = entries.get(namespace);
-        if (seen != null && seen.liveAt(now) && seen.record() instanceof Completed) {
-            return Reservation.found(seen.record());
+        if (seen instanceof CompletedEntry completed && seen.liveAt(now)) {
+            return Reservation.found(completed.record);
         }
         // A fresh key, the common case: one insert, no lock held while a lambda runs. A fence this
         // takes and then loses to a concurrent insert is skipped: fences only have to grow.
         if (seen == null) {
             long fence = fences.incrementAndGet();
-            if (entries.putIfAbsent(namespace, new Entry(new Pending(token, fingerprint, lease), now + lease.toNanos()))
+            if (entries.putIfAbsent(namespace, new HeldEntry(token, fingerprint, now + lease.toNanos()))
                     == null) {
                 maybeSweep();
                 return Reservation.acquired(fence);
@@ -104,12 +147,12 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Complet
         Reservation[] answer = new Reservation[1];
         entries.compute(namespace, (ns, entry) -> {
             if (entry != null && entry.liveAt(now)
-                    && !(entry.record() instanceof Pending pending && pending.token().equals(token))) {
-                answer[0] = Reservation.found(withRemainingLease(entry, now));
+                    && !(entry instanceof HeldEntry held && held.token.equals(token))) {
+                answer[0] = Reservation.found(entry.recordAt(now));
                 return entry;
             }
             answer[0] = Reservation.acquired(fences.incrementAndGet());
-            return new Entry(new Pending(token, fingerprint, lease), now + lease.toNanos());
+            return new HeldEntry(token, fingerprint, now + lease.toNanos());
         });
         maybeSweep();
         return answer[0];
@@ -122,7 +165,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Complet
         entries.computeIfPresent(namespace, (ns, entry) -> {
             if (heldBy(entry, token, now)) {
                 done[0] = true;
-                return new Entry(entry.record(), now + lease.toNanos());
+                return new HeldEntry(token, entry.fingerprint(), now + lease.toNanos());
             }
             return entry;
         });
@@ -136,8 +179,8 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Complet
         // compare-and-set on the entry seen (entries are compared by identity, each one is new).
         Entry seen = entries.get(namespace);
         if (seen != null && heldBy(seen, token, now)) {
-            Completed completed = new Completed(seen.record().fingerprint(), result);
-            if (entries.replace(namespace, seen, new Entry(completed, now + ttl.toNanos()))) {
+            Completed completed = new Completed(seen.fingerprint(), result);
+            if (entries.replace(namespace, seen, new CompletedEntry(completed, now + ttl.toNanos()))) {
                 tellCompleted(namespace, token, completed);
                 return true;
             }
@@ -146,11 +189,11 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Complet
         entries.compute(namespace, (ns, entry) -> {
             if (entry == null || !entry.liveAt(now)) {
                 done[0] = new Completed(fingerprint, result); // late completion: nobody took the key over
-                return new Entry(done[0], now + ttl.toNanos());
+                return new CompletedEntry(done[0], now + ttl.toNanos());
             }
             if (heldBy(entry, token, now)) {
-                done[0] = new Completed(entry.record().fingerprint(), result);
-                return new Entry(done[0], now + ttl.toNanos());
+                done[0] = new Completed(entry.fingerprint(), result);
+                return new CompletedEntry(done[0], now + ttl.toNanos());
             }
             return entry;
         });
@@ -196,7 +239,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Complet
         if (entry == null || !entry.liveAt(now)) {
             return Optional.empty();
         }
-        return Optional.of(withRemainingLease(entry, now));
+        return Optional.of(entry.recordAt(now));
     }
 
     @Override
@@ -216,14 +259,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Complet
     }
 
     private static boolean heldBy(Entry entry, String token, long now) {
-        return entry.liveAt(now) && entry.record() instanceof Pending pending && pending.token().equals(token);
-    }
-
-    private static IdempotencyRecord withRemainingLease(Entry entry, long now) {
-        if (entry.record() instanceof Pending pending) {
-            return new Pending(pending.token(), pending.fingerprint(), Duration.ofNanos(entry.expiresAtNanos() - now));
-        }
-        return entry.record();
+        return entry.liveAt(now) && entry instanceof HeldEntry held && held.token.equals(token);
     }
 
     private void maybeSweep() {
