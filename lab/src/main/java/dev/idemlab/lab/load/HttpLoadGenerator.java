@@ -1,6 +1,8 @@
 package dev.idemlab.lab.load;
 
 import dev.idemlab.idempotency.IdempotencyConfig;
+import dev.idemlab.idempotency.IdempotencyStats;
+import dev.idemlab.idempotency.Outcome;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.lab.http.DemoServer;
 import dev.idemlab.lab.infra.StoreBackend;
@@ -80,7 +82,9 @@ public final class HttpLoadGenerator {
                 report.addTo(history);
                 latencies.add(report.histogram());
             });
-            LedgerCheck check = HistoryChecker.check(policy, history, provider.ledger(), server.coordinator().stats());
+            IdempotencyStats stats = server.coordinator().stats();
+            LedgerCheck check = HistoryChecker.check(policy, history, provider.ledger(), stats)
+                    .withWaits(stats.count(Outcome.WAITED));
             long heapUsed = LoadGenerator.heapUsedAfterCollection();
             Reference.reachabilityFence(history);
             Reference.reachabilityFence(provider);

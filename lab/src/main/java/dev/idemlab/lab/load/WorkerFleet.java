@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.SplittableRandom;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.stream.Stream;
@@ -19,8 +20,8 @@ import java.util.stream.Stream;
  * the others; to itself when it is alone), and ended together once every worker's clients are done.
  * Their reports come back as files in a temporary folder of the parent's, removed on close.
  *
- * <p>Each worker runs {@code clients} client threads with its own seed (so fresh keys never collide
- * by chance) and, with a request count, its share of it. {@link #close()} stops every worker that
+ * <p>Each worker runs {@code clients} client threads with a seed of its own drawn from the run's (so fresh
+ * keys collide across workers no more than by chance) and, with a request count, its share of it. {@link #close()} stops every worker that
  * still runs, by its own process handle, and waits for each; a shutdown hook does the same if this
  * JVM is stopped first. Used by one thread, apart from the progress reads.
  */
@@ -148,8 +149,11 @@ final class WorkerFleet implements LoadDriver, AutoCloseable {
             int count = nextTarget.length();
             requests = settings.requests() / count + (worker <= settings.requests() % count ? 1 : 0);
         }
+        // Not seed + worker: a session's client streams step by SplittableRandom's own gamma, so seeds one apart
+        // would draw the same keys one draw apart, and fresh keys would collide across workers by accident.
+        long seed = new SplittableRandom(settings.seed() + worker).nextLong();
         return new LoadSettings(settings.clients(), settings.retryRate(), settings.providerLatency(), settings.keys(),
-                settings.duration(), requests, settings.seed() + worker);
+                settings.duration(), requests, seed);
     }
 
     private Path report(int worker) {
