@@ -1,11 +1,11 @@
 package dev.idemlab.lab.load;
 
 import dev.idemlab.idempotency.Outcome;
+import dev.idemlab.lab.http.ChargeRequest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.regex.Matcher;
@@ -23,7 +23,6 @@ final class HttpTarget implements LoadTarget {
     /** Every worker is one client of the demo API: keys are scoped per client, and they must collide. */
     static final String CLIENT = "load";
     private static final Pattern CHARGE_ID = Pattern.compile("\"id\":\"([^\"]+)\"");
-    private static final Duration TIMEOUT = Duration.ofMinutes(2);
 
     private final URI base;
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
@@ -38,7 +37,8 @@ final class HttpTarget implements LoadTarget {
     public void send(int key, ChargeHistory history) {
         HttpResponse<String> answer;
         try {
-            answer = http.send(request(key), HttpResponse.BodyHandlers.ofString());
+            answer = http.send(ChargeRequest.of(base, CLIENT, LoadKeys.orderId(key), LoadKeys.amount(key),
+                    LoadKeys.key(key)), HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
@@ -63,16 +63,6 @@ final class HttpTarget implements LoadTarget {
             throw new UnexpectedStatusException(status);
         }
         history.failed(kind);
-    }
-
-    private HttpRequest request(int key) {
-        return HttpRequest.newBuilder(base.resolve("/orders/" + LoadKeys.orderId(key) + "/charge"))
-                .timeout(TIMEOUT)
-                .header("Authorization", "Bearer " + CLIENT)
-                .header("Content-Type", "application/json")
-                .header("Idempotency-Key", "\"" + LoadKeys.key(key) + "\"")
-                .POST(HttpRequest.BodyPublishers.ofString("{\"amount\":" + LoadKeys.amount(key) + "}"))
-                .build();
     }
 
     /** An HTTP status the load cannot call definite: the request may or may not have charged. */

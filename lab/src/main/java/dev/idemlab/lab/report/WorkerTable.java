@@ -52,10 +52,7 @@ final class WorkerTable {
     private static String[] row(String policy, String worker, String pid, long requests, long handedOff,
                                 double throughput, LatencySummary latency) {
         return new String[] {policy, worker, pid, Long.toString(requests), Long.toString(handedOff),
-            decimal(throughput, 0), decimal(latency.p50(), 2), decimal(latency.p99(), 2), decimal(latency.max(), 2)};
-    }
-
-    private static String decimal(double value, int places) {
-        return String.format(Locale.ROOT, "%." + places + "f", value);
+            LoadColumn.decimal(throughput, 0), LoadColumn.decimal(latency.p50(), 2),
+            LoadColumn.decimal(latency.p99(), 2), LoadColumn.decimal(latency.max(), 2)};
     }
 }
