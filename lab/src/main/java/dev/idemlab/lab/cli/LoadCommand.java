@@ -5,6 +5,7 @@ import dev.idemlab.lab.infra.ProvisioningException;
 import dev.idemlab.lab.infra.ProvisioningOptions;
 import dev.idemlab.lab.infra.StoreBackend;
 import dev.idemlab.lab.infra.StoreBackends;
+import dev.idemlab.lab.load.HttpLoadGenerator;
 import dev.idemlab.lab.load.LoadComparison;
 import dev.idemlab.lab.load.LoadFaults;
 import dev.idemlab.lab.load.LoadGenerator;
@@ -41,7 +42,9 @@ import picocli.CommandLine.Spec;
         description = "Closed-loop clients charge orders through the coordinator; a fraction of requests is re-sent "
                 + "with the same key while the first is still in flight. Each store and policy gets a fresh provider "
                 + "whose ledger is checked at the end: keys charged, duplicate charges, responses that disagree "
-                + "with the ledger. Reports throughput and latency percentiles per store and policy.")
+                + "with the ledger. Reports throughput and latency percentiles per store and policy. With --transport "
+                + "http, worker processes (--workers) send every request over HTTP to one demo payment API behind the "
+                + "Idempotency-Key filter, and the report adds a row per worker.")
 final class LoadCommand implements Callable<Integer> {
 
     static final int MAX_CLIENTS = 1024;
@@ -55,6 +58,9 @@ final class LoadCommand implements Callable<Integer> {
     @Mixin
     StoreOptions store;
 
+    @Mixin
+    HttpLoadOptions overHttp;
+
     @Option(names = "--compare", paramLabel = "STORE[,STORE...]", split = ",", hideParamSyntax = true,
             description = "Compare these stores (comma-separated: memory, redis, postgres, redis-cluster), one after the other, "
                     + "instead of --store. A store whose server cannot be had is reported and fails the run; the "
@@ -66,7 +72,8 @@ final class LoadCommand implements Callable<Integer> {
     PolicyChoice policy;
 
     @Option(names = "--clients", paramLabel = "N", defaultValue = "32",
-            description = "Client threads, each with one request and at most one duplicate in flight; 1 to "
+            description = "Client threads (per worker with --transport http), each with one request and at most one "
+                    + "duplicate in flight; 1 to "
                     + MAX_CLIENTS + ". Default: ${DEFAULT-VALUE}.")
     int clients;
 
@@ -142,6 +149,8 @@ final class LoadCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException, IOException {
+        int workers = overHttp.workers(library != null, rate != null,
+                stall != null || "on".equals(downstreamKey) || storePatienceMs != null, requests);
         if (library != null) {
             // The peers' load: each library driven with concurrent duplicates, counted against the ledger.
             return spec.root().commandLine().execute("peers", "--library", library, "--load");
@@ -158,8 +167,9 @@ final class LoadCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         List<LabPolicy> policies = policy.policies();
         LoadFaults faults = faults(stores);
-        LoadGenerator generator = new LoadGenerator(settings,
-                ((LabCommand) spec.root().userObject()).coordinators(), progress(err), faults);
+        Loader loader = workers > 0 ? new HttpLoadGenerator(settings, workers, progress(err))::run
+                : new LoadGenerator(settings, ((LabCommand) spec.root().userObject()).coordinators(), progress(err),
+                        faults)::run;
         List<LoadRun> runs = new ArrayList<>();
         List<String> notLoaded = new ArrayList<>();
         for (String name : stores) {
@@ -177,7 +187,7 @@ final class LoadCommand implements Callable<Integer> {
             try (backend) {
                 for (LabPolicy each : policies) {
                     try {
-                        runs.add(generator.run(backend, each));
+                        runs.add(loader.run(backend, each));
                     } catch (IllegalArgumentException cannotStall) {
                         throw new UsageException("--stall: " + cannotStall.getMessage());
                     }
@@ -350,6 +360,11 @@ final class LoadCommand implements Callable<Integer> {
     private static Path write(Path file, String text) throws IOException {
         Files.writeString(file, text, StandardCharsets.UTF_8);
         return file;
+    }
+
+    /** Loads one store under one policy: in process, or over HTTP from worker processes. */
+    private interface Loader {
+        LoadRun run(StoreBackend backend, LabPolicy policy) throws IOException, InterruptedException;
     }
 
     /** On a terminal, a line rewritten every second; otherwise one line per finished store and policy. */

@@ -69,6 +69,24 @@ public final class ChargeHistory {
         errors.get(kind).increment();
     }
 
+    /**
+     * Adds what a history recorded in another process holds (a load worker's, read back by the parent):
+     * its counts of requests sent, answers by outcome and errors by kind.
+     */
+    void addCounts(long invocationCount, Map<Outcome, Long> answerCounts, Map<ErrorKind, Long> errorCounts) {
+        invocations.add(invocationCount);
+        answerCounts.forEach((outcome, count) -> answers.get(outcome).add(count));
+        errorCounts.forEach((kind, count) -> errors.get(kind).add(count));
+    }
+
+    /** Adds that {@code responses} callers of {@code key} got charge number {@code chargeNumber} in another process. */
+    void addResponses(int key, int chargeNumber, long responses) {
+        ResponseTable stripe = stripes[Math.floorMod(key, STRIPES)];
+        synchronized (stripe) {
+            stripe.add(key, chargeNumber, responses);
+        }
+    }
+
     /** How many requests were sent. */
     public long invocations() {
         return invocations.sum();

@@ -43,7 +43,8 @@ final class LatencyRecorder {
         return histogram;
     }
 
-    private static Histogram newHistogram() {
+    /** An empty histogram of this range and precision. */
+    static Histogram newHistogram() {
         return new Histogram(1, HIGHEST_MICROS, SIGNIFICANT_DIGITS);
     }
 }

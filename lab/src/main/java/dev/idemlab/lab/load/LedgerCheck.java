@@ -45,6 +45,15 @@ public record LedgerCheck(LabPolicy policy, long requests, long answered, int ke
         return responsesNotInLedger + (policy.promisesExactlyOnce() ? splitKeys : 0);
     }
 
+    /**
+     * This check with {@code waits} as its waits: over HTTP a waited replay looks like any other replay
+     * to its caller, so the service's coordinator counts them instead.
+     */
+    LedgerCheck withWaits(long waits) {
+        return new LedgerCheck(policy, requests, answered, keysCharged, charges, duplicateCharges, responsesNotInLedger,
+                splitKeys, inProgress, waits, indeterminate, errors, storageErrors, unattributedCharges);
+    }
+
     /** Whether the run kept what its policy promises; see {@link #failures()}. */
     public boolean passed() {
         return failures().isEmpty();

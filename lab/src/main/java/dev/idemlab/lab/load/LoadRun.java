@@ -2,6 +2,7 @@ package dev.idemlab.lab.load;
 
 import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.lab.infra.ServerInfo;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -16,10 +17,17 @@ import java.util.Objects;
  *     history and ledger still reachable: what bounded memory means here
  * @param historyBytes roughly the bytes the run's charge history held at the end
  * @param stallsMade how many times the store's server was stalled during the run
+ * @param workers over HTTP, each worker process's share, in worker order; empty in process
  */
 public record LoadRun(ServerInfo server, LedgerCheck check, LatencySummary latency, long elapsedNanos,
                       long retriesSent, long heapUsedBytes,
-                      long historyBytes, int stallsMade) {
+                      long historyBytes, int stallsMade, List<WorkerRun> workers) {
+
+    /** A run in process. */
+    public LoadRun(ServerInfo server, LedgerCheck check, LatencySummary latency, long elapsedNanos, long retriesSent,
+                   long heapUsedBytes, long historyBytes, int stallsMade) {
+        this(server, check, latency, elapsedNanos, retriesSent, heapUsedBytes, historyBytes, stallsMade, List.of());
+    }
 
     /** A run without stalls. */
     public LoadRun(ServerInfo server, LedgerCheck check, LatencySummary latency, long elapsedNanos, long retriesSent,
@@ -31,6 +39,7 @@ public record LoadRun(ServerInfo server, LedgerCheck check, LatencySummary laten
         Objects.requireNonNull(server, "server");
         Objects.requireNonNull(check, "check");
         Objects.requireNonNull(latency, "latency");
+        workers = List.copyOf(workers);
     }
 
     /** The policy the run used. */

@@ -1,18 +1,10 @@
 package dev.idemlab.lab.load;
 
-import dev.idemlab.idempotency.Fingerprint;
-import dev.idemlab.idempotency.IdempotencyCoordinator;
-import dev.idemlab.idempotency.IdempotentCall;
-import dev.idemlab.idempotency.IdempotentResult;
-import dev.idemlab.idempotency.ResultCodec;
-import dev.idemlab.provider.Charge;
-import dev.idemlab.provider.FakePaymentProvider;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutorService;
@@ -30,20 +22,25 @@ import java.util.concurrent.atomic.AtomicLong;
  * random delay no longer than the provider's latency, so it lands while the first is in flight or
  * just done, like a client that timed out and retried), then send the request itself.
  *
+ * <p>With a {@link DuplicateRelay} (the load's worker processes), a client hands its duplicate to
+ * another worker instead, and the retry pool sends the duplicates other workers handed to this one
+ * ({@link #acceptDuplicate}), so that the same key arrives concurrently from two processes.
+ *
  * <p>Bounded everywhere: two fixed pools of {@code clients} threads, a retry queue of {@code clients}
- * slots that can never overflow (each client has at most one duplicate outstanding), and a stop by
- * deadline or by request count. Used by one thread; its pools are its own.
+ * slots that can never overflow (each client has at most one duplicate outstanding; a relayed
+ * duplicate waits for a free slot), and a stop by deadline or by request count. Used by one thread;
+ * its pools are its own.
  */
 final class LoadSession implements LoadDriver {
 
     private static final Logger LOG = LoggerFactory.getLogger(LoadSession.class);
-    private static final ResultCodec<Charge> CHARGE = ResultCodec.json(Charge.class);
     /** Past the stop, in-flight requests get this long (plus a WAIT's own timeout) to answer. */
-    private static final Duration DRAIN = Duration.ofSeconds(30);
+    static final Duration DRAIN = Duration.ofSeconds(30);
 
     private final LoadSettings settings;
-    private final IdempotencyCoordinator coordinator;
-    private final FakePaymentProvider provider;
+    private final LoadTarget target;
+    private final Duration waitTimeout;
+    private final DuplicateRelay relay;
     private final ChargeHistory history;
     private final LatencyRecorder latencies;
     private final AtomicLong permits;
@@ -51,36 +48,54 @@ final class LoadSession implements LoadDriver {
     private final AtomicLong completed = new AtomicLong();
     /** The types of unexpected exceptions already logged by this JVM: one line per type, not per request. */
     private static final Set<Class<?>> UNEXPECTED = ConcurrentHashMap.newKeySet();
+    private final ExecutorService clientPool;
+    private final ThreadPoolExecutor retryPool;
+    /** Free slots of the retry pool (its threads and its queue) for duplicates relayed from other workers. */
+    private final Semaphore relayedSlots;
     private volatile long deadlineNanos;
 
-    LoadSession(LoadSettings settings, IdempotencyCoordinator coordinator, FakePaymentProvider provider,
+    /**
+     * @param target where each request goes
+     * @param waitTimeout how long a WAIT may hold a request, added to the drain past the stop
+     * @param relay where duplicates go to be sent by another process, or {@code null} to send them here
+     */
+    LoadSession(LoadSettings settings, LoadTarget target, Duration waitTimeout, DuplicateRelay relay,
                 ChargeHistory history, LatencyRecorder latencies) {
         this.settings = settings;
-        this.coordinator = coordinator;
-        this.provider = provider;
+        this.target = target;
+        this.waitTimeout = waitTimeout;
+        this.relay = relay;
         this.history = history;
         this.latencies = latencies;
         this.permits = new AtomicLong(settings.stopsByCount() ? settings.requests() : Long.MAX_VALUE);
+        int clients = settings.clients();
+        clientPool = Executors.newFixedThreadPool(clients, threads("load-client-"));
+        retryPool = new ThreadPoolExecutor(clients, clients, 0, TimeUnit.MILLISECONDS,
+                new ArrayBlockingQueue<>(clients), threads("load-retry-"));
+        relayedSlots = new Semaphore(2 * clients);
+    }
+
+    /** A session in this JVM: duplicates are sent by its own retry pool. */
+    LoadSession(LoadSettings settings, LoadTarget target, Duration waitTimeout, ChargeHistory history,
+                LatencyRecorder latencies) {
+        this(settings, target, waitTimeout, null, history, latencies);
     }
 
     /** Runs until the deadline or the count, then waits for every request in flight to answer. */
     @Override
     public void run() throws InterruptedException {
         int clients = settings.clients();
-        ExecutorService clientPool = Executors.newFixedThreadPool(clients, threads("load-client-"));
-        ThreadPoolExecutor retryPool = new ThreadPoolExecutor(clients, clients, 0, TimeUnit.MILLISECONDS,
-                new ArrayBlockingQueue<>(clients), threads("load-retry-"));
         deadlineNanos = settings.stopsByCount() ? Long.MAX_VALUE
                 : System.nanoTime() + settings.duration().toNanos();
         try {
             for (int client = 0; client < clients; client++) {
                 int id = client;
-                clientPool.execute(() -> clientLoop(id, retryPool));
+                clientPool.execute(() -> clientLoop(id));
             }
             clientPool.shutdown();
-            long drainNanos = DRAIN.plus(coordinator.config().waitTimeout()).toNanos();
+            long drainNanos = DRAIN.plus(waitTimeout).toNanos();
             long limit = settings.stopsByCount() ? Long.MAX_VALUE / 2 : settings.duration().toNanos() + drainNanos;
-            awaitBoth(clientPool, retryPool, limit);
+            awaitBoth(limit);
         } finally {
             clientPool.shutdownNow();
             retryPool.shutdownNow();
@@ -99,27 +114,53 @@ final class LoadSession implements LoadDriver {
         return retriesSent.get();
     }
 
-    private void clientLoop(int client, ThreadPoolExecutor retryPool) {
+    /**
+     * Sends a duplicate another worker handed to this one, after {@code delayNanos}, on the retry pool;
+     * waits while the pool is full.
+     *
+     * @throws InterruptedException if interrupted while waiting for a free slot
+     */
+    void acceptDuplicate(int key, long delayNanos) throws InterruptedException {
+        relayedSlots.acquire();
+        retryPool.execute(() -> {
+            try {
+                sendAfter(delayNanos, key);
+            } finally {
+                relayedSlots.release();
+            }
+        });
+    }
+
+    private void clientLoop(int client) {
         SplittableRandom random = new SplittableRandom(settings.seed() * 0x9E3779B97F4A7C15L + client);
         Semaphore duplicateOutstanding = new Semaphore(1);
         long latencyNanos = settings.providerLatency().toNanos();
         while (claim()) {
             int key = random.nextInt(settings.keys());
             if (random.nextDouble() < settings.retryRate() && claim()) {
-                duplicateOutstanding.acquireUninterruptibly();
                 long delayNanos = latencyNanos == 0 ? 0 : random.nextLong(latencyNanos + 1);
                 retriesSent.incrementAndGet();
-                retryPool.execute(() -> {
-                    try {
-                        sendAfter(delayNanos, key);
-                    } finally {
-                        duplicateOutstanding.release();
-                    }
-                });
+                duplicate(key, delayNanos, duplicateOutstanding);
             }
             send(key);
         }
         duplicateOutstanding.acquireUninterruptibly();
+    }
+
+    /** Sends the duplicate after {@code delayNanos}: from this session's retry pool, or from another worker. */
+    private void duplicate(int key, long delayNanos, Semaphore duplicateOutstanding) {
+        if (relay != null) {
+            relay.handOff(key, delayNanos);
+            return;
+        }
+        duplicateOutstanding.acquireUninterruptibly();
+        retryPool.execute(() -> {
+            try {
+                sendAfter(delayNanos, key);
+            } finally {
+                duplicateOutstanding.release();
+            }
+        });
     }
 
     private boolean claim() {
@@ -136,7 +177,7 @@ final class LoadSession implements LoadDriver {
         send(key);
     }
 
-    /** One request through the coordinator to the provider; records its answer and latency, never throws. */
+    /** One request to the target; records its answer and latency, never throws. */
     private void send(int key) {
         send(key, System.nanoTime());
     }
@@ -146,16 +187,9 @@ final class LoadSession implements LoadDriver {
      * request's intended start, so the time it waited for a free client counts.
      */
     void send(int key, long start) {
-        String idempotencyKey = LoadKeys.key(key);
-        String orderId = LoadKeys.orderId(key);
-        long amount = LoadKeys.amount(key);
         history.invoked();
         try {
-            IdempotentCall call = IdempotentCall.of(LoadKeys.OPERATION, idempotencyKey,
-                    Fingerprint.ofFields(Map.of("order_id", orderId, "amount", amount)));
-            IdempotentResult<Charge> result = coordinator.call(call, CHARGE,
-                    () -> provider.charge(orderId, amount, idempotencyKey));
-            history.answered(key, result.value().id(), result.outcome());
+            target.send(key, history);
         } catch (RuntimeException e) {
             ErrorKind kind = ErrorKind.of(e);
             if (kind != null) {
@@ -170,13 +204,16 @@ final class LoadSession implements LoadDriver {
         completed.incrementAndGet();
     }
 
-    private static void awaitBoth(ExecutorService clients, ExecutorService retries, long limitNanos)
-            throws InterruptedException {
+    private void awaitBoth(long limitNanos) throws InterruptedException {
         long end = System.nanoTime() + limitNanos;
-        clients.awaitTermination(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
+        clientPool.awaitTermination(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
+        if (relay != null) {
+            // Other workers hand this one duplicates until every worker's clients are done.
+            relay.awaitLastDuplicate();
+        }
         // Only now: a client hands its duplicates to the retry pool until its loop ends.
-        retries.shutdown();
-        retries.awaitTermination(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
+        retryPool.shutdown();
+        retryPool.awaitTermination(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
     }
 
     private static ThreadFactory threads(String prefix) {

@@ -31,23 +31,31 @@ final class ResponseTable {
 
     /** Records that one caller of {@code key} got charge number {@code chargeNumber}. */
     void add(int key, int chargeNumber) {
+        add(key, chargeNumber, 1);
+    }
+
+    /**
+     * Records that {@code responses} callers of {@code key} got charge number {@code chargeNumber}: one
+     * caller at a time in this JVM, or a whole count from another process's history.
+     */
+    void add(int key, int chargeNumber, long responses) {
         if (key < 0) {
             throw new IllegalArgumentException("key index must not be negative: " + key);
         }
         int slot = slotOf(key, keys);
         if (keys[slot] == EMPTY) {
             keys[slot] = key;
-            values[slot] = pack(chargeNumber, 1);
+            values[slot] = pack(chargeNumber, 0);
             if (++size * 4 > keys.length * 3) {
                 grow();
+                slot = slotOf(key, keys);
             }
-            return;
         }
         long packed = values[slot];
-        if ((int) (packed >>> 32) == chargeNumber && (packed & COUNT_MASK) < COUNT_MASK) {
-            values[slot] = packed + 1;
+        if ((int) (packed >>> 32) == chargeNumber && (packed & COUNT_MASK) + responses <= COUNT_MASK) {
+            values[slot] = packed + responses;
         } else {
-            otherCharges.computeIfAbsent(key, k -> new HashMap<>(2)).merge(chargeNumber, 1L, Long::sum);
+            otherCharges.computeIfAbsent(key, k -> new HashMap<>(2)).merge(chargeNumber, responses, Long::sum);
         }
     }
 

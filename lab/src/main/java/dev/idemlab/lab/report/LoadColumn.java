@@ -53,7 +53,8 @@ record LoadColumn(String heading, String csvName, Function<LoadRun, String> cell
         return Long.toString(value);
     }
 
-    private static String decimal(double value, int places) {
+    /** {@code value} with {@code places} decimals, in the root locale. */
+    static String decimal(double value, int places) {
         return String.format(Locale.ROOT, "%." + places + "f", value);
     }
 }

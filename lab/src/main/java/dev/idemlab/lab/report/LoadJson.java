@@ -5,10 +5,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.idemlab.lab.load.ErrorKind;
+import dev.idemlab.lab.load.LatencySummary;
 import dev.idemlab.lab.load.LedgerCheck;
 import dev.idemlab.lab.load.LoadComparison;
 import dev.idemlab.lab.load.LoadRun;
 import dev.idemlab.lab.load.LoadSettings;
+import dev.idemlab.lab.load.WorkerRun;
 import java.io.UncheckedIOException;
 
 /**
@@ -88,11 +90,23 @@ final class LoadJson {
         }
         node.put("elapsedMs", run.elapsedNanos() / 1_000_000)
                 .put("throughputPerSecond", Math.round(run.throughput()));
-        node.putObject("latencyMs").put("count", run.latency().count()).put("p50", run.latency().p50())
-                .put("p90", run.latency().p90()).put("p99", run.latency().p99())
-                .put("p99.9", run.latency().p999()).put("max", run.latency().max());
+        node.set("latencyMs", latency(run.latency()));
+        node.put("transport", run.workers().isEmpty() ? "in-process" : "http");
+        for (WorkerRun worker : run.workers()) {
+            ObjectNode row = node.withArray("workers").addObject().put("worker", worker.worker()).put("pid", worker.pid())
+                    .put("requests", worker.requests()).put("duplicatesHandedOff", worker.retriesSent())
+                    .put("elapsedMs", worker.elapsedNanos() / 1_000_000)
+                    .put("throughputPerSecond", Math.round(worker.throughput()));
+            row.set("latencyMs", latency(worker.latency()));
+        }
         node.put("heapUsedAfterGcMb", Math.round(run.heapUsedBytes() / 1048576.0 * 10) / 10.0);
         node.put("historyMb", Math.round(run.historyBytes() / 1048576.0 * 10) / 10.0);
         return node;
+    }
+
+    private static ObjectNode latency(LatencySummary latency) {
+        return MAPPER.createObjectNode().put("count", latency.count()).put("p50", latency.p50())
+                .put("p90", latency.p90()).put("p99", latency.p99())
+                .put("p99.9", latency.p999()).put("max", latency.max());
     }
 }

@@ -79,6 +79,10 @@ public final class LoadReport {
             rows.add(columns.stream().map(LoadColumn::heading).toArray(String[]::new));
             runs.forEach(run -> rows.add(columns.stream().map(c -> c.cell().apply(run)).toArray(String[]::new)));
             padded(rows, out);
+            if (WorkerTable.applies(runs)) {
+                out.append('\n').append(WorkerTable.title(runs, comparison.settings().clients())).append('\n');
+                padded(WorkerTable.rows(runs), out);
+            }
         }
         return out.append('\n').append(verdict(comparison)).toString();
     }
@@ -97,6 +101,17 @@ public final class LoadReport {
         for (LoadRun run : comparison.runs()) {
             out.append("| ").append(columns.stream().map(c -> c.cell().apply(run)).collect(Collectors.joining(" | ")))
                     .append(" |\n");
+        }
+        for (String store : comparison.stores()) {
+            List<LoadRun> runs = runsOf(comparison, store);
+            if (WorkerTable.applies(runs)) {
+                out.append("\n").append(store).append(" ").append(WorkerTable.title(runs, comparison.settings().clients()))
+                        .append(":\n\n");
+                List<String[]> rows = WorkerTable.rows(runs);
+                out.append("| ").append(String.join(" | ", rows.get(0))).append(" |\n|")
+                        .append("---|".repeat(rows.get(0).length)).append('\n');
+                rows.subList(1, rows.size()).forEach(row -> out.append("| ").append(String.join(" | ", row)).append(" |\n"));
+            }
         }
         return out.append('\n').append(verdict(comparison).replace("\n  ", "\n* ")).toString();
     }

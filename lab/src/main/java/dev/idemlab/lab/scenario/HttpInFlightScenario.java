@@ -2,6 +2,7 @@ package dev.idemlab.lab.scenario;
 
 import dev.idemlab.idempotency.IdempotencyConfig;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
+import dev.idemlab.lab.http.ChargeRequest;
 import dev.idemlab.lab.http.DemoServer;
 import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.provider.FakePaymentProvider;
@@ -10,7 +11,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -144,14 +144,8 @@ public final class HttpInFlightScenario implements Scenario {
     }
 
     private HttpResponse<String> send(URI uri, String key, long amount) throws IOException, InterruptedException {
-        HttpRequest request = HttpRequest.newBuilder(uri.resolve("/orders/" + ScenarioSettings.ORDER_ID + "/charge"))
-                .timeout(Duration.ofMinutes(2))
-                .header("Authorization", "Bearer " + CLIENT)
-                .header("Content-Type", "application/json")
-                .header("Idempotency-Key", "\"" + key.replace("\\", "\\\\").replace("\"", "\\\"") + "\"")
-                .POST(HttpRequest.BodyPublishers.ofString("{\"amount\":" + amount + "}"))
-                .build();
-        return http.send(request, HttpResponse.BodyHandlers.ofString());
+        return http.send(ChargeRequest.of(uri, CLIENT, ScenarioSettings.ORDER_ID, amount, key),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     private static void sleepUntil(long atNanos) {
