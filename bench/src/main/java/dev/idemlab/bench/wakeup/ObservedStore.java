@@ -1,6 +1,5 @@
 package dev.idemlab.bench.wakeup;
 
-import dev.idemlab.idempotency.spi.CompletionNotifications;
 import dev.idemlab.idempotency.spi.ForwardingIdempotencyStore;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.idempotency.spi.Reservation;
@@ -10,16 +9,14 @@ import java.util.concurrent.Semaphore;
 
 /**
  * A real store that tells the harness when a caller found the key held (so the holder is released
- * only once every waiter waits), and keeps the store's notifications. Thread-safe.
+ * only once every waiter waits); the store's notifications pass through. Thread-safe.
  */
-final class ObservedStore extends ForwardingIdempotencyStore implements CompletionNotifications {
+final class ObservedStore extends ForwardingIdempotencyStore {
 
-    private final CompletionNotifications notifications;
     final Semaphore foundHeld = new Semaphore(0);
 
     ObservedStore(IdempotencyStore store) {
         super(store);
-        this.notifications = store instanceof CompletionNotifications notifying ? notifying : null;
     }
 
     @Override
@@ -29,11 +26,6 @@ final class ObservedStore extends ForwardingIdempotencyStore implements Completi
             foundHeld.release();
         }
         return answer;
-    }
-
-    @Override
-    public Subscription subscribe(String namespace, Listener listener) {
-        return notifications == null ? () -> { } : notifications.subscribe(namespace, listener);
     }
 
     @Override

@@ -146,7 +146,8 @@ public final class WakeUpHarness {
 
     private static String subscriptionCost(dev.idemlab.idempotency.spi.IdempotencyStore store) {
         try (store) {
-            if (!(store instanceof CompletionNotifications notifying)) {
+            CompletionNotifications notifying = CompletionNotifications.of(store);
+            if (notifying == null) {
                 return "no notifications";
             }
             notifying.subscribe("warm:up", () -> { }).close(); // opens the subscriber connection once

@@ -1,6 +1,5 @@
 package dev.idemlab.idempotency;
 
-import dev.idemlab.idempotency.spi.CompletionNotifications;
 import dev.idemlab.idempotency.spi.ForwardingIdempotencyStore;
 import dev.idemlab.idempotency.spi.IdempotencyRecord;
 import dev.idemlab.idempotency.store.memory.InMemoryIdempotencyStore;
@@ -29,23 +28,16 @@ class WaitersWokenByTheStoreTest {
     private final ExecutorService callers = Executors.newCachedThreadPool();
 
     /** The memory store, which notifies, counting the reads its waiters make. */
-    private final class CountingStore extends ForwardingIdempotencyStore implements CompletionNotifications {
-        private final InMemoryIdempotencyStore memory;
+    private final class CountingStore extends ForwardingIdempotencyStore {
 
         CountingStore(InMemoryIdempotencyStore memory) {
             super(stage.observe(memory));
-            this.memory = memory;
         }
 
         @Override
         public Optional<IdempotencyRecord> lookup(String namespace) {
             lookups.incrementAndGet();
             return super.lookup(namespace);
-        }
-
-        @Override
-        public Subscription subscribe(String namespace, Listener listener) {
-            return memory.subscribe(namespace, listener);
         }
     }
 

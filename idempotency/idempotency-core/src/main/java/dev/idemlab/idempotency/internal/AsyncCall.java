@@ -136,9 +136,10 @@ final class AsyncCall<T, E extends Exception> {
                         ? () -> settleGuarded(completed.record()) : this::attempt);
             }
         };
-        boolean notified = store instanceof CompletionNotifications;
+        CompletionNotifications notifications = CompletionNotifications.of(store);
+        boolean notified = notifications != null;
         if (notified) {
-            subscription[0] = ((CompletionNotifications) store).subscribe(call.namespace(), resume);
+            subscription[0] = notifications.subscribe(call.namespace(), resume);
         }
         long poll = notified ? config.safetyPollInterval().toNanos() : config.maxPollInterval().toNanos();
         long untilLeaseEnds = seen.leaseRemaining().toNanos() + TimeUnit.MILLISECONDS.toNanos(1);

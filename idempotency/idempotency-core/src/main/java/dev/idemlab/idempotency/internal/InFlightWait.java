@@ -51,7 +51,7 @@ final class InFlightWait {
     InFlightWait(IdempotencyStore store, IdempotencyConfig config, Ticker ticker,
                  Consumer<IdempotencyStoreException> survivedStorageError) {
         this.store = store;
-        this.notifications = store instanceof CompletionNotifications notifying ? notifying : null;
+        this.notifications = CompletionNotifications.of(store);
         this.ticker = ticker;
         this.survivedStorageError = survivedStorageError;
         this.timeoutNanos = config.waitTimeout().toNanos();

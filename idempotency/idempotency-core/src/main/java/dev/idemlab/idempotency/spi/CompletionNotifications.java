@@ -29,6 +29,23 @@ public interface CompletionNotifications {
      */
     Subscription subscribe(String namespace, Listener listener);
 
+    /**
+     * Whether this store sends notifications at all. A store that wraps another one (a
+     * {@link ForwardingIdempotencyStore}) passes its notifications on and says {@code false} when the
+     * store it wraps sends none; its waiters then poll.
+     */
+    default boolean notifying() {
+        return true;
+    }
+
+    /**
+     * The notifications of {@code store}, or {@code null} when it sends none (it does not implement
+     * this interface, or it wraps a store that does not).
+     */
+    static CompletionNotifications of(IdempotencyStore store) {
+        return store instanceof CompletionNotifications notifications && notifications.notifying() ? notifications : null;
+    }
+
     /** {@link #subscribe(String, Listener)} for a listener that only needs to know that it ended. */
     default Subscription subscribe(String namespace, Runnable listener) {
         Objects.requireNonNull(listener, "listener");

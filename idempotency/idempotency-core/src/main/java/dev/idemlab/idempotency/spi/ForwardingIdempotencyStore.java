@@ -7,9 +7,11 @@ import java.util.Optional;
 /**
  * A store that passes every call to another one: extend it and override the call to decorate, for
  * instance to time or trace it, or in a test to watch or fault it (a lost reply, a signal to a latch)
- * while the real store still answers. Thread-safe if the delegate and the overrides are.
+ * while the real store still answers. The wrapped store's {@link CompletionNotifications}, if it sends
+ * any, are passed on too, so waiters on a decorated store are still woken rather than polling.
+ * Thread-safe if the delegate and the overrides are.
  */
-public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
+public abstract class ForwardingIdempotencyStore implements IdempotencyStore, CompletionNotifications {
 
     private final IdempotencyStore delegate;
 
@@ -44,6 +46,25 @@ public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
     @Override
     public Optional<IdempotencyRecord> lookup(String namespace) {
         return delegate.lookup(namespace);
+    }
+
+    @Override
+    public boolean notifying() {
+        return CompletionNotifications.of(delegate) != null;
+    }
+
+    /**
+     * Subscribes to the wrapped store's notifications.
+     *
+     * @throws UnsupportedOperationException when it sends none ({@link #notifying()} is false)
+     */
+    @Override
+    public Subscription subscribe(String namespace, Listener listener) {
+        CompletionNotifications notifications = CompletionNotifications.of(delegate);
+        if (notifications == null) {
+            throw new UnsupportedOperationException(delegate.describe().name() + " sends no notifications");
+        }
+        return notifications.subscribe(namespace, listener);
     }
 
     @Override
