@@ -432,26 +432,7 @@ public abstract class IdempotencyStoreContract {
     // ---- notifications, for stores that wake their waiters ----
 
     @Test
-    void aSubscriberIsToldWhenTheReservationCompletesAndWhenItIsReleased() throws Exception {
-        CompletionNotifications notifying = CompletionNotifications.of(store());
-        assumeTrue(notifying != null, "the store polls; it sends no notifications");
-        String completed = namespace();
-        String released = namespace();
-        store().reserve(completed, "t1", FP, LEASE);
-        store().reserve(released, "t2", FP, LEASE);
-        CountDownLatch toldCompleted = new CountDownLatch(1);
-        CountDownLatch toldReleased = new CountDownLatch(1);
-        try (CompletionNotifications.Subscription a = notifying.subscribe(completed, toldCompleted::countDown);
-             CompletionNotifications.Subscription b = notifying.subscribe(released, toldReleased::countDown)) {
-            store().complete(completed, "t1", FP, StoredResult.of("1"), TTL);
-            store().release(released, "t2");
-            assertThat(toldCompleted.await(10, TimeUnit.SECONDS)).as("told of the completion").isTrue();
-            assertThat(toldReleased.await(10, TimeUnit.SECONDS)).as("told of the release").isTrue();
-        }
-    }
-
-    @Test
-    void whatANotificationSaysOfTheEndingIsTheTruth() throws Exception {
+    void aSubscriberIsToldWhenTheReservationCompletesAndWhenItIsReleasedAndWhatItIsToldIsTrue() throws Exception {
         CompletionNotifications notifying = CompletionNotifications.of(store());
         assumeTrue(notifying != null, "the store polls; it sends no notifications");
         String completed = namespace();
