@@ -86,7 +86,8 @@ $$;
 
 -- complete: the holder's own live reservation, or a key nobody holds (its row expired or was swept),
 -- becomes the completed record; anyone else's live row stops it. True if it wrote; a watched row's
--- waiters are told the record.
+-- waiters are told the record. The common case, the holder's own row, is a plain UPDATE; only a
+-- late completion of a swept row inserts.
 CREATE OR REPLACE FUNCTION ${table}_complete(p_namespace text, p_token text, p_fingerprint text,
         p_result_json text, p_not_stored_reason text, p_ttl_us bigint)
 RETURNS boolean LANGUAGE plpgsql AS $$
@@ -95,17 +96,22 @@ DECLARE
     v_watched boolean;
     v_payload text;
 BEGIN
-    INSERT INTO ${table} AS r (namespace, state, token, fingerprint, result_json, not_stored_reason, expires_at, fence)
-    VALUES (p_namespace, 'completed', NULL, p_fingerprint, p_result_json, p_not_stored_reason,
-            now() + p_ttl_us * interval '1 microsecond', NULL)
-    ON CONFLICT (namespace) DO UPDATE SET state = 'completed', token = NULL,
-        fingerprint = CASE WHEN r.expires_at <= now() THEN excluded.fingerprint ELSE r.fingerprint END,
-        result_json = excluded.result_json, not_stored_reason = excluded.not_stored_reason,
-        expires_at = excluded.expires_at
-    WHERE r.expires_at <= now() OR (r.state = 'pending' AND r.token = p_token)
+    UPDATE ${table} AS r SET state = 'completed', token = NULL,
+        fingerprint = CASE WHEN r.expires_at <= now() THEN p_fingerprint ELSE r.fingerprint END,
+        result_json = p_result_json, not_stored_reason = p_not_stored_reason,
+        expires_at = now() + p_ttl_us * interval '1 microsecond'
+    WHERE r.namespace = p_namespace AND (r.expires_at <= now() OR (r.state = 'pending' AND r.token = p_token))
     RETURNING r.fingerprint, r.watched INTO v_fingerprint, v_watched;
     IF NOT FOUND THEN
-        RETURN false;
+        -- No row, or a live one of someone else's, which stops the insert too.
+        INSERT INTO ${table} (namespace, state, token, fingerprint, result_json, not_stored_reason, expires_at)
+        VALUES (p_namespace, 'completed', NULL, p_fingerprint, p_result_json, p_not_stored_reason,
+                now() + p_ttl_us * interval '1 microsecond')
+        ON CONFLICT (namespace) DO NOTHING
+        RETURNING fingerprint, watched INTO v_fingerprint, v_watched;
+        IF NOT FOUND THEN
+            RETURN false;
+        END IF;
     END IF;
     IF v_watched THEN
         v_payload := ${table}_ending('c', p_namespace, p_token, v_fingerprint,
