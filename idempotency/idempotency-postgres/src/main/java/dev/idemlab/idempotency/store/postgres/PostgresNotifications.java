@@ -76,8 +76,9 @@ final class PostgresNotifications implements AutoCloseable {
                 try (Statement statement = connection.createStatement()) {
                     statement.execute("LISTEN " + channel);
                 }
-                listening = true;
                 listeners.fireAll(); // anything that ended while no one listened
+                // Set after that wake-up, so a subscriber that start() let through is told only real endings.
+                listening = true;
                 pause = 100;
                 PGConnection pg = connection.unwrap(PGConnection.class);
                 while (!closed) {
