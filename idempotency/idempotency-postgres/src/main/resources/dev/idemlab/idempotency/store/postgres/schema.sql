@@ -35,9 +35,10 @@ CREATE INDEX IF NOT EXISTS ${table}_expires_at_idx ON ${table} (expires_at);
 -- per session; a replay is then one index lookup. Expiry is the transaction's now(), one instant.
 
 -- reserve: the live row in the way (acquired false, with the record's columns), or a new reservation
--- taking over an absent or expired row, or the caller's own (acquired true, with its fence). A row
--- inserted by a concurrent reserve after the look is seen by the next look, each statement of a
--- volatile function taking a fresh snapshot.
+-- of an absent key, or one taking over an expired row or the caller's own (acquired true, with its
+-- fence). A plain insert first, since a fresh key is the common case after the look, and a takeover
+-- only when a row is there. A row written by a concurrent reserve after the look is seen by the next
+-- look, each statement of a volatile function taking a fresh snapshot.
 CREATE OR REPLACE FUNCTION ${table}_reserve(p_namespace text, p_token text, p_fingerprint text, p_lease_us bigint,
         OUT acquired boolean, OUT state text, OUT token text, OUT fingerprint text, OUT result_json text,
         OUT not_stored_reason text, OUT remaining_us bigint, OUT fence bigint)
@@ -54,14 +55,20 @@ BEGIN
         IF FOUND THEN
             RETURN;
         END IF;
-        INSERT INTO ${table} AS r (namespace, state, token, fingerprint, expires_at, fence)
+        INSERT INTO ${table} (namespace, state, token, fingerprint, expires_at, fence)
         VALUES (p_namespace, 'pending', p_token, p_fingerprint, now() + p_lease_us * interval '1 microsecond',
                 nextval('${table}_fence_seq'))
-        ON CONFLICT (namespace) DO UPDATE SET state = excluded.state, token = excluded.token,
-            fingerprint = excluded.fingerprint, result_json = NULL, not_stored_reason = NULL,
-            expires_at = excluded.expires_at, fence = excluded.fence, watched = false
-        WHERE r.expires_at <= now() OR (r.state = 'pending' AND r.token = excluded.token)
-        RETURNING r.fence INTO fence;
+        ON CONFLICT (namespace) DO NOTHING
+        RETURNING fence INTO fence;
+        IF NOT FOUND THEN
+            UPDATE ${table} AS r SET state = 'pending', token = p_token, fingerprint = p_fingerprint,
+                result_json = NULL, not_stored_reason = NULL,
+                expires_at = now() + p_lease_us * interval '1 microsecond',
+                fence = nextval('${table}_fence_seq'), watched = false
+            WHERE r.namespace = p_namespace
+              AND (r.expires_at <= now() OR (r.state = 'pending' AND r.token = p_token))
+            RETURNING r.fence INTO fence;
+        END IF;
         IF FOUND THEN
             acquired := true;
             RETURN;
