@@ -29,7 +29,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Every operation is one statement in its own autocommit transaction: {@code reserve} calls the
  * table's reserve function, which reads the live row and, only when there is none, inserts the
- * reservation ({@code INSERT ... ON CONFLICT DO UPDATE ... WHERE <expired>}); {@code complete} and
+ * reservation or takes an expired row over ({@code UPDATE ... WHERE <expired or own token>}); {@code complete} and
  * {@code release} call functions that write conditionally on the owner token and a live lease, and
  * notify only a row a waiter marked. Expiry is the server's
  * {@code now()}, never this JVM's clock. Expired rows count as absent everywhere and are deleted by
