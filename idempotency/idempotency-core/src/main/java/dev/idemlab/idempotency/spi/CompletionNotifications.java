@@ -25,7 +25,10 @@ public interface CompletionNotifications {
     /**
      * Calls {@code listener} each time the reservation under {@code namespace} is completed or
      * released, until the subscription is closed, with what the store knows of how it ended.
-     * Registering is local and cheap: it never waits on the server.
+     * Registering is cheap, and by the time it returns every ending committed later is notified, so
+     * that the caller's re-read after it misses nothing. It is local to the client unless the store
+     * notifies only records someone waits on: it then marks the record on the server first, one
+     * short round trip (PostgreSQL does); a mark that fails leaves the waiter to its safety poll.
      */
     Subscription subscribe(String namespace, Listener listener);
 

@@ -13,6 +13,7 @@ import dev.idemlab.idempotency.Outcome;
 import dev.idemlab.idempotency.IdempotentResult;
 import dev.idemlab.idempotency.spi.IdempotencyRecord.Completed;
 import dev.idemlab.idempotency.spi.IdempotencyRecord.Pending;
+import dev.idemlab.idempotency.spi.CompletionNotifications.Ending;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.idempotency.tck.IdempotencyStoreContract;
 import dev.idemlab.idempotency.spi.Reservation;
@@ -28,6 +29,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -233,6 +236,58 @@ class PostgresIdempotencyStoreTest extends IdempotencyStoreContract {
                 .requireServerAtStart(false).build()))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("schema version 1").hasMessageContaining("ADD COLUMN fence");
+    }
+
+    @Test
+    void aTableOfTheFormerSchemaIsUpgradedInPlaceKeepingItsRecords() throws Exception {
+        String formerTable = "v2_schema_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+        String kept = namespace();
+        table.createVersionTwoTable(formerTable, kept, FP, "\"ch_1\"");
+        try (PostgresIdempotencyStore upgraded = new PostgresIdempotencyStore(
+                store.config().toBuilder().table(formerTable).build())) {
+            assertThat(upgraded.lookup(kept)).contains(new Completed(FP, StoredResult.of("\"ch_1\"")));
+            String ns = namespace();
+            upgraded.reserve(ns, "t1", FP, LEASE);
+            BlockingQueue<Ending> told = new LinkedBlockingQueue<>();
+            upgraded.subscribe(namespace(), ending -> { }).close(); // listening, past the wake-up of a new connection
+            try (var subscription = upgraded.subscribe(ns, told::add)) {
+                upgraded.complete(ns, "t1", FP, StoredResult.of("\"ch_2\""), TTL);
+                assertThat(told.poll(10, TimeUnit.SECONDS))
+                        .isEqualTo(new Ending.Completed("t1", new Completed(FP, StoredResult.of("\"ch_2\""))));
+            }
+        }
+    }
+
+    @Test
+    void onlyARecordAWaiterSubscribedToIsMarkedForNotification() {
+        String unwatched = namespace();
+        String watched = namespace();
+        store.reserve(unwatched, "t1", FP, LEASE);
+        store.reserve(watched, "t2", FP, LEASE);
+        try (var subscription = store.subscribe(watched, ending -> { })) {
+            assertThat(table.watched(watched)).isTrue();
+            assertThat(table.watched(unwatched)).isFalse();
+        }
+    }
+
+    @Test
+    void aNotificationCarriesAnyKeyExactlyAndSaysUnknownWhenTheRecordDoesNotFitInAPayload() throws Exception {
+        String oddKey = "payment.charge:\uD83D\uDCB3:\u00e9:1:2:" + UUID.randomUUID();
+        String large = namespace();
+        String largeJson = "\"" + "x".repeat(9000) + "\"";
+        store.reserve(oddKey, "t1", FP, LEASE);
+        store.reserve(large, "t2", FP, LEASE);
+        BlockingQueue<Ending> toldOdd = new LinkedBlockingQueue<>();
+        BlockingQueue<Ending> toldLarge = new LinkedBlockingQueue<>();
+        store.subscribe(namespace(), ending -> { }).close(); // listening, past the wake-up of a new connection
+        try (var a = store.subscribe(oddKey, toldOdd::add); var b = store.subscribe(large, toldLarge::add)) {
+            store.complete(oddKey, "t1", FP, StoredResult.notStored("result of 70000 bytes: over the limit"), TTL);
+            store.complete(large, "t2", FP, StoredResult.of(largeJson), TTL);
+            assertThat(toldOdd.poll(10, TimeUnit.SECONDS)).isEqualTo(new Ending.Completed("t1",
+                    new Completed(FP, StoredResult.notStored("result of 70000 bytes: over the limit"))));
+            assertThat(toldLarge.poll(10, TimeUnit.SECONDS)).isEqualTo(Ending.UNKNOWN);
+        }
+        assertThat(((Completed) store.lookup(large).orElseThrow()).result().json()).isEqualTo(largeJson);
     }
 
     @Test

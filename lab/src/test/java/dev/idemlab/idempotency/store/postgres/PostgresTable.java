@@ -45,6 +45,32 @@ final class PostgresTable {
         execute("COMMENT ON TABLE " + name + " IS 'idempotency records, schema version 1'");
     }
 
+    /** Creates a table as schema version 2 made it (no watched column) holding one completed record. */
+    void createVersionTwoTable(String name, String namespace, String fingerprint, String json) {
+        execute("CREATE TABLE " + name + " (namespace text PRIMARY KEY, state text NOT NULL, token text, "
+                + "fingerprint text NOT NULL, result_json text, not_stored_reason text, expires_at timestamptz NOT NULL, "
+                + "fence bigint)");
+        execute("CREATE SEQUENCE " + name + "_fence_seq");
+        execute("COMMENT ON TABLE " + name + " IS 'idempotency records, schema version 2'");
+        execute("INSERT INTO " + name + " (namespace, state, fingerprint, result_json, expires_at) "
+                + "VALUES (?, 'completed', ?, ?, now() + interval '1 hour')", store.keyOf(namespace), fingerprint, json);
+    }
+
+    /** Whether a waiter marked the record as watched, so that its ending is notified. */
+    boolean watched(String namespace) {
+        try (Connection connection = connect();
+             PreparedStatement statement = connection.prepareStatement(
+                     "SELECT watched FROM " + config.table() + " WHERE namespace = ?")) {
+            statement.setString(1, store.keyOf(namespace));
+            try (var row = statement.executeQuery()) {
+                row.next();
+                return row.getBoolean(1);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** Takes an exclusive lock on the table, as a long migration would, until the returned handle closes. */
     AutoCloseable lockTable() throws SQLException {
         Connection connection = connect();

@@ -27,10 +27,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * own, and {@link #PostgresIdempotencyStore(PostgresStoreConfig)} builds a small HikariCP pool from
  * the config's URL (HikariCP is then needed on the class path).
  *
- * <p>Every operation is one statement in its own autocommit transaction: {@code reserve} is one
- * {@code INSERT ... ON CONFLICT DO UPDATE ... WHERE <expired>} that also
- * returns the live row that stopped it; {@code complete} and {@code release} are an {@code UPDATE} or
- * {@code DELETE} conditional on the owner token and a live lease. Expiry is the server's
+ * <p>Every operation is one statement in its own autocommit transaction: {@code reserve} calls the
+ * table's reserve function, which reads the live row and, only when there is none, inserts the
+ * reservation or takes an expired row over ({@code UPDATE ... WHERE <expired or own token>}); {@code complete} and
+ * {@code release} call functions that write conditionally on the owner token and a live lease, and
+ * notify only a row a waiter marked. Expiry is the server's
  * {@code now()}, never this JVM's clock. Expired rows count as absent everywhere and are deleted by
  * {@link #sweepExpired()}, which the store also runs, bounded, every
  * {@link PostgresStoreConfig#sweepEveryWrites()} writes.
@@ -48,11 +49,6 @@ public final class PostgresIdempotencyStore implements IdempotencyStore, Complet
     private static final Logger LOG = LoggerFactory.getLogger(PostgresIdempotencyStore.class);
     private static final String NAME = "postgres";
     private static final String UNKNOWN_VERSION = "unknown";
-    /**
-     * How often an insert-or-find that saw a concurrent change without seeing the row runs again. Each
-     * retry takes a fresh snapshot that sees the committed change, so a second run all but always answers.
-     */
-    private static final int INSERT_OR_FIND_ATTEMPTS = 5;
 
     private final PostgresStoreConfig config;
     private final RecordStatements sql;
@@ -117,14 +113,26 @@ public final class PostgresIdempotencyStore implements IdempotencyStore, Complet
 
     @Override
     public Reservation reserve(String namespace, String token, String fingerprint, Duration lease) {
-        return circuit.call(namespace, () -> insertOrFind(namespace, statement -> {
-            statement.setString(1, stored(namespace));
-            statement.setString(2, token);
-            statement.setString(3, stored(namespace));
-            statement.setString(4, token);
-            statement.setString(5, fingerprint);
-            statement.setLong(6, micros(lease));
-        }));
+        return circuit.call(namespace, () -> {
+            try (Connection connection = pool.getConnection();
+                 PreparedStatement statement = connection.prepareStatement(sql.reserve)) {
+                statement.setString(1, stored(namespace));
+                statement.setString(2, token);
+                statement.setString(3, fingerprint);
+                statement.setLong(4, micros(lease));
+                try (ResultSet row = statement.executeQuery()) {
+                    row.next();
+                    afterWrite();
+                    return row.getBoolean("acquired")
+                            ? Reservation.acquired(row.getLong("fence"))
+                            : Reservation.found(RecordRows.read(row, config.table(), namespace));
+                }
+            } catch (IdempotencyRecordUnreadableException e) {
+                throw e;
+            } catch (SQLException | RuntimeException e) {
+                throw failure("reserve", namespace, e);
+            }
+        });
     }
 
     @Override
@@ -138,19 +146,19 @@ public final class PostgresIdempotencyStore implements IdempotencyStore, Complet
 
     @Override
     public boolean complete(String namespace, String token, String fingerprint, StoredResult result, Duration ttl) {
-        return writeAndNotify("complete", namespace, sql.complete, statement -> {
+        return ended("complete", namespace, sql.complete, statement -> {
             statement.setString(1, stored(namespace));
-            statement.setString(2, fingerprint);
-            statement.setString(3, result.json());
-            statement.setString(4, result.notStoredReason());
-            statement.setLong(5, micros(ttl));
-            statement.setString(6, token);
+            statement.setString(2, token);
+            statement.setString(3, fingerprint);
+            statement.setString(4, result.json());
+            statement.setString(5, result.notStoredReason());
+            statement.setLong(6, micros(ttl));
         });
     }
 
     @Override
     public boolean release(String namespace, String token) {
-        return writeAndNotify("release", namespace, sql.release, statement -> {
+        return ended("release", namespace, sql.release, statement -> {
             statement.setString(1, stored(namespace));
             statement.setString(2, token);
         });
@@ -236,37 +244,15 @@ public final class PostgresIdempotencyStore implements IdempotencyStore, Complet
         }
     }
 
-    private Reservation insertOrFind(String namespace, Binder binder) {
-        try (Connection connection = pool.getConnection();
-             PreparedStatement statement = connection.prepareStatement(sql.reserve)) {
-            binder.bind(statement);
-            for (int attempt = 1; attempt <= INSERT_OR_FIND_ATTEMPTS; attempt++) {
-                try (ResultSet row = statement.executeQuery()) {
-                    if (row.next()) {
-                        afterWrite();
-                        return row.getBoolean("acquired")
-                                ? Reservation.acquired(row.getLong("fence"))
-                                : Reservation.found(RecordRows.read(row, config.table(), namespace));
-                    }
-                }
-            }
-        } catch (IdempotencyRecordUnreadableException e) {
-            throw e;
-        } catch (SQLException | RuntimeException e) {
-            throw failure("reserve", namespace, e);
-        }
-        throw new IdempotencyStoreException(NAME, namespace, "reserve found neither room for its row nor the row "
-                + "in the way after " + INSERT_OR_FIND_ATTEMPTS + " attempts: the key is changing too fast", null);
-    }
-
-    /** Runs a write that notifies what it wrote; {@code true} if it wrote a row. */
-    private boolean writeAndNotify(String operation, String namespace, String statementSql, Binder binder) {
+    /** Runs a function that ends a reservation and says whether it did. */
+    private boolean ended(String operation, String namespace, String statementSql, Binder binder) {
         return circuit.call(namespace, () -> {
             try (Connection connection = pool.getConnection();
                  PreparedStatement statement = connection.prepareStatement(statementSql)) {
                 binder.bind(statement);
-                try (ResultSet written = statement.executeQuery()) {
-                    return written.next();
+                try (ResultSet row = statement.executeQuery()) {
+                    row.next();
+                    return row.getBoolean(1);
                 }
             } catch (SQLException | RuntimeException e) {
                 throw failure(operation, namespace, e);
@@ -274,10 +260,22 @@ public final class PostgresIdempotencyStore implements IdempotencyStore, Complet
         });
     }
 
-    /** Wakes waiters by {@code LISTEN}/{@code pg_notify}: one listening connection per store. */
+    /**
+     * Wakes waiters by {@code LISTEN}/{@code pg_notify}: one listening connection per store. Once
+     * listening, marks the row as watched (one {@code UPDATE}, a no-op write when a waiter marked it
+     * already), since only a watched row's ending is notified. The caller re-reads the record after
+     * this returns: an ending committed before the mark is seen by that read, one after it is notified.
+     * A mark that fails leaves the waiter to its safety poll.
+     */
     @Override
     public Subscription subscribe(String namespace, Listener listener) {
-        return notifications.subscribe(stored(namespace), listener);
+        Subscription subscription = notifications.subscribe(stored(namespace), listener);
+        try {
+            update("watch", namespace, sql.watch, statement -> statement.setString(1, stored(namespace)));
+        } catch (IdempotencyStoreException e) {
+            LOG.debug("could not mark {} as watched; its waiter polls", namespace, e);
+        }
+        return subscription;
     }
 
     private int update(String operation, String namespace, String statementSql, Binder binder) {

@@ -16,10 +16,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The store's one {@code LISTEN} connection, shared by all its waiters: complete and release
- * {@code pg_notify} the row's namespace on the store's channel when they commit, and one daemon
- * thread hands each notification to that namespace's listeners, as pgjdbc hands them out of one
- * connection. Started by the first subscription; on a lost connection it reconnects and wakes every
+ * The store's one {@code LISTEN} connection, shared by all its waiters: complete and release of a
+ * watched row {@code pg_notify} the store's channel when they commit, saying how the reservation ended
+ * ({@link EndingPayload}), and one daemon thread hands each notification to that namespace's
+ * listeners, as pgjdbc hands them out of one connection. pgjdbc's {@code getNotifications(timeout)}
+ * blocks on the socket, so a notification is handed on as soon as it arrives; the timeout only bounds
+ * how long {@link #close()} waits. Started by the first subscription; on a lost connection it reconnects and wakes every
  * waiter, since notifications may have been lost. Thread-safe.
  */
 final class PostgresNotifications implements AutoCloseable {
@@ -74,15 +76,19 @@ final class PostgresNotifications implements AutoCloseable {
                 try (Statement statement = connection.createStatement()) {
                     statement.execute("LISTEN " + channel);
                 }
-                listening = true;
                 listeners.fireAll(); // anything that ended while no one listened
+                // Set after that wake-up, so a subscriber that start() let through is told only real endings.
+                listening = true;
                 pause = 100;
                 PGConnection pg = connection.unwrap(PGConnection.class);
                 while (!closed) {
                     PGNotification[] notifications = pg.getNotifications(POLL_MILLIS);
                     if (notifications != null) {
                         for (PGNotification notification : notifications) {
-                            listeners.fire(notification.getParameter());
+                            EndingPayload told = EndingPayload.parse(notification.getParameter());
+                            if (told != null) {
+                                listeners.fire(told.namespace(), told.ending());
+                            }
                         }
                     }
                 }

@@ -15,7 +15,10 @@ import java.util.List;
  *
  * <p>{@code CREATE TABLE IF NOT EXISTS} is not safe against itself: two clients creating the same
  * table at once can both pass the check and one then fails on the catalog. So the script runs in one
- * transaction that first takes a transaction-scoped advisory lock.
+ * transaction that first takes a transaction-scoped advisory lock. A table of the previous version
+ * is upgraded in the same transaction: clients of that version then refuse the table at their next
+ * start, and until then their waiters, whose notifications no longer reach them, fall back to their
+ * safety poll.
  */
 final class SchemaScript {
 
@@ -26,11 +29,20 @@ final class SchemaScript {
     private SchemaScript() { }
 
     /** The table comment schema.sql writes; the version a table carries is read from it. */
-    static final String VERSION_COMMENT = "idempotency records, schema version 2";
+    static final String VERSION_COMMENT = "idempotency records, schema version 3";
+    /** The comment of the version this one upgrades in place. */
+    private static final String PREVIOUS_VERSION_COMMENT = "idempotency records, schema version 2";
+    /**
+     * What version 3 adds to a version 2 table. Run only on such a table: {@code ALTER TABLE} takes
+     * an exclusive lock even when the column is there, which a busy table should not see at every start.
+     * A constant default makes it a catalog change, no rewrite.
+     */
+    private static final String UPGRADE_FROM_PREVIOUS = "ALTER TABLE %s ADD COLUMN IF NOT EXISTS watched boolean NOT NULL DEFAULT false";
 
     /**
-     * Creates the table if it is not there. A table that is there must carry this schema's version:
-     * one of another version (or none) is refused, with what to migrate, rather than misread.
+     * Creates the table and its functions if they are not there. A table that is there must carry this
+     * schema's version or the previous one, which is upgraded: one of another version (or none) is
+     * refused, with what to migrate, rather than misread.
      *
      * @throws IllegalStateException if the table exists with another schema version
      */
@@ -40,7 +52,9 @@ final class SchemaScript {
         connection.setAutoCommit(false);
         try (Statement statement = connection.createStatement()) {
             statement.execute("SELECT pg_advisory_xact_lock(" + LOCK_KEY + ")");
-            requireThisVersionOrNone(connection, table);
+            if (PREVIOUS_VERSION_COMMENT.equals(existingVersion(connection, table))) {
+                statement.execute(String.format(UPGRADE_FROM_PREVIOUS, table));
+            }
             for (String sql : statements) {
                 statement.execute(sql);
             }
@@ -53,7 +67,12 @@ final class SchemaScript {
         }
     }
 
-    private static void requireThisVersionOrNone(Connection connection, String table) throws SQLException {
+    /**
+     * The version comment of the table, or {@code null} when there is no table.
+     *
+     * @throws IllegalStateException if the table is of neither this version nor the previous one
+     */
+    private static String existingVersion(Connection connection, String table) throws SQLException {
         try (var check = connection.prepareStatement(
                 "SELECT to_regclass(?) IS NOT NULL, obj_description(to_regclass(?), 'pg_class')")) {
             check.setString(1, table);
@@ -61,28 +80,40 @@ final class SchemaScript {
             try (var row = check.executeQuery()) {
                 row.next();
                 String comment = row.getString(2);
-                if (row.getBoolean(1) && !VERSION_COMMENT.equals(comment)) {
+                if (!row.getBoolean(1)) {
+                    return null;
+                }
+                if (!VERSION_COMMENT.equals(comment) && !PREVIOUS_VERSION_COMMENT.equals(comment)) {
                     throw new IllegalStateException("table " + table + " exists with another schema ("
                             + (comment == null ? "no version comment" : "'" + comment + "'") + "); this store needs "
-                            + "'" + VERSION_COMMENT + "'. From version 1, migrate with: ALTER TABLE " + table
+                            + "'" + VERSION_COMMENT + "' and upgrades '" + PREVIOUS_VERSION_COMMENT + "' itself. "
+                            + "From version 1, migrate to version 2 with: ALTER TABLE " + table
                             + " ADD COLUMN fence bigint; CREATE SEQUENCE " + table + "_fence_seq; COMMENT ON TABLE "
-                            + table + " IS '" + VERSION_COMMENT + "'; or point the store at another table");
+                            + table + " IS '" + PREVIOUS_VERSION_COMMENT + "'; or point the store at another table");
                 }
+                return comment;
             }
         }
     }
 
-    /** The script's statements for {@code table}, comments dropped, split at the semicolons that end lines. */
+    /**
+     * The script's statements for {@code table}, comments dropped, split at the semicolons that end
+     * lines outside a {@code $$}-quoted function body.
+     */
     static List<String> statements(String table) {
         List<String> statements = new ArrayList<>();
         StringBuilder current = new StringBuilder();
+        boolean inBody = false;
         for (String line : script().split("\n")) {
             String trimmed = line.strip();
             if (trimmed.isEmpty() || trimmed.startsWith("--")) {
                 continue;
             }
             current.append(line.replace("${table}", table)).append('\n');
-            if (trimmed.endsWith(";")) {
+            if (line.split("\\$\\$", -1).length % 2 == 0) {
+                inBody = !inBody; // an odd number of $$ on the line opens or closes a body
+            }
+            if (!inBody && trimmed.endsWith(";")) {
                 statements.add(current.toString().strip().replaceAll(";$", ""));
                 current.setLength(0);
             }
