@@ -103,7 +103,7 @@ class RedisIdempotencyStoreTest extends IdempotencyStoreContract {
         String ns = namespace();
         raw.commands().set(store.keyOf(ns), "not json");
         assertThatThrownBy(() -> store.lookup(ns)).isInstanceOf(IdempotencyRecordUnreadableException.class)
-                .hasMessageContaining("not JSON");
+                .hasMessageContaining("not a record of schema version 2");
         assertThatThrownBy(() -> store.reserve(ns, "t1", FP, LEASE))
                 .isInstanceOf(IdempotencyRecordUnreadableException.class);
         assertThatThrownBy(() -> store.complete(ns, "t1", FP, StoredResult.of("1"), TTL))
@@ -112,13 +112,34 @@ class RedisIdempotencyStoreTest extends IdempotencyStoreContract {
     }
 
     @Test
-    void theRecordIsOneJsonStringWithItsStateFingerprintAndResult() {
+    void theRecordIsOneStringWithAFixedHeaderItsFingerprintAndResult() {
         String ns = namespace();
-        store.reserve(ns, "t1", FP, LEASE);
-        store.complete(ns, "t1", FP, StoredResult.of("{\"id\":\"ch_1\"}"), TTL);
+        store.reserve(ns, "t|1", FP, LEASE);
+        assertThat(raw.commands().get(store.keyOf(ns))).isEqualTo("2|p|" + FP + "|t|1");
+        store.complete(ns, "t|1", FP, StoredResult.of("{\"id\":\"ch|1\"}"), TTL);
         assertThat(raw.commands().type(store.keyOf(ns))).isEqualTo("string");
-        assertThat(raw.commands().get(store.keyOf(ns))).contains("\"state\":\"completed\"").contains(FP);
-        assertThat(((Completed) store.lookup(ns).orElseThrow()).result().json()).isEqualTo("{\"id\":\"ch_1\"}");
+        assertThat(raw.commands().get(store.keyOf(ns))).isEqualTo("2|c|" + FP + "|{\"id\":\"ch|1\"}");
+        assertThat(((Completed) store.lookup(ns).orElseThrow()).result().json()).isEqualTo("{\"id\":\"ch|1\"}");
+    }
+
+    @Test
+    void aRecordOfTheJsonEncodingIsRefusedAsUnreadableNamingItsSchemaVersionNeverAsAbsent() {
+        String ns = namespace();
+        String old = "{\"v\":1,\"state\":\"completed\",\"fingerprint\":\"" + FP + "\",\"result\":\"1\"}";
+        raw.commands().set(store.keyOf(ns), old);
+        assertThatThrownBy(() -> store.reserve(ns, "t1", FP, LEASE))
+                .isInstanceOf(IdempotencyRecordUnreadableException.class)
+                .hasMessageContaining("schema version 1").hasMessageContaining("reads schema version 2");
+        assertThatThrownBy(() -> store.lookup(ns)).isInstanceOf(IdempotencyRecordUnreadableException.class)
+                .hasMessageContaining("schema version 1");
+        assertThat(raw.commands().get(store.keyOf(ns))).isEqualTo(old);
+    }
+
+    @Test
+    void aFingerprintThatWouldBreakTheRecordsHeaderIsRefusedBeforeAnythingIsWritten() {
+        String ns = namespace();
+        assertThatThrownBy(() -> store.reserve(ns, "t1", "a|b", LEASE)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(raw.commands().exists(store.keyOf(ns))).isZero();
     }
 
     @Test
