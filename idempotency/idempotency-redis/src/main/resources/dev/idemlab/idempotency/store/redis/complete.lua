@@ -3,9 +3,11 @@
 -- KEYS[1] the record's key
 -- ARGV[1] owner token, ARGV[2] fingerprint (used when the reservation is gone),
 -- ARGV[3] 'c' (ARGV[4] is the result's JSON) or 'n' (ARGV[4] is why the result was not stored),
--- ARGV[5] ttl in milliseconds, ARGV[6] the notification channel: the record's key is published there,
--- waking its waiters, ARGV[7] how: PUBLISH (the store's one channel) or SPUBLISH (Redis 7 Cluster: a
--- sharded channel of the namespace's, in its hash slot)
+-- ARGV[5] ttl in milliseconds, ARGV[6] the notification channel, ARGV[7] how: PUBLISH (the store's one
+-- channel) or SPUBLISH (Redis 7 Cluster: a sharded channel of the namespace's, in its hash slot)
+-- The message says how the reservation ended, its lengths in bytes:
+-- '2|c|<#key>|<#token>|<key><token><completed record>', or, for a record above 64 KiB,
+-- '2|u|<#key>|0|<key>' (ended: waiters read the record).
 -- Returns {1} (DONE), {0} (NOT_HELD: another attempt holds or completed the key; nothing was
 -- written, so a stale holder cannot overwrite the new owner's record), or {4} / {4, value}
 -- (UNREADABLE: see reserve.lua, which also describes the record).
@@ -27,5 +29,9 @@ if current then
 end
 local completed = '2|' .. ARGV[3] .. '|' .. fingerprint .. '|' .. ARGV[4]
 redis.call('SET', KEYS[1], completed, 'PX', ARGV[5])
-redis.call(ARGV[7], ARGV[6], KEYS[1])
+if #completed > 65536 then
+  redis.call(ARGV[7], ARGV[6], '2|u|' .. #KEYS[1] .. '|0|' .. KEYS[1])
+else
+  redis.call(ARGV[7], ARGV[6], '2|c|' .. #KEYS[1] .. '|' .. #ARGV[1] .. '|' .. KEYS[1] .. ARGV[1] .. completed)
+end
 return {1}

@@ -1,7 +1,7 @@
 -- Removes the reservation held by a token, atomically, so that a retry runs the action again.
 -- KEYS[1] the record's key
--- ARGV[1] owner token, ARGV[2] the notification channel: the record's key is published there,
--- ARGV[3] how: PUBLISH or SPUBLISH (see complete.lua)
+-- ARGV[1] owner token, ARGV[2] the notification channel, ARGV[3] how: PUBLISH or SPUBLISH (see
+-- complete.lua, which also describes the message)
 -- Returns {1} (DONE), {0} (NOT_HELD: someone else's record, or none; nothing was removed), or
 --         {4} / {4, value} (UNREADABLE: see reserve.lua, which also describes the record).
 local ok, current = pcall(redis.call, 'GET', KEYS[1])
@@ -20,5 +20,5 @@ if not bar or string.sub(current, bar + 1) ~= ARGV[1] then
   return {0}
 end
 redis.call('DEL', KEYS[1])
-redis.call(ARGV[3], ARGV[2], KEYS[1])
+redis.call(ARGV[3], ARGV[2], '2|r|' .. #KEYS[1] .. '|' .. #ARGV[1] .. '|' .. KEYS[1] .. ARGV[1])
 return {1}
