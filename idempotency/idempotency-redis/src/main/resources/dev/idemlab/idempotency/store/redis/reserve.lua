@@ -32,11 +32,14 @@ if current then
 end
 -- A counter that is absent (never made, or expired after its retention) starts from the server's
 -- clock in microseconds, so that one recreated after expiry still lies above every number it gave.
+-- (Microseconds since 1970 stay below 2^53, so a Lua number holds them exactly.)
 local fence = redis.call('INCR', KEYS[2])
 if fence == 1 then
   local now = redis.call('TIME')
-  fence = redis.call('INCRBY', KEYS[2], now[1] .. string.format('%06d', tonumber(now[2])))
+  fence = tonumber(now[1]) * 1000000 + tonumber(now[2]) + 1
+  redis.call('SET', KEYS[2], string.format('%.0f', fence), 'PX', ARGV[4])
+else
+  redis.call('PEXPIRE', KEYS[2], ARGV[4])
 end
-redis.call('PEXPIRE', KEYS[2], ARGV[4])
 redis.call('SET', KEYS[1], '2|p|' .. ARGV[2] .. '|' .. ARGV[1], 'PX', ARGV[3])
 return {1, fence}
