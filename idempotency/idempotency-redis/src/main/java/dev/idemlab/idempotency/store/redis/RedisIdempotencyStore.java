@@ -54,6 +54,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore, Completion
     private final RedisScriptClient scripts;
     private final RedisNotifications notifications;
     private final String evictionPolicy;
+    /** The fence counter's retention as the reserve script takes it, written once rather than per call. */
+    private final String fenceRetentionMillis;
     /** Re-read while the version is unknown: a cold client's first INFO can miss the short timeout. */
     private volatile StoreDescription description;
 
@@ -61,6 +63,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, Completion
     public RedisIdempotencyStore(RedisStoreConfig config) {
         this.config = Objects.requireNonNull(config, "config");
         this.scripts = new RedisScriptClient(config);
+        this.fenceRetentionMillis = millis(config.fenceRetention());
         this.description = new StoreDescription("redis", serverVersion(), config.address());
         // Sharded pub/sub needs Redis 7; a cluster before it, or a store that could not ask, publishes
         // classically (which a cluster broadcasts to every node).
@@ -105,7 +108,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, Completion
         requireFits(fingerprint);
         String key = key(namespace);
         String[] keys = {key, fenceKeyOf(namespace)};
-        String[] args = {token, fingerprint, millis(lease), millis(config.fenceRetention())};
+        String[] args = {token, fingerprint, millis(lease), fenceRetentionMillis};
         List<Object> reply = config.waitReplicas() > 0
                 ? scripts.runThenWait(LuaScript.RESERVE, namespace, keys,
                         written -> ScriptReply.status(written, namespace) == ScriptReply.DONE, args)

@@ -1,5 +1,3 @@
--- Writes after TIME need effects replication (the default from Redis 5; a no-op on Redis 7).
-redis.replicate_commands()
 -- Reserves a key for one attempt, atomically.
 -- KEYS[1] the record's key, KEYS[2] the namespace's fence counter (same hash slot as the record)
 -- ARGV[1] owner token, ARGV[2] fingerprint, ARGV[3] lease in milliseconds,
@@ -30,6 +28,9 @@ if current then
     return {2, current, redis.call('PTTL', KEYS[1])}
   end
 end
+-- Writes after TIME need effects replication (the default from Redis 5; a no-op on Redis 7). Called
+-- here, after the reads and before any write, so that a replay does not pay for it.
+redis.replicate_commands()
 -- A counter that is absent (never made, or expired after its retention) starts from the server's
 -- clock in microseconds, so that one recreated after expiry still lies above every number it gave.
 -- (Microseconds since 1970 stay below 2^53, so a Lua number holds them exactly.)
