@@ -29,12 +29,14 @@ final class RecordEncoding {
     /** The record schema the scripts write and read. */
     static final int SCHEMA_VERSION = 2;
     /** The header's state of a reservation. */
-    static final char PENDING = 'p';
+    private static final char PENDING = 'p';
     /** The header's state of a completed record with its result. */
-    static final char RESULT = 'c';
+    private static final char RESULT = 'c';
     /** The header's state of a completed record whose result was not stored. */
-    static final char NOT_STORED = 'n';
+    private static final char NOT_STORED = 'n';
 
+    private static final String RESULT_ARGUMENT = String.valueOf(RESULT);
+    private static final String NOT_STORED_ARGUMENT = String.valueOf(NOT_STORED);
     private static final String STORE = "redis";
     private static final int HEADER = 4; // "2|p|"
 
@@ -47,7 +49,7 @@ final class RecordEncoding {
 
     /** The header state a completed record of {@code result} is written with, as complete.lua takes it. */
     static String completedState(StoredResult result) {
-        return result.isStored() ? "c" : "n";
+        return result.isStored() ? RESULT_ARGUMENT : NOT_STORED_ARGUMENT;
     }
 
     /**
