@@ -2,7 +2,6 @@
 module dev.idemlab.idempotency.redis {
     requires dev.idemlab.idempotency.core;
     requires lettuce.core;
-    requires com.fasterxml.jackson.databind;
     requires io.github.resilience4j.circuitbreaker;
     requires io.github.resilience4j.core;
     requires org.slf4j;

@@ -58,12 +58,12 @@ final class ServerFaults {
                 new Case(28, "REINDEX CONCURRENTLY under claims", "REINDEX INDEX CONCURRENTLY of the key's index "
                         + "while 200 keys are claimed", "every key acquired once, no storage error", POSTGRES,
                         ServerFaults::reindex),
-                new Case(34, "corrupted record", "bytes that are not JSON written under the record's key (Redis), "
+                new Case(34, "corrupted record", "bytes that are not a record written under the record's key (Redis), "
                         + "a row with an unknown state (PostgreSQL)", "refused as unreadable: never a miss, never "
                         + "an outage, no charge", Case.NETWORK, ServerFaults::corrupted),
-                new Case(35, "record of an older schema", "a record without a schema version (Redis); a table of "
-                        + "schema version 1 (PostgreSQL)", "refused: unreadable record / the store will not open the "
-                        + "table; no charge", Case.NETWORK, ServerFaults::oldSchema));
+                new Case(35, "record of an older schema", "a record of the earlier JSON encoding, schema version 1 "
+                        + "(Redis); a table of schema version 1 (PostgreSQL)", "refused: unreadable record / the store "
+                        + "will not open the table; no charge", Case.NETWORK, ServerFaults::oldSchema));
     }
 
     private static FaultCase.Outcome storeDown(FaultRig rig) throws Exception {
@@ -194,7 +194,7 @@ final class ServerFaults {
         IdempotencyStore store = rig.store();
         if (store instanceof RedisIdempotencyStore redis) {
             IdempotentCall call = call(key(), 10);
-            rig.redis().set(redis.keyOf(call.namespace()), "{\"state\":\"completed\",\"fingerprint\":\""
+            rig.redis().set(redis.keyOf(call.namespace()), "{\"v\":1,\"state\":\"completed\",\"fingerprint\":\""
                     + call.fingerprint().hex() + "\",\"result\":\"\\\"ch_1\\\"\"}");
             return refusedWithoutCharging(rig, store, call);
         }

@@ -1,6 +1,8 @@
 package dev.idemlab.idempotency.store.redis;
 
 import dev.idemlab.idempotency.IdempotencyRecordUnreadableException;
+import dev.idemlab.idempotency.spi.CompletionNotifications;
+import dev.idemlab.idempotency.spi.CompletionNotifications.Ending;
 import dev.idemlab.idempotency.spi.IdempotencyRecord.Completed;
 import dev.idemlab.idempotency.spi.IdempotencyRecord.Pending;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
@@ -13,6 +15,10 @@ import dev.idemlab.lab.infra.RedisBackend;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -103,7 +109,7 @@ class RedisIdempotencyStoreTest extends IdempotencyStoreContract {
         String ns = namespace();
         raw.commands().set(store.keyOf(ns), "not json");
         assertThatThrownBy(() -> store.lookup(ns)).isInstanceOf(IdempotencyRecordUnreadableException.class)
-                .hasMessageContaining("not JSON");
+                .hasMessageContaining("not a record of schema version 2");
         assertThatThrownBy(() -> store.reserve(ns, "t1", FP, LEASE))
                 .isInstanceOf(IdempotencyRecordUnreadableException.class);
         assertThatThrownBy(() -> store.complete(ns, "t1", FP, StoredResult.of("1"), TTL))
@@ -112,13 +118,64 @@ class RedisIdempotencyStoreTest extends IdempotencyStoreContract {
     }
 
     @Test
-    void theRecordIsOneJsonStringWithItsStateFingerprintAndResult() {
+    void theRecordIsOneStringWithAFixedHeaderItsFingerprintAndResult() {
         String ns = namespace();
-        store.reserve(ns, "t1", FP, LEASE);
-        store.complete(ns, "t1", FP, StoredResult.of("{\"id\":\"ch_1\"}"), TTL);
+        store.reserve(ns, "t|1", FP, LEASE);
+        assertThat(raw.commands().get(store.keyOf(ns))).isEqualTo("2|p|" + FP + "|t|1");
+        store.complete(ns, "t|1", FP, StoredResult.of("{\"id\":\"ch|1\"}"), TTL);
         assertThat(raw.commands().type(store.keyOf(ns))).isEqualTo("string");
-        assertThat(raw.commands().get(store.keyOf(ns))).contains("\"state\":\"completed\"").contains(FP);
-        assertThat(((Completed) store.lookup(ns).orElseThrow()).result().json()).isEqualTo("{\"id\":\"ch_1\"}");
+        assertThat(raw.commands().get(store.keyOf(ns))).isEqualTo("2|c|" + FP + "|{\"id\":\"ch|1\"}");
+        assertThat(((Completed) store.lookup(ns).orElseThrow()).result().json()).isEqualTo("{\"id\":\"ch|1\"}");
+    }
+
+    @Test
+    void aRecordOfTheJsonEncodingIsRefusedAsUnreadableNamingItsSchemaVersionNeverAsAbsent() {
+        String ns = namespace();
+        String old = "{\"v\":1,\"state\":\"completed\",\"fingerprint\":\"" + FP + "\",\"result\":\"1\"}";
+        raw.commands().set(store.keyOf(ns), old);
+        assertThatThrownBy(() -> store.reserve(ns, "t1", FP, LEASE))
+                .isInstanceOf(IdempotencyRecordUnreadableException.class)
+                .hasMessageContaining("schema version 1").hasMessageContaining("reads schema version 2");
+        assertThatThrownBy(() -> store.lookup(ns)).isInstanceOf(IdempotencyRecordUnreadableException.class)
+                .hasMessageContaining("schema version 1");
+        assertThat(raw.commands().get(store.keyOf(ns))).isEqualTo(old);
+    }
+
+    @Test
+    void aFingerprintThatWouldBreakTheRecordsHeaderIsRefusedBeforeAnythingIsWritten() {
+        String ns = namespace();
+        assertThatThrownBy(() -> store.reserve(ns, "t1", "a|b", LEASE)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(raw.commands().exists(store.keyOf(ns))).isZero();
+    }
+
+    @Test
+    void theScriptsTellWaitersTheCompletedRecordAndTheReleasedTokenSoTheyNeedNotReadTheStore() throws Exception {
+        String completed = namespace();
+        String released = namespace();
+        store.reserve(completed, "t\u00e9|1", FP, LEASE);
+        store.reserve(released, "t2", FP, LEASE);
+        BlockingQueue<Ending> told = new LinkedBlockingQueue<>();
+        try (CompletionNotifications.Subscription a = store.subscribe(completed, told::add);
+             CompletionNotifications.Subscription b = store.subscribe(released, told::add)) {
+            store.complete(completed, "t\u00e9|1", FP, StoredResult.notStored("too large"), TTL);
+            assertThat(told.poll(10, TimeUnit.SECONDS)).isEqualTo(new Ending.Completed("t\u00e9|1",
+                    new Completed(FP, StoredResult.notStored("too large"))));
+            store.release(released, "t2");
+            assertThat(told.poll(10, TimeUnit.SECONDS)).isEqualTo(new Ending.Released("t2"));
+        }
+    }
+
+    @Test
+    void aCompletionTooLargeToCarryIsAnnouncedWithoutItsRecordAndWaitersReadIt() throws Exception {
+        String ns = namespace();
+        String large = "\"" + "x".repeat(70_000) + "\"";
+        store.reserve(ns, "t1", FP, LEASE);
+        BlockingQueue<Ending> told = new LinkedBlockingQueue<>();
+        try (CompletionNotifications.Subscription s = store.subscribe(ns, told::add)) {
+            store.complete(ns, "t1", FP, StoredResult.of(large), TTL);
+            assertThat(told.poll(10, TimeUnit.SECONDS)).isEqualTo(Ending.UNKNOWN);
+        }
+        assertThat(((Completed) store.lookup(ns).orElseThrow()).result().json()).isEqualTo(large);
     }
 
     @Test

@@ -61,16 +61,20 @@ class UnreadableRedisRecordsNeverChargeTest {
     static Stream<Arguments> unreadableValues() {
         String fp = FINGERPRINT.hex();
         return Stream.of(
-                Arguments.of("not JSON", (BiConsumer<RawRedis, String>) (r, key) -> r.commands().set(key, "not json")),
+                Arguments.of("not a record", (BiConsumer<RawRedis, String>) (r, key) -> r.commands().set(key, "not")),
+                Arguments.of("a record of the JSON encoding", (BiConsumer<RawRedis, String>) (r, key) ->
+                        r.commands().set(key, "{\"v\":1,\"state\":\"completed\",\"fingerprint\":\"" + fp + "\"}")),
                 Arguments.of("an older schema without a version", (BiConsumer<RawRedis, String>) (r, key) ->
                         r.commands().set(key, "{\"state\":\"completed\",\"fingerprint\":\"" + fp + "\",\"result\":\"\\\"ch_1\\\"\"}")),
-                Arguments.of("a record without a state", (BiConsumer<RawRedis, String>) (r, key) ->
-                        r.commands().set(key, "{\"v\":1,\"fingerprint\":\"" + fp + "\"}")),
+                Arguments.of("a later schema version", (BiConsumer<RawRedis, String>) (r, key) ->
+                        r.commands().set(key, "3|c|" + fp + "|\"ch_1\"")),
                 Arguments.of("an unknown state", (BiConsumer<RawRedis, String>) (r, key) ->
-                        r.commands().set(key, "{\"v\":1,\"state\":\"refunded\",\"fingerprint\":\"" + fp + "\"}")),
+                        r.commands().set(key, "2|z|" + fp + "|\"ch_1\"")),
+                Arguments.of("a header without the end of its fingerprint", (BiConsumer<RawRedis, String>) (r, key) ->
+                        r.commands().set(key, "2|c|" + fp)),
                 Arguments.of("the JSON 42", (BiConsumer<RawRedis, String>) (r, key) -> r.commands().set(key, "42")),
                 Arguments.of("a pending record without an expiry", (BiConsumer<RawRedis, String>) (r, key) ->
-                        r.commands().set(key, "{\"v\":1,\"state\":\"pending\",\"token\":\"t\",\"fingerprint\":\"" + fp + "\"}")),
+                        r.commands().set(key, "2|p|" + fp + "|t")),
                 Arguments.of("a key of another type", (BiConsumer<RawRedis, String>) (r, key) ->
                         r.commands().hset(key, "state", "completed")));
     }

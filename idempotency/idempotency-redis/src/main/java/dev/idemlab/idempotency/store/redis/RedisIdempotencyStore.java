@@ -22,7 +22,10 @@ import java.util.Optional;
  * clock, and PTTL tells how much of a lease is left. {@code complete} and {@code release} compare
  * the owner token inside the script, so a stale holder changes nothing.
  *
- * <p>Records live under {@link RedisStoreConfig#keyPrefix()} + namespace, each as one JSON string.
+ * <p>Records live under {@link RedisStoreConfig#keyPrefix()} + namespace, each as one string of record
+ * schema version {@value RecordEncoding#SCHEMA_VERSION} with a fixed header ({@link RecordEncoding}):
+ * the scripts read it by prefix and {@code string.find}, never by decoding JSON. A record of another
+ * schema version (version 1 was JSON) is refused as unreadable, naming its version.
  * Every key of a namespace (its record, its fencing counter, and on Redis 7 Cluster its notification
  * channel) carries the namespace as a hash tag, so that each script touches one hash slot and the same
  * scripts run on one server and on a Redis Cluster ({@link RedisStoreConfig#cluster()}).
@@ -51,6 +54,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore, Completion
     private final RedisScriptClient scripts;
     private final RedisNotifications notifications;
     private final String evictionPolicy;
+    /** The fence counter's retention as the reserve script takes it, written once rather than per call. */
+    private final String fenceRetentionMillis;
     /** Re-read while the version is unknown: a cold client's first INFO can miss the short timeout. */
     private volatile StoreDescription description;
 
@@ -58,6 +63,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, Completion
     public RedisIdempotencyStore(RedisStoreConfig config) {
         this.config = Objects.requireNonNull(config, "config");
         this.scripts = new RedisScriptClient(config);
+        this.fenceRetentionMillis = millis(config.fenceRetention());
         this.description = new StoreDescription("redis", serverVersion(), config.address());
         // Sharded pub/sub needs Redis 7; a cluster before it, or a store that could not ask, publishes
         // classically (which a cluster broadcasts to every node).
@@ -99,9 +105,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore, Completion
 
     @Override
     public Reservation reserve(String namespace, String token, String fingerprint, Duration lease) {
+        requireFits(fingerprint);
         String key = key(namespace);
         String[] keys = {key, fenceKeyOf(namespace)};
-        String[] args = {token, fingerprint, millis(lease), millis(config.fenceRetention())};
+        String[] args = {token, fingerprint, millis(lease), fenceRetentionMillis};
         List<Object> reply = config.waitReplicas() > 0
                 ? scripts.runThenWait(LuaScript.RESERVE, namespace, keys,
                         written -> ScriptReply.status(written, namespace) == ScriptReply.DONE, args)
@@ -121,9 +128,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore, Completion
 
     @Override
     public boolean complete(String namespace, String token, String fingerprint, StoredResult result, Duration ttl) {
+        requireFits(fingerprint);
         String key = key(namespace);
         List<Object> reply = scripts.run(LuaScript.COMPLETE, namespace, key, token, fingerprint,
-                resultField(result), resultValue(result), millis(ttl), notifications.channel(key),
+                RecordEncoding.completedState(result), resultValue(result), millis(ttl), notifications.channel(key),
                 notifications.publishCommand());
         return doneOrNotHeld(reply, namespace);
     }
@@ -220,8 +228,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore, Completion
         return status == ScriptReply.DONE;
     }
 
-    private static String resultField(StoredResult result) {
-        return result.isStored() ? ScriptReply.RESULT : ScriptReply.NOT_STORED_REASON;
+    /** A record's fingerprint ends at its first {@code |}: a fingerprint cannot hold one. */
+    private static void requireFits(String fingerprint) {
+        if (!RecordEncoding.fits(Objects.requireNonNull(fingerprint, "fingerprint"))) {
+            throw new IllegalArgumentException("a fingerprint holds no '|' (the coordinator's are hex): "
+                    + fingerprint);
+        }
     }
 
     private static String resultValue(StoredResult result) {

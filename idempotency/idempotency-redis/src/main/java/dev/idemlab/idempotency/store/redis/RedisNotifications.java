@@ -7,17 +7,21 @@ import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
  * The store's one subscriber connection, shared by all its waiters: the complete and release scripts
- * publish the record's key, and this connection hands each message to the listeners of that key.
+ * publish the record's key and how its reservation ended ({@link EndingMessage}), and this connection
+ * hands each message to the listeners of that key, so that a waiter that recognises the reservation
+ * it saw has its answer without reading the record again.
  * The connection is opened on the first subscription (and reconnects by itself, re-subscribing). If it
  * cannot be opened, waiters fall back to their safety poll.
  *
@@ -42,7 +46,8 @@ final class RedisNotifications implements AutoCloseable {
     private final Object connectLock = new Object();
     /** Sharded only: how many subscriptions each record key's channel has; guarded by itself. */
     private final Map<String, Integer> shardedCounts = new HashMap<>();
-    private volatile StatefulRedisPubSubConnection<String, String> connection;
+    /** Bytes, not strings: a message's lengths are in bytes (see {@link EndingMessage}). */
+    private volatile StatefulRedisPubSubConnection<byte[], byte[]> connection;
 
     /**
      * @param channel the store's classic channel
@@ -78,13 +83,13 @@ final class RedisNotifications implements AutoCloseable {
     }
 
     private void shardedSubscribe(String key) {
-        StatefulRedisPubSubConnection<String, String> open = connection;
+        StatefulRedisPubSubConnection<byte[], byte[]> open = connection;
         synchronized (shardedCounts) {
             int before = shardedCounts.getOrDefault(key, 0);
             shardedCounts.put(key, before + 1);
-            if (before == 0 && open instanceof StatefulRedisClusterPubSubConnection<String, String> cluster) {
+            if (before == 0 && open instanceof StatefulRedisClusterPubSubConnection<byte[], byte[]> cluster) {
                 try {
-                    cluster.sync().ssubscribe(channel(key));
+                    cluster.sync().ssubscribe(bytes(channel(key)));
                 } catch (RuntimeException e) {
                     LOG.debug("cannot SSUBSCRIBE {}; its waiters poll: {}", channel(key), e.toString());
                 }
@@ -93,7 +98,7 @@ final class RedisNotifications implements AutoCloseable {
     }
 
     private void shardedUnsubscribe(String key) {
-        StatefulRedisPubSubConnection<String, String> open = connection;
+        StatefulRedisPubSubConnection<byte[], byte[]> open = connection;
         synchronized (shardedCounts) {
             int after = shardedCounts.getOrDefault(key, 1) - 1;
             if (after > 0) {
@@ -101,9 +106,9 @@ final class RedisNotifications implements AutoCloseable {
                 return;
             }
             shardedCounts.remove(key);
-            if (open instanceof StatefulRedisClusterPubSubConnection<String, String> cluster) {
+            if (open instanceof StatefulRedisClusterPubSubConnection<byte[], byte[]> cluster) {
                 try {
-                    cluster.sync().sunsubscribe(channel(key));
+                    cluster.sync().sunsubscribe(bytes(channel(key)));
                 } catch (RuntimeException e) {
                     LOG.debug("cannot SUNSUBSCRIBE {}: {}", channel(key), e.toString());
                 }
@@ -120,28 +125,29 @@ final class RedisNotifications implements AutoCloseable {
                 return;
             }
             try {
-                StatefulRedisPubSubConnection<String, String> fresh;
+                StatefulRedisPubSubConnection<byte[], byte[]> fresh;
                 if (client instanceof RedisClusterClient cluster) {
-                    StatefulRedisClusterPubSubConnection<String, String> clustered = cluster.connectPubSub();
+                    StatefulRedisClusterPubSubConnection<byte[], byte[]> clustered =
+                            cluster.connectPubSub(ByteArrayCodec.INSTANCE);
                     // SSUBSCRIBE goes to the shard's node: hand its messages to this connection's listener.
                     clustered.setNodeMessagePropagation(true);
                     fresh = clustered;
                 } else {
-                    fresh = ((RedisClient) client).connectPubSub();
+                    fresh = ((RedisClient) client).connectPubSub(ByteArrayCodec.INSTANCE);
                 }
                 fresh.addListener(new RedisPubSubAdapter<>() {
                     @Override
-                    public void message(String from, String key) {
-                        listeners.fire(key);
+                    public void message(byte[] from, byte[] message) {
+                        tell(message);
                     }
 
                     @Override
-                    public void smessage(String from, String key) {
-                        listeners.fire(key);
+                    public void smessage(byte[] from, byte[] message) {
+                        tell(message);
                     }
                 });
                 if (!sharded) {
-                    fresh.sync().subscribe(channel);
+                    fresh.sync().subscribe(bytes(channel));
                 }
                 connection = fresh;
             } catch (RuntimeException e) {
@@ -150,9 +156,18 @@ final class RedisNotifications implements AutoCloseable {
         }
     }
 
+    private void tell(byte[] message) {
+        EndingMessage ended = EndingMessage.read(message, listeners::watching);
+        listeners.fire(ended.key(), ended.ending());
+    }
+
+    private static byte[] bytes(String channel) {
+        return channel.getBytes(StandardCharsets.UTF_8);
+    }
+
     @Override
     public void close() {
-        StatefulRedisPubSubConnection<String, String> open = connection;
+        StatefulRedisPubSubConnection<byte[], byte[]> open = connection;
         if (open != null) {
             open.close();
         }

@@ -7,6 +7,7 @@ import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -38,8 +39,23 @@ final class StoreCircuit {
                 .build());
     }
 
-    /** Runs {@code call} through the breaker; an open circuit fails it at once as {@link Failure#CIRCUIT_OPEN}. */
+    /**
+     * Runs {@code call} through the breaker; an open circuit fails it at once as {@link Failure#CIRCUIT_OPEN}.
+     * While the circuit is closed the call runs directly and only an unreachable server is recorded:
+     * with a window of one call and a threshold of 100 %, a success recorded in the closed state never
+     * changes the state, and recording it (a clock read and a lock per call) is every call's cost.
+     */
     <T> T call(String namespace, Supplier<T> call) {
+        if (breaker.getState() == CircuitBreaker.State.CLOSED) {
+            try {
+                return call.get();
+            } catch (IdempotencyStoreException e) {
+                if (e.failure() == Failure.UNREACHABLE) {
+                    breaker.onError(0, TimeUnit.NANOSECONDS, e);
+                }
+                throw e;
+            }
+        }
         try {
             return breaker.executeSupplier(call);
         } catch (CallNotPermittedException open) {

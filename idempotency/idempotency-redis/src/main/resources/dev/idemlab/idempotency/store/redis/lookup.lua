@@ -1,11 +1,11 @@
 -- Reads the live record and its remaining time in one round trip.
 -- KEYS[1] the record's key
 -- Returns {2, record, pttl} (FOUND), {3} (ABSENT; expired keys are absent: Redis decides), or
---         {4, why} (UNREADABLE: a value of another type is there). The record's JSON is checked by
---         the client, which refuses what it cannot read.
+--         {4} (UNREADABLE: a value of another type is there). The client reads the record (see
+--         reserve.lua) and refuses what it cannot read.
 local ok, current = pcall(redis.call, 'GET', KEYS[1])
 if not ok then
-  return {4, 'not a string value'}
+  return {4}
 end
 if not current then
   return {3}

@@ -1,23 +1,24 @@
 -- Removes the reservation held by a token, atomically, so that a retry runs the action again.
 -- KEYS[1] the record's key
--- ARGV[1] owner token, ARGV[2] the notification channel: the record's key is published there,
--- ARGV[3] how: PUBLISH or SPUBLISH (see complete.lua)
+-- ARGV[1] owner token, ARGV[2] the notification channel, ARGV[3] how: PUBLISH or SPUBLISH (see
+-- complete.lua, which also describes the message)
 -- Returns {1} (DONE), {0} (NOT_HELD: someone else's record, or none; nothing was removed), or
---         {4, why} (UNREADABLE).
+--         {4} / {4, value} (UNREADABLE: see reserve.lua, which also describes the record).
 local ok, current = pcall(redis.call, 'GET', KEYS[1])
 if not ok then
-  return {4, 'not a string value'}
+  return {4}
 end
 if not current then
   return {0}
 end
-local decoded, record = pcall(cjson.decode, current)
-if not decoded or type(record) ~= 'table' or record.v ~= 1 then
-  return {4, 'not a record of schema version 1'}
+local head = string.sub(current, 1, 4)
+if head ~= '2|p|' then
+  return (head == '2|c|' or head == '2|n|') and {0} or {4, current}
 end
-if record.state ~= 'pending' or record.token ~= ARGV[1] then
+local bar = string.find(current, '|', 5, true)
+if not bar or string.sub(current, bar + 1) ~= ARGV[1] then
   return {0}
 end
 redis.call('DEL', KEYS[1])
-redis.call(ARGV[3], ARGV[2], KEYS[1])
+redis.call(ARGV[3], ARGV[2], '2|r|' .. #KEYS[1] .. '|' .. #ARGV[1] .. '|' .. KEYS[1] .. ARGV[1])
 return {1}

@@ -1,38 +1,46 @@
--- Writes after TIME need effects replication (the default from Redis 5; a no-op on Redis 7).
-redis.replicate_commands()
 -- Reserves a key for one attempt, atomically.
 -- KEYS[1] the record's key, KEYS[2] the namespace's fence counter (same hash slot as the record)
 -- ARGV[1] owner token, ARGV[2] fingerprint, ARGV[3] lease in milliseconds,
 -- ARGV[4] how long the fence counter outlives this reservation, in milliseconds
 -- Returns {1, fence} (DONE: this token holds the reservation now, with a fencing number greater than
---         that of every earlier reservation), {2, record, pttl} (FOUND: another live record is there),
---         or {4, why} (UNREADABLE: a value this store cannot read is there; nothing was written).
--- A pending record held by this very token is taken again, so that a reply lost to a
--- timeout and retried never makes the owner wait on its own marker.
+--         that of every earlier reservation), {2, record} (FOUND: a completed record is there),
+--         {2, record, pttl} (FOUND: another attempt's reservation is there), or {4} / {4, value}
+--         (UNREADABLE: a value of another type, or one that is not a record of schema version 2, is
+--         there; nothing was written; the client says why).
+-- Records are strings of schema version 2 (see RecordEncoding.java): '2|p|<fingerprint>|<token>' for
+-- a reservation, '2|c|<fingerprint>|<result JSON>' or '2|n|<fingerprint>|<why not stored>' once
+-- completed. A reservation held by this very token is taken again, so that a reply lost to a timeout
+-- and retried never makes the owner wait on its own marker.
 local ok, current = pcall(redis.call, 'GET', KEYS[1])
 if not ok then
-  return {4, 'not a string value: ' .. tostring(current.err or current)}
+  return {4}
 end
 if current then
-  local decoded, record = pcall(cjson.decode, current)
-  if not decoded or type(record) ~= 'table' then
-    return {4, 'not a JSON object'}
+  local head = string.sub(current, 1, 4)
+  if head == '2|c|' or head == '2|n|' then
+    return {2, current}
   end
-  if record.v ~= 1 then
-    return {4, 'schema version ' .. tostring(record.v) .. ', this store reads 1'}
+  if head ~= '2|p|' then
+    return {4, current}
   end
-  if record.state ~= 'pending' or record.token ~= ARGV[1] then
+  local bar = string.find(current, '|', 5, true)
+  if not bar or string.sub(current, bar + 1) ~= ARGV[1] then
     return {2, current, redis.call('PTTL', KEYS[1])}
   end
 end
+-- Writes after TIME need effects replication (the default from Redis 5; a no-op on Redis 7). Called
+-- here, after the reads and before any write, so that a replay does not pay for it.
+redis.replicate_commands()
 -- A counter that is absent (never made, or expired after its retention) starts from the server's
 -- clock in microseconds, so that one recreated after expiry still lies above every number it gave.
-if redis.call('EXISTS', KEYS[2]) == 0 then
-  local now = redis.call('TIME')
-  redis.call('SET', KEYS[2], now[1] .. string.format('%06d', tonumber(now[2])))
-end
+-- (Microseconds since 1970 stay below 2^53, so a Lua number holds them exactly.)
 local fence = redis.call('INCR', KEYS[2])
-redis.call('PEXPIRE', KEYS[2], ARGV[4])
-local pending = cjson.encode({v = 1, state = 'pending', token = ARGV[1], fingerprint = ARGV[2], fence = fence})
-redis.call('SET', KEYS[1], pending, 'PX', ARGV[3])
+if fence == 1 then
+  local now = redis.call('TIME')
+  fence = tonumber(now[1]) * 1000000 + tonumber(now[2]) + 1
+  redis.call('SET', KEYS[2], string.format('%.0f', fence), 'PX', ARGV[4])
+else
+  redis.call('PEXPIRE', KEYS[2], ARGV[4])
+end
+redis.call('SET', KEYS[1], '2|p|' .. ARGV[2] .. '|' .. ARGV[1], 'PX', ARGV[3])
 return {1, fence}

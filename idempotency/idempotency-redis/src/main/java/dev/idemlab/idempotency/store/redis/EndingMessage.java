@@ -1,0 +1,87 @@
+package dev.idemlab.idempotency.store.redis;
+
+import dev.idemlab.idempotency.spi.CompletionNotifications.Ending;
+import dev.idemlab.idempotency.spi.IdempotencyRecord.Completed;
+
+import java.nio.charset.StandardCharsets;
+import java.util.function.Predicate;
+
+/**
+ * What the complete and release scripts publish when a reservation ends, read back: the record's key
+ * and how it ended. The message is {@code 2|<how>|<#key>|<#token>|<key><token><record>}, lengths in
+ * UTF-8 bytes, so that key and token may hold any character:
+ * <ul>
+ *   <li>{@code c}: completed by the token into the record that follows ({@link RecordEncoding});
+ *   <li>{@code r}: released by the token (no record);
+ *   <li>{@code u}: ended, but the record was too large to carry (no token): waiters read it.
+ * </ul>
+ * A message that is none of these (one published by an earlier version of the store, which sent the
+ * key alone) is taken as a key whose ending is {@link Ending#UNKNOWN}, so its waiters read the record.
+ *
+ * @param key the record's key, whose waiters are told
+ * @param ending how the reservation ended, as far as the message says
+ */
+record EndingMessage(String key, Ending ending) {
+
+    /**
+     * Reads a published message; never throws.
+     *
+     * @param watched whether anyone waits on a key: the ending of a key nobody waits on is not read
+     */
+    static EndingMessage read(byte[] message, Predicate<String> watched) {
+        try {
+            EndingMessage read = parse(message, watched);
+            if (read != null) {
+                return read;
+            }
+        } catch (RuntimeException malformed) {
+            // Lengths that do not fit the message: not ours to explain, so waiters read the record.
+        }
+        return new EndingMessage(new String(message, StandardCharsets.UTF_8), Ending.UNKNOWN);
+    }
+
+    private static EndingMessage parse(byte[] message, Predicate<String> watched) {
+        if (message.length < 8 || message[0] != '0' + RecordEncoding.SCHEMA_VERSION || message[1] != '|'
+                || message[3] != '|') {
+            return null;
+        }
+        byte how = message[2];
+        int keyBar = indexOf(message, 4);
+        int tokenBar = indexOf(message, keyBar + 1);
+        int keyLength = Integer.parseInt(ascii(message, 4, keyBar));
+        int tokenLength = Integer.parseInt(ascii(message, keyBar + 1, tokenBar));
+        int keyAt = tokenBar + 1;
+        int tokenAt = keyAt + keyLength;
+        int recordAt = tokenAt + tokenLength;
+        if (recordAt > message.length) {
+            return null;
+        }
+        String key = new String(message, keyAt, keyLength, StandardCharsets.UTF_8);
+        if (!watched.test(key)) {
+            return new EndingMessage(key, Ending.UNKNOWN);
+        }
+        String token = new String(message, tokenAt, tokenLength, StandardCharsets.UTF_8);
+        String record = new String(message, recordAt, message.length - recordAt, StandardCharsets.UTF_8);
+        if (how == 'c' && RecordEncoding.isCompleted(record)) {
+            return new EndingMessage(key, new Ending.Completed(token,
+                    (Completed) RecordEncoding.decode(record, -1, key)));
+        }
+        if (how == 'r' && record.isEmpty()) {
+            return new EndingMessage(key, new Ending.Released(token));
+        }
+        return how == 'u' ? new EndingMessage(key, Ending.UNKNOWN) : null;
+    }
+
+    private static int indexOf(byte[] message, int from) {
+        for (int i = from; i < message.length; i++) {
+            if (message[i] == '|') {
+                return i;
+            }
+        }
+        throw new IllegalArgumentException("no '|' after " + from);
+    }
+
+    private static String ascii(byte[] message, int from, int to) {
+        return new String(message, from, to - from, StandardCharsets.US_ASCII);
+    }
+}
