@@ -96,23 +96,25 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Complet
         }
     }
 
-    /** A completed record. */
+    /** A completed record, kept as its parts: a first call allocates one object for it, not two. */
     private static final class CompletedEntry extends Entry {
-        private final Completed record;
+        private final String fingerprint;
+        private final StoredResult result;
 
-        CompletedEntry(Completed record, long expiresAtNanos) {
+        CompletedEntry(String fingerprint, StoredResult result, long expiresAtNanos) {
             super(expiresAtNanos);
-            this.record = record;
+            this.fingerprint = fingerprint;
+            this.result = result;
         }
 
         @Override
         IdempotencyRecord recordAt(long now) {
-            return record;
+            return new Completed(fingerprint, result);
         }
 
         @Override
         String fingerprint() {
-            return record.fingerprint();
+            return fingerprint;
         }
     }
 
@@ -131,8 +133,8 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Complet
         long now = ticker.read();
         // A completed record only ever changes by expiring: answer a replay without taking the bin's lock.
         Entry seen = entries.get(namespace);
-        if (seen instanceof CompletedEntry completed && seen.liveAt(now)) {
-            return Reservation.found(completed.record);
+        if (seen instanceof CompletedEntry && seen.liveAt(now)) {
+            return Reservation.found(seen.recordAt(now));
         }
         // A fresh key, the common case: one insert, no lock held while a lambda runs. A fence this
         // takes and then loses to a concurrent insert is skipped: fences only have to grow.
@@ -144,6 +146,15 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Complet
                 return Reservation.acquired(fence);
             }
         }
+        return reserveUnderLock(namespace, token, fingerprint, lease, now);
+    }
+
+    /**
+     * A reserve that found a record in the way, or lost the race to insert: decided under the bin's
+     * lock. Apart from {@link #reserve}'s common paths, which stay small enough for the compiler to
+     * inline into the caller (and so to leave their answer unallocated).
+     */
+    private Reservation reserveUnderLock(String namespace, String token, String fingerprint, Duration lease, long now) {
         Reservation[] answer = new Reservation[1];
         entries.compute(namespace, (ns, entry) -> {
             if (entry != null && entry.liveAt(now)
@@ -178,29 +189,26 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Complet
         // The holder's own live reservation, the common case: swapped for the completed record in one
         // compare-and-set on the entry seen (entries are compared by identity, each one is new).
         Entry seen = entries.get(namespace);
-        if (seen != null && heldBy(seen, token, now)) {
-            Completed completed = new Completed(seen.fingerprint(), result);
-            if (entries.replace(namespace, seen, new CompletedEntry(completed, now + ttl.toNanos()))) {
-                tellCompleted(namespace, token, completed);
-                return true;
-            }
+        if (seen != null && heldBy(seen, token, now)
+                && entries.replace(namespace, seen, new CompletedEntry(seen.fingerprint(), result, now + ttl.toNanos()))) {
+            tellCompleted(namespace, token, seen.fingerprint(), result);
+            return true;
         }
-        Completed[] done = new Completed[1];
+        String[] written = new String[1]; // the fingerprint of the record written, if one was
         entries.compute(namespace, (ns, entry) -> {
             if (entry == null || !entry.liveAt(now)) {
-                done[0] = new Completed(fingerprint, result); // late completion: nobody took the key over
-                return new CompletedEntry(done[0], now + ttl.toNanos());
+                written[0] = fingerprint; // late completion: nobody took the key over
+            } else if (heldBy(entry, token, now)) {
+                written[0] = entry.fingerprint();
+            } else {
+                return entry;
             }
-            if (heldBy(entry, token, now)) {
-                done[0] = new Completed(entry.fingerprint(), result);
-                return new CompletedEntry(done[0], now + ttl.toNanos());
-            }
-            return entry;
+            return new CompletedEntry(written[0], result, now + ttl.toNanos());
         });
-        if (done[0] != null) {
-            tellCompleted(namespace, token, done[0]);
+        if (written[0] != null) {
+            tellCompleted(namespace, token, written[0], result);
         }
-        return done[0] != null;
+        return written[0] != null;
     }
 
     @Override
@@ -221,9 +229,9 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Complet
     }
 
     /** Hands the waiters on {@code namespace}, if any, the record the holder {@code token} completed. */
-    private void tellCompleted(String namespace, String token, Completed completed) {
+    private void tellCompleted(String namespace, String token, String fingerprint, StoredResult result) {
         if (listeners.watching(namespace)) {
-            listeners.fire(namespace, new Ending.Completed(token, completed));
+            listeners.fire(namespace, new Ending.Completed(token, new Completed(fingerprint, result)));
         }
     }
 
