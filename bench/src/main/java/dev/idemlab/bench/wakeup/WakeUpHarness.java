@@ -47,6 +47,9 @@ public final class WakeUpHarness {
     private WakeUpHarness() { }
 
     /** One row of the table. */
+    /** How the coordinator's own rows are named. */
+    static final String OURS = "idempotency-lab wait";
+
     record Row(String store, String who, int waiters, Histogram delays) { }
 
     public static void main(String[] args) throws Exception {
@@ -65,11 +68,11 @@ public final class WakeUpHarness {
                     try (ObservedStore store = new ObservedStore(backend.openStore())) {
                         IdempotencyCoordinator coordinator = IdempotencyCoordinator.builder(store)
                                 .config(IdempotencyConfig.custom().waitTimeout(Duration.ofSeconds(30)).build()).build();
-                        measure(name, "idempotency-lab wait", coordinator, store, 1, 10, threads); // warm-up
+                        measure(name, OURS, coordinator, store, 1, 10, threads); // warm-up
                         for (int waiters : WAITERS) {
                             int n = waiters == 100 ? Math.max(5, rounds / 4) : rounds;
-                            rows.add(new Row(name, "idempotency-lab wait", waiters,
-                                    measure(name, "idempotency-lab wait", coordinator, store, waiters, n, threads)));
+                            rows.add(new Row(name, OURS, waiters,
+                                    measure(name, OURS, coordinator, store, waiters, n, threads)));
                             System.err.printf("wakeup: %s, %d waiters done%n", name, waiters);
                         }
                         subscriptionCosts.add(name + ": " + subscriptionCost(backend.openStore()));
