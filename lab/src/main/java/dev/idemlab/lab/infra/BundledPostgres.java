@@ -23,9 +23,15 @@ final class BundledPostgres {
     private BundledPostgres() { }
 
     /**
+     * Starts a server. The bundled binaries' launcher starts PostgreSQL with {@code -F} (fsync off) and
+     * {@code synchronous_commit=off}, and command-line settings outrank {@code ALTER SYSTEM}, so a
+     * durable server has to be asked for here: {@code fsync=on} and {@code synchronous_commit=on} on
+     * the same command line, after the launcher's own.
+     *
+     * @param durable whether the server keeps an acknowledged commit (fsync and synchronous commit on)
      * @throws ProvisioningException if the server cannot be started
      */
-    static PostgresServer start() {
+    static PostgresServer start(boolean durable) {
         ServerRegistry.reapStale();
         Path dataDirectory = null;
         try {
@@ -37,6 +43,9 @@ final class BundledPostgres {
                     .setCleanDataDirectory(true)
                     .setServerConfig("listen_addresses", "127.0.0.1")
                     .setPGStartupWait(STARTUP_WAIT);
+            if (durable) {
+                builder.setServerConfig("fsync", "on").setServerConfig("synchronous_commit", "on");
+            }
             EmbeddedPostgres server = builder.start();
             ServerRegistry.Registration registration;
             try {

@@ -50,6 +50,9 @@ public final class PostgresBackend implements StoreBackend {
                     durable && server.isPrivate());
             this.info = new ServerInfo("postgres", probe.describe().serverVersion(), server.origin(), server.address(),
                     durability);
+        } catch (ProvisioningException e) {
+            close();
+            throw e;
         } catch (RuntimeException e) {
             close();
             throw new ProvisioningException("postgres " + server.origin().description() + " at " + server.address()
@@ -124,7 +127,7 @@ public final class PostgresBackend implements StoreBackend {
     }
 
     private StoreOutage stoppedPrivateServer() {
-        PostgresServer doomed = startPrivate(server.origin());
+        PostgresServer doomed = startPrivate(server.origin(), false);
         synchronized (this) {
             owned.add(doomed);
         }
@@ -163,11 +166,11 @@ public final class PostgresBackend implements StoreBackend {
             return new PostgresServer(url, null, null, Origin.URL, address, () -> { });
         }
         if (forced != null) {
-            return startPrivate(forced);
+            return startPrivate(forced, options.durable());
         }
         List<String> tried = new ArrayList<>();
         try {
-            return BundledPostgres.start();
+            return BundledPostgres.start(options.durable());
         } catch (ProvisioningException e) {
             tried.add(e.getMessage());
         }
@@ -181,9 +184,9 @@ public final class PostgresBackend implements StoreBackend {
                 + ProvisioningOptions.PG_URL_ENV + ", or make Docker available", null);
     }
 
-    private static PostgresServer startPrivate(Origin origin) {
+    private static PostgresServer startPrivate(Origin origin, boolean durable) {
         return switch (origin) {
-            case BUNDLED -> BundledPostgres.start();
+            case BUNDLED -> BundledPostgres.start(durable);
             case CONTAINER -> ContainerPostgres.start();
             default -> throw new ProvisioningException("postgres cannot come from '" + origin.id()
                     + "'; use url, bundled or container", null);

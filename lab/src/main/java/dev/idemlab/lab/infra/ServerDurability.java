@@ -62,8 +62,15 @@ public final class ServerDurability {
                 String fsync = show(statement, "fsync");
                 String syncCommit = show(statement, "synchronous_commit");
                 boolean applied = fsync.equals("on") && syncCommit.equals("on");
-                if (!makeDurable || applied || System.nanoTime() - deadline > 0) {
-                    return "fsync=" + fsync + ", synchronous_commit=" + syncCommit;
+                String settings = "fsync=" + fsync + ", synchronous_commit=" + syncCommit;
+                if (!makeDurable || applied) {
+                    return settings;
+                }
+                if (System.nanoTime() - deadline > 0) {
+                    // A setting given on the server's command line outranks ALTER SYSTEM: never
+                    // publish figures of a server that was asked to be durable and is not.
+                    throw new ProvisioningException("asked for a durable postgres, but it still runs with " + settings
+                            + " (a setting on its command line outranks ALTER SYSTEM)", null);
                 }
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
             }

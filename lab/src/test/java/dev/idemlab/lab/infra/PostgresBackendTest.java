@@ -57,6 +57,16 @@ class PostgresBackendTest {
     }
 
     @Test
+    void aBundledServerIsFastUnlessAskedToBeDurableAndThenKeepsEveryCommit() {
+        assertThat(backend.server().durability()).isEqualTo("fsync=off, synchronous_commit=off");
+        try (PostgresBackend durable = PostgresBackend.open(
+                new ProvisioningOptions(null, null, null, Origin.BUNDLED).withDurable(true))) {
+            // Read back from the server itself: the bundled launcher's own -F must not win.
+            assertThat(durable.server().durability()).isEqualTo("fsync=on, synchronous_commit=on");
+        }
+    }
+
+    @Test
     void eachStoreGetsItsOwnNamespaces() {
         String ns = "payment.charge:" + UUID.randomUUID();
         try (IdempotencyStore first = backend.openStore(); IdempotencyStore second = backend.openStore()) {
