@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -25,6 +26,8 @@ class WaitersWokenByTheStoreTest {
 
     private final RaceStage stage = new RaceStage();
     private final AtomicInteger lookups = new AtomicInteger();
+    /** A permit per lookup, so the test can wait for reads without polling a counter. */
+    private final Semaphore lookedUp = new Semaphore(0);
     private final ExecutorService callers = Executors.newCachedThreadPool();
 
     /** The memory store, which notifies, counting the reads its waiters make. */
@@ -37,6 +40,7 @@ class WaitersWokenByTheStoreTest {
         @Override
         public Optional<IdempotencyRecord> lookup(String namespace) {
             lookups.incrementAndGet();
+            lookedUp.release();
             return super.lookup(namespace);
         }
     }
@@ -72,10 +76,7 @@ class WaitersWokenByTheStoreTest {
             // Every waiter is parked without a thread: the four threads are free for other work.
             assertThat(CompletableFuture.supplyAsync(() -> "free", few).get(10, TimeUnit.SECONDS)).isEqualTo("free");
             // Each waiter re-reads once after subscribing; let all of them have done so.
-            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (lookups.get() < 100 && System.nanoTime() - until < 0) {
-                Thread.sleep(1);
-            }
+            assertThat(lookedUp.tryAcquire(100, 30, TimeUnit.SECONDS)).as("every waiter re-read once").isTrue();
             int readsBeforeCompletion = lookups.get();
             assertThat(readsBeforeCompletion).as("one re-read per subscribed waiter").isEqualTo(100);
             stage.open(1);
