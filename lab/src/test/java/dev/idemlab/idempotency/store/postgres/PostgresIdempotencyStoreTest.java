@@ -173,6 +173,42 @@ class PostgresIdempotencyStoreTest extends IdempotencyStoreContract {
         assertThat(((Completed) store.lookup(ns).orElseThrow()).result().json()).isEqualTo("\"owner\"");
     }
 
+    /**
+     * reserve's first round trip inserts only into a key with no row: an answer from a live row, in
+     * flight or completed, writes nothing and draws no fencing number (a drawn one would make every
+     * thirty-second replay a logged write).
+     */
+    @Test
+    void aReplayOrAnAnswerOfAReservationInFlightWritesNothingAndDrawsNoFence() {
+        String ns = namespace();
+        long fence = ((Reservation.Acquired) store.reserve(ns, "t1", FP, LEASE)).fence();
+        String held = table.rowVersion(ns);
+        assertThat(table.lastFence()).isEqualTo(fence);
+
+        Reservation inFlight = store.reserve(ns, "t2", FP, LEASE);
+        assertThat(((Reservation.Found) inFlight).record()).isInstanceOf(Pending.class);
+        assertThat(table.rowVersion(ns)).isEqualTo(held);
+        assertThat(store.complete(ns, "t1", FP, StoredResult.of("\"ch_1\""), TTL)).isTrue();
+        String completed = table.rowVersion(ns);
+        assertThat(completed).isNotEqualTo(held);
+
+        Reservation replay = store.reserve(ns, "t3", FP, LEASE);
+        assertThat(((Reservation.Found) replay).record()).isEqualTo(new Completed(FP, StoredResult.of("\"ch_1\"")));
+        assertThat(table.rowVersion(ns)).isEqualTo(completed);
+        assertThat(table.lastFence()).isEqualTo(fence);
+    }
+
+    /** A retry of the holder's own reserve (its reply lost) takes the reservation again, with a new fence. */
+    @Test
+    void theHoldersOwnRetriedReserveTakesItsReservationAgainWithALargerFence() {
+        String ns = namespace();
+        long first = ((Reservation.Acquired) store.reserve(ns, "t1", FP, LEASE)).fence();
+        Reservation again = store.reserve(ns, "t1", FP, LEASE);
+        assertThat(again).isInstanceOf(Reservation.Acquired.class);
+        assertThat(((Reservation.Acquired) again).fence()).isGreaterThan(first);
+        assertThat(store.complete(ns, "t1", FP, StoredResult.of("1"), TTL)).isTrue();
+    }
+
     @Test
     void storesWithDifferentPrefixesShareTheTableWithoutSeeingEachOther() {
         String ns = namespace();

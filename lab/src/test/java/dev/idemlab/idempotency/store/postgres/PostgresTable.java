@@ -84,6 +84,29 @@ final class PostgresTable {
         };
     }
 
+    /** The row's version ({@code xmin}, the transaction that last wrote it) and place ({@code ctid}). */
+    String rowVersion(String namespace) {
+        return single("SELECT xmin::text || '@' || ctid::text FROM " + config.table() + " WHERE namespace = ?",
+                store.keyOf(namespace));
+    }
+
+    /** The last fencing number the table's sequence handed out. */
+    long lastFence() {
+        return Long.parseLong(single("SELECT last_value::text FROM " + config.table() + "_fence_seq WHERE ? IS NOT NULL", "-"));
+    }
+
+    private String single(String sql, String parameter) {
+        try (Connection connection = connect(); PreparedStatement statement = connection.prepareStatement(sql)) {
+            statement.setString(1, parameter);
+            try (var row = statement.executeQuery()) {
+                row.next();
+                return row.getString(1);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     long countRows(String namespace) {
         try (Connection connection = connect();
              PreparedStatement statement = connection.prepareStatement(

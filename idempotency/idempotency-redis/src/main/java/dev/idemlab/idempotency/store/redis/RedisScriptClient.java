@@ -49,6 +49,13 @@ import java.util.function.Predicate;
 final class RedisScriptClient implements AutoCloseable {
 
     private static final String STORE = "redis";
+    /**
+     * Every command here is synchronous, and a synchronous command already waits at most the
+     * connection's timeout (the URI's, {@link RedisStoreConfig#commandTimeout()}) and is cancelled when
+     * that passes. Lettuce's command expiry would also put a timer task on its wheel for every command,
+     * which the store does not need: turned off.
+     */
+    private static final TimeoutOptions SYNC_ONLY = TimeoutOptions.builder().timeoutCommands(false).build();
 
     private final RedisStoreConfig config;
     private final AbstractRedisClient client;
@@ -68,7 +75,7 @@ final class RedisScriptClient implements AutoCloseable {
                 .autoReconnect(true)
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                 .socketOptions(SocketOptions.builder().connectTimeout(config.connectTimeout()).build())
-                .timeoutOptions(TimeoutOptions.enabled(config.commandTimeout()))
+                .timeoutOptions(SYNC_ONLY)
                 .build());
         return client;
     }
@@ -83,7 +90,7 @@ final class RedisScriptClient implements AutoCloseable {
                 .autoReconnect(true)
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                 .socketOptions(SocketOptions.builder().connectTimeout(config.connectTimeout()).build())
-                .timeoutOptions(TimeoutOptions.enabled(config.commandTimeout()))
+                .timeoutOptions(SYNC_ONLY)
                 // A failover moves slots to a replica: re-read the topology as soon as a node is lost
                 // or a MOVED arrives, at most once a second, and close connections to nodes that left.
                 .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
