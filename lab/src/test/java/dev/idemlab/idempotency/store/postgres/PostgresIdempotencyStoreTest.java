@@ -174,9 +174,9 @@ class PostgresIdempotencyStoreTest extends IdempotencyStoreContract {
     }
 
     /**
-     * reserve's first round trip inserts only into a key with no row: an answer from a live row, in
-     * flight or completed, writes nothing and draws no fencing number (a drawn one would make every
-     * thirty-second replay a logged write).
+     * reserve reads the live row before it writes: an answer from a live row, in flight or completed,
+     * writes nothing and draws no fencing number (a drawn one would make every thirty-second replay a
+     * logged write, as the sequence logs ahead in steps of 32).
      */
     @Test
     void aReplayOrAnAnswerOfAReservationInFlightWritesNothingAndDrawsNoFence() {

@@ -24,7 +24,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * A single-process store: a {@link ConcurrentHashMap} whose every operation is one atomic
  * {@code compute}. Expiry follows an injected {@link Ticker}, so tests advance time instead of
- * sleeping. Expired entries are dropped when touched, and every write also sweeps the next
+ * sleeping. Expired entries are dropped when touched, and every {@value #SWEEP_EVERY}th reservation
+ * (by its fence number, so the choice costs nothing and touches no shared state) also sweeps the next
  * {@value #SWEEP_STEP} entries of a cursor that walks the map round and round, so memory stays
  * bounded by the live records at a constant cost per write (a whole-map sweep would cost a write
  * time proportional to the number of records).
@@ -33,7 +34,10 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class InMemoryIdempotencyStore implements IdempotencyStore, CompletionNotifications {
 
-    static final int SWEEP_STEP = 2;
+    /** Reservations per sweep step. */
+    static final int SWEEP_EVERY = 16;
+    /** Entries one sweep looks at: two per reservation on average. */
+    static final int SWEEP_STEP = 2 * SWEEP_EVERY;
 
     private static final StoreDescription DESCRIPTION = new StoreDescription("memory", "in-process", "in-process");
 
@@ -142,7 +146,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Complet
             long fence = fences.incrementAndGet();
             if (entries.putIfAbsent(namespace, new HeldEntry(token, fingerprint, now + lease.toNanos()))
                     == null) {
-                maybeSweep();
+                maybeSweep(fence);
                 return Reservation.acquired(fence);
             }
         }
@@ -165,7 +169,9 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Complet
             answer[0] = Reservation.acquired(fences.incrementAndGet());
             return new HeldEntry(token, fingerprint, now + lease.toNanos());
         });
-        maybeSweep();
+        if (answer[0] instanceof Reservation.Acquired acquired) {
+            maybeSweep(acquired.fence());
+        }
         return answer[0];
     }
 
@@ -270,8 +276,9 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Complet
         return entry.liveAt(now) && entry instanceof HeldEntry held && held.token.equals(token);
     }
 
-    private void maybeSweep() {
-        if (!sweeping.compareAndSet(false, true)) {
+    /** Sweeps a step after one reservation in {@link #SWEEP_EVERY}, unless another writer is sweeping. */
+    private void maybeSweep(long fence) {
+        if (fence % SWEEP_EVERY != 0 || !sweeping.compareAndSet(false, true)) {
             return;
         }
         try {

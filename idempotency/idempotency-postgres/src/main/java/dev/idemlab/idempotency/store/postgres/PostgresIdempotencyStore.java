@@ -3,7 +3,6 @@ package dev.idemlab.idempotency.store.postgres;
 import dev.idemlab.idempotency.IdempotencyRecordUnreadableException;
 import dev.idemlab.idempotency.spi.CompletionNotifications;
 import dev.idemlab.idempotency.spi.IdempotencyRecord;
-import dev.idemlab.idempotency.spi.IdempotencyRecord.Pending;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.idempotency.spi.IdempotencyStoreException;
 import dev.idemlab.idempotency.spi.Reservation;
@@ -29,13 +28,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * the config's URL (HikariCP is then needed on the class path).
  *
  * <p>Every operation runs in its own autocommit transaction, so none is held across an action.
- * {@code reserve} first sends, in one round trip, an insert of the reservation that writes only when
- * the key has no row, and a read of the key's live row: a fresh key is reserved, a live row is
- * answered. {@code complete} first tries a plain update of the holder's own live reservation that no
- * waiter marked. What those leave undecided (an expired row to take over, the caller's own
- * reservation, a late completion, a watched row whose waiters must be told) goes to the table's
- * functions, which read the live row and write conditionally on the owner token and a live lease, and
- * notify only a row a waiter marked; {@code release} always calls its function. Expiry is the server's
+ * {@code reserve} calls the table's reserve function, which reads the live row and, only when there is
+ * none, inserts the reservation or takes an expired row over ({@code UPDATE ... WHERE <expired or own
+ * token>}): a replay is one index lookup. {@code complete} first tries a plain update of the holder's
+ * own live reservation that no waiter marked; what that leaves undecided (a late completion, a row
+ * that is someone else's, a watched row whose waiters must be told) goes to the complete function.
+ * The functions write conditionally on the owner token and a live lease and notify only a row a
+ * waiter marked; {@code release} always calls its function. Expiry is the server's
  * {@code now()}, never this JVM's clock. Expired rows count as absent everywhere and are deleted by
  * {@link #sweepExpired()}, which the store also runs, bounded, every
  * {@link PostgresStoreConfig#sweepEveryWrites()} writes.
@@ -118,69 +117,25 @@ public final class PostgresIdempotencyStore implements IdempotencyStore, Complet
     @Override
     public Reservation reserve(String namespace, String token, String fingerprint, Duration lease) {
         return circuit.call(namespace, () -> {
-            try (Connection connection = pool.getConnection()) {
-                Reservation answer = reserveFresh(connection, namespace, token, fingerprint, lease);
-                if (answer == null) {
-                    answer = reserveByFunction(connection, namespace, token, fingerprint, lease);
+            try (Connection connection = pool.getConnection();
+                 PreparedStatement statement = connection.prepareStatement(sql.reserve)) {
+                statement.setString(1, stored(namespace));
+                statement.setString(2, token);
+                statement.setString(3, fingerprint);
+                statement.setLong(4, micros(lease));
+                try (ResultSet row = statement.executeQuery()) {
+                    row.next();
+                    afterWrite();
+                    return row.getBoolean("acquired")
+                            ? Reservation.acquired(row.getLong("fence"))
+                            : Reservation.found(RecordRows.read(row, config.table(), namespace));
                 }
-                afterWrite();
-                return answer;
             } catch (IdempotencyRecordUnreadableException e) {
                 throw e;
             } catch (SQLException | RuntimeException e) {
                 throw failure("reserve", namespace, e);
             }
         });
-    }
-
-    /**
-     * The common cases in one round trip of plain statements: a fresh key is reserved, a live row of
-     * someone else's is answered. {@code null} for the rest (an expired row in the way, the caller's
-     * own reservation), which the reserve function decides.
-     */
-    private Reservation reserveFresh(Connection connection, String namespace, String token, String fingerprint,
-                                     Duration lease) throws SQLException {
-        String key = stored(namespace);
-        try (PreparedStatement statement = connection.prepareStatement(sql.reserveFresh)) {
-            statement.setString(1, key);
-            statement.setString(2, token);
-            statement.setString(3, fingerprint);
-            statement.setLong(4, micros(lease));
-            statement.setString(5, key);
-            statement.setString(6, key);
-            statement.execute();
-            try (ResultSet inserted = statement.getResultSet()) {
-                if (inserted.next()) {
-                    return Reservation.acquired(inserted.getLong(1));
-                }
-            }
-            statement.getMoreResults();
-            try (ResultSet live = statement.getResultSet()) {
-                if (!live.next()) {
-                    return null;
-                }
-                IdempotencyRecord record = RecordRows.read(live, config.table(), namespace);
-                return record instanceof Pending pending && pending.token().equals(token)
-                        ? null
-                        : Reservation.found(record);
-            }
-        }
-    }
-
-    private Reservation reserveByFunction(Connection connection, String namespace, String token, String fingerprint,
-                                          Duration lease) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(sql.reserve)) {
-            statement.setString(1, stored(namespace));
-            statement.setString(2, token);
-            statement.setString(3, fingerprint);
-            statement.setLong(4, micros(lease));
-            try (ResultSet row = statement.executeQuery()) {
-                row.next();
-                return row.getBoolean("acquired")
-                        ? Reservation.acquired(row.getLong("fence"))
-                        : Reservation.found(RecordRows.read(row, config.table(), namespace));
-            }
-        }
     }
 
     @Override

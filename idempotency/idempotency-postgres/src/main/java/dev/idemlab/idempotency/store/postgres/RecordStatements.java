@@ -1,11 +1,10 @@
 package dev.idemlab.idempotency.store.postgres;
 
 /**
- * The SQL of every store operation, for one table. Each operation is one round trip in its own
- * autocommit transaction, so no transaction is ever held across an action. Reserve and complete try
- * plain statements first, which cover the common cases ({@link #reserveFresh}, {@link #completeHeld}),
- * and otherwise call the table's functions of {@code schema.sql}, which decide every case and whose
- * statements the server plans once per session; release always calls its function. Expiry is always
+ * The SQL of every store operation, for one table. Each operation runs in its own autocommit
+ * transaction, so no transaction is ever held across an action. Reserve and release call the table's
+ * functions of {@code schema.sql}, whose statements the server plans once per session; complete tries a
+ * plain update of the common case first ({@link #completeHeld}) and otherwise calls its function. Expiry is always
  * decided by the server's {@code now()}: within one transaction it is a single instant, so the checks
  * agree with each other.
  *
@@ -21,16 +20,6 @@ final class RecordStatements {
 
     /** Parameters: namespace, token, fingerprint, lease in microseconds. One row: acquired, the record's columns, fence. */
     final String reserve;
-    /**
-     * Two statements sent in one round trip, run in one implicit transaction: an insert of the
-     * reservation when the key has no row at all (its fence drawn only then), returning the fence,
-     * and then the key's live row with {@link #RECORD_COLUMNS}. A fresh key gets its fence (and the
-     * second statement reads the row just written); a key with a live row gets that row and nothing
-     * written. Anything else (an expired row in the way, or the caller's own reservation) reads
-     * neither a fence nor another's row, and is left to {@link #reserve}. Parameters: namespace, token,
-     * fingerprint, lease in microseconds, namespace, namespace.
-     */
-    final String reserveFresh;
     final String renew;
     /** Parameters: namespace, token, fingerprint, result_json, not_stored_reason, ttl in microseconds. One boolean. */
     final String complete;
@@ -54,11 +43,6 @@ final class RecordStatements {
         this.channel = table + "_events";
         this.reserve = "SELECT acquired, state, token, fingerprint, result_json, not_stored_reason, remaining_us, "
                 + "fence FROM " + table + "_reserve(?, ?, ?, ?)";
-        this.reserveFresh = "INSERT INTO " + table + " (namespace, state, token, fingerprint, expires_at, fence) "
-                + "SELECT ?, 'pending', ?, ?, now() + ? * interval '1 microsecond', nextval('" + table + "_fence_seq') "
-                + "WHERE NOT EXISTS (SELECT FROM " + table + " WHERE namespace = ?) "
-                + "ON CONFLICT (namespace) DO NOTHING RETURNING fence; "
-                + "SELECT " + RECORD_COLUMNS + " FROM " + table + " WHERE namespace = ? AND expires_at > now()";
         this.renew = "UPDATE " + table + " SET expires_at = now() + ? * interval '1 microsecond' "
                 + "WHERE namespace = ? AND state = 'pending' AND token = ? AND expires_at > now()";
         this.complete = "SELECT " + table + "_complete(?, ?, ?, ?, ?, ?)";
