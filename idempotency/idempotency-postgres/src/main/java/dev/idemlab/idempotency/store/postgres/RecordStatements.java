@@ -3,10 +3,10 @@ package dev.idemlab.idempotency.store.postgres;
 /**
  * The SQL of every store operation, for one table. Each operation runs in its own autocommit
  * transaction, so no transaction is ever held across an action. Reserve and release call the table's
- * functions of {@code schema.sql}, whose statements the server plans once per session; complete tries a
- * plain update of the common case first ({@link #completeHeld}) and otherwise calls its function. Expiry is always
- * decided by the server's {@code now()}: within one transaction it is a single instant, so the checks
- * agree with each other.
+ * functions of {@code schema.sql}, whose statements the server plans once per session; complete tries
+ * a plain update of the common case first ({@link #completeHeld}) and otherwise calls its function.
+ * Expiry is always decided by the server's {@code now()}: within one transaction it is a single
+ * instant, so the checks agree with each other.
  *
  * <p>Parameters in microseconds ({@code ? * interval '1 microsecond'}) keep leases below a
  * millisecond exact. Immutable and thread-safe.

@@ -94,7 +94,9 @@ $$;
 -- complete: the holder's own live reservation, or a key nobody holds (its row expired or was swept),
 -- becomes the completed record; anyone else's live row stops it. True if it wrote; a watched row's
 -- waiters are told the record. The common case, the holder's own row, is a plain UPDATE; only a
--- late completion of a swept row inserts.
+-- late completion of a swept row inserts. The store sends the commonest case, the holder's own live
+-- row that no waiter marked, as that plain UPDATE on its own first (no function call, nothing to
+-- notify), and calls this function only when it changed no row.
 CREATE OR REPLACE FUNCTION ${table}_complete(p_namespace text, p_token text, p_fingerprint text,
         p_result_json text, p_not_stored_reason text, p_ttl_us bigint)
 RETURNS boolean LANGUAGE plpgsql AS $$
