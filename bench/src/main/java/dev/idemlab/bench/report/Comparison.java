@@ -13,10 +13,20 @@ import dev.idemlab.bench.StoreKind;
  * @param rawOpsPerSecond the baseline's throughput, all threads together
  * @param oursBytesPerOp the coordinator's allocation per operation ({@code -prof gc}), or NaN when not profiled
  * @param rawBytesPerOp the baseline's allocation per operation, or NaN when not profiled
+ * @param oursSampledOpsPerSecond the coordinator's throughput derived from its SampleTime mean, the
+ *     cross-check, or NaN when the run has none
+ * @param rawSampledOpsPerSecond the baseline's, likewise
  */
 public record Comparison(StoreKind store, Question question, int threads, String baseline,
                          double oursOpsPerSecond, double rawOpsPerSecond, double oursBytesPerOp,
-                         double rawBytesPerOp) {
+                         double rawBytesPerOp, double oursSampledOpsPerSecond, double rawSampledOpsPerSecond) {
+
+    /** A comparison without a SampleTime cross-check. */
+    public Comparison(StoreKind store, Question question, int threads, String baseline,
+                      double oursOpsPerSecond, double rawOpsPerSecond, double oursBytesPerOp, double rawBytesPerOp) {
+        this(store, question, threads, baseline, oursOpsPerSecond, rawOpsPerSecond, oursBytesPerOp, rawBytesPerOp,
+                Double.NaN, Double.NaN);
+    }
 
     /** A comparison without allocation figures. */
     public Comparison(StoreKind store, Question question, int threads, String baseline,
@@ -42,6 +52,16 @@ public record Comparison(StoreKind store, Question question, int threads, String
     /** What the coordinator adds to each operation: ours minus raw average time per operation, in µs. */
     public double overheadMicros() {
         return oursMicrosPerOp() - rawMicrosPerOp();
+    }
+
+    /** The ratio from the SampleTime means, the cross-check; NaN when the run has none. */
+    public double sampledRatio() {
+        return oursSampledOpsPerSecond / rawSampledOpsPerSecond;
+    }
+
+    /** The overhead from the SampleTime means, the cross-check, in µs; NaN when the run has none. */
+    public double sampledOverheadMicros() {
+        return microsPerOp(oursSampledOpsPerSecond) - microsPerOp(rawSampledOpsPerSecond);
     }
 
     /** What the baseline does, in words. */

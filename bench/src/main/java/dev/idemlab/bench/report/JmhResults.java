@@ -99,6 +99,21 @@ public final class JmhResults {
                 .orElse(OptionalDouble.empty());
     }
 
+    /**
+     * Operations per second derived from the SampleTime result ({@code threads / mean time per
+     * operation}), as a cross-check of a run that measured throughput too: the two modes run minutes
+     * apart, so a noisy machine shows in their disagreement. Empty when the run measured no throughput
+     * (its throughput is this figure already) or has no SampleTime result.
+     */
+    public OptionalDouble sampledThroughput(String benchmark, String method, String store, int threads) {
+        if (throughputDerived()) {
+            return OptionalDouble.empty();
+        }
+        return find(benchmark, method, store, threads, JmhRecord.SAMPLE_TIME)
+                .map(r -> OptionalDouble.of(threads * 1e6 / r.score()))
+                .orElse(OptionalDouble.empty());
+    }
+
     /** Bytes allocated per operation, from whichever mode was profiled with {@code -prof gc}; NaN if none was. */
     public double bytesPerOp(String benchmark, String method, String store, int threads) {
         return records.stream().filter(r -> r.is(benchmark, method, store, threads) && !Double.isNaN(r.bytesPerOp()))

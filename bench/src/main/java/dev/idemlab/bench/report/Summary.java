@@ -36,7 +36,11 @@ public final class Summary {
                             comparisons.add(new Comparison(store, question, threads, baseline,
                                     ours.getAsDouble(), raw.getAsDouble(),
                                     results.bytesPerOp(question.benchmark(), question.ours(), param, threads),
-                                    results.bytesPerOp(question.benchmark(), baseline, param, threads)));
+                                    results.bytesPerOp(question.benchmark(), baseline, param, threads),
+                                    results.sampledThroughput(question.benchmark(), question.ours(), param, threads)
+                                            .orElse(Double.NaN),
+                                    results.sampledThroughput(question.benchmark(), baseline, param, threads)
+                                            .orElse(Double.NaN)));
                         }
                     }
                 }

@@ -96,10 +96,33 @@ class SummaryTest {
         String page = MarkdownPage.render(full, run, Map.of());
         assertThat(page).contains("`bash scripts/bench.sh --quick`", "`abc1234`", "2 cores", "redis 7.2.4")
                 .contains("| first call | 1 | 20,000 | EVALSHA of a minimal reserve script | 40,000 | 0.500 |")
-                .contains("| 4 | 6.000 µs | **missed** |", "| 1 | 0.900 µs | **met** |")
-                .contains("| memory first call allocates <= 500 bytes per operation | 4 | n/a | not measured |")
+                .contains("| 4 | 6.000 µs |  | **missed** |", "| 1 | 0.900 µs |  | **met** |")
+                .contains("| memory first call allocates <= 500 bytes per operation | 4 | n/a |  | not measured |")
                 .contains("| postgres first call >= 0.90x the throughput of INSERT ... ON CONFLICT DO NOTHING, "
-                        + "then UPDATE | | | not measured |");
+                        + "then UPDATE | | | | not measured |");
+    }
+
+    @Test
+    void aTargetIsMetOnlyWhenTheSampleTimeCrossCheckMeetsItToo() {
+        // Throughput 0.95x, which alone would meet 0.9x; the SampleTime means, minutes apart, 0.8x.
+        Summary disagreeing = Summary.of(JmhResults.read(List.of(resource("jmh-crafted-modes-disagree.json"))));
+        Comparison pgFirstCall = only(disagreeing, StoreKind.POSTGRES, Question.FIRST_CALL, 1, "rawPlainWrite");
+        Target target = target(StoreKind.POSTGRES, Question.FIRST_CALL);
+        assertThat(target.value(pgFirstCall)).isCloseTo(0.95, within(EPSILON));
+        assertThat(target.crossCheck(pgFirstCall)).isCloseTo(0.8, within(EPSILON));
+        assertThat(target.metBy(pgFirstCall)).isFalse();
+
+        RunInfo run = new RunInfo("bash scripts/bench.sh", "abc1234", 2, "Linux amd64", List.of(), "2025-01-01T00:00:00Z");
+        assertThat(MarkdownPage.render(disagreeing, run, Map.of()))
+                .contains("| 1 | 0.950x | 0.800x | **missed** |");
+    }
+
+    @Test
+    void withoutASampleTimeResultTheThroughputAloneJudges() {
+        Comparison memoryReplay = only(full, StoreKind.MEMORY, Question.REPLAY, 1, "rawPlainRead");
+        Target target = Target.PUBLISHED.stream().filter(t -> t.reads(memoryReplay)).findFirst().orElseThrow();
+        assertThat(target.crossCheck(memoryReplay)).isNaN();
+        assertThat(target.metBy(memoryReplay)).isTrue();
     }
 
     private static Comparison only(Summary summary, StoreKind store, Question question, int threads, String baseline) {
