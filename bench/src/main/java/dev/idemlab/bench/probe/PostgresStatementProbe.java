@@ -21,6 +21,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 
 /**
  * The probe behind {@code results/bench/MISSED.md}'s PostgreSQL figures: the store's SQL for a first
@@ -88,25 +89,32 @@ public final class PostgresStatementProbe {
 
             System.out.printf(Locale.ROOT, "PostgreSQL %s, table %s, %d thread(s), %d rounds of %d calls per thread%n",
                     store.describe().serverVersion(), table, threads, rounds, calls);
-            // Completed rows to replay: the raw table's for the raw select, the store's for the others.
-            run(backend, threads, 1, calls, Map.of("seed raw", firstCalls.get("raw insert, then update")), "replay:raw:");
-            run(backend, threads, 1, calls, Map.of("seed store", firstCalls.get("reserve function, plain update (the store)")),
-                    "replay:store:");
-            report("first call", run(backend, threads, rounds, calls, firstCalls, null));
-            Map<String, List<Double>> replayTimes = new LinkedHashMap<>();
-            for (int round = 0; round < rounds; round++) {
-                for (Map.Entry<String, Shape> shape : replays.entrySet()) {
-                    String seeded = shape.getKey().startsWith("raw") ? "replay:raw:" : "replay:store:";
-                    replayTimes.computeIfAbsent(shape.getKey(), k -> new ArrayList<>())
-                            .addAll(run(backend, threads, 1, calls, Map.of(shape.getKey(), shape.getValue()), seeded)
-                                    .get(shape.getKey()));
+            List<Connection> connections = new ArrayList<>();
+            ExecutorService pool = Executors.newFixedThreadPool(threads);
+            try {
+                for (int i = 0; i < threads; i++) {
+                    connections.add(connect(backend));
+                }
+                // Completed rows to replay: the raw table's for the raw select, the store's for the others.
+                run(pool, connections, 1, calls, Map.of("raw", firstCalls.get("raw insert, then update")), shape -> "replay:raw:");
+                run(pool, connections, 1, calls, Map.of("store", firstCalls.get("reserve function, plain update (the store)")),
+                        shape -> "replay:store:");
+                report("first call", run(pool, connections, rounds, calls, firstCalls, shape -> null));
+                report("replay", run(pool, connections, rounds, calls, replays,
+                        shape -> shape.startsWith("raw") ? "replay:raw:" : "replay:store:"));
+            } finally {
+                pool.shutdown();
+                for (Connection connection : connections) {
+                    connection.close();
                 }
             }
-            report("replay", replayTimes);
         }
     }
 
-    /** The statements compared, for the store's table. */
+    /**
+     * The statements compared, for the store's table: its functions of {@code schema.sql}, and the
+     * plain completion the store sends first (as in {@code RecordStatements}, package-private there).
+     */
     private static final class Statements {
         final String rawInsert = "INSERT INTO probe_raw (namespace, state, token, fingerprint, expires_at) "
                 + "VALUES (?, 'pending', ?, ?, now() + interval '30 seconds') ON CONFLICT DO NOTHING";
@@ -137,45 +145,35 @@ public final class PostgresStatementProbe {
     private static final AtomicLong ROUND = new AtomicLong();
 
     /**
-     * Runs every shape for {@code rounds} rounds, the shapes in turn within a round, each on fresh keys
-     * (or, with {@code keyPrefix}, on the keys seeded under it) and returns µs per call by shape.
+     * Runs every shape for {@code rounds} rounds, the shapes in turn within a round, one thread per
+     * connection, and returns µs per call by shape. A shape's keys are those seeded under the prefix
+     * {@code keys} gives it, or fresh ones when it gives {@code null}.
      */
-    private static Map<String, List<Double>> run(PostgresBackend backend, int threads, int rounds,
-                                                 int calls, Map<String, Shape> shapes, String keyPrefix)
-            throws Exception {
+    private static Map<String, List<Double>> run(ExecutorService pool, List<Connection> connections, int rounds,
+                                                 int calls, Map<String, Shape> shapes,
+                                                 Function<String, String> keys) throws Exception {
         Map<String, List<Double>> times = new LinkedHashMap<>();
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        List<Connection> connections = new ArrayList<>();
-        try {
-            for (int i = 0; i < threads; i++) {
-                connections.add(connect(backend));
-            }
-            for (int round = 0; round < rounds; round++) {
-                for (Map.Entry<String, Shape> shape : shapes.entrySet()) {
-                    String keys = keyPrefix != null ? keyPrefix : "first:" + ROUND.incrementAndGet() + ":";
-                    long start = System.nanoTime();
-                    List<Future<?>> running = new ArrayList<>();
-                    for (int t = 0; t < threads; t++) {
-                        Connection connection = connections.get(t);
-                        String threadKeys = keys + t + ":";
-                        running.add(pool.submit(() -> {
-                            for (int i = 0; i < calls; i++) {
-                                shape.getValue().call(connection, threadKeys + i);
-                            }
-                            return null;
-                        }));
-                    }
-                    for (Future<?> done : running) {
-                        done.get();
-                    }
-                    times.computeIfAbsent(shape.getKey(), k -> new ArrayList<>())
-                            .add((System.nanoTime() - start) / 1000.0 / ((double) calls * threads));
+        for (int round = 0; round < rounds; round++) {
+            for (Map.Entry<String, Shape> shape : shapes.entrySet()) {
+                String seeded = keys.apply(shape.getKey());
+                String prefix = seeded != null ? seeded : "first:" + ROUND.incrementAndGet() + ":";
+                long start = System.nanoTime();
+                List<Future<?>> running = new ArrayList<>();
+                for (int t = 0; t < connections.size(); t++) {
+                    Connection connection = connections.get(t);
+                    String threadKeys = prefix + t + ":";
+                    running.add(pool.submit(() -> {
+                        for (int i = 0; i < calls; i++) {
+                            shape.getValue().call(connection, threadKeys + i);
+                        }
+                        return null;
+                    }));
                 }
-            }
-        } finally {
-            pool.shutdown();
-            for (Connection connection : connections) {
-                connection.close();
+                for (Future<?> done : running) {
+                    done.get();
+                }
+                times.computeIfAbsent(shape.getKey(), k -> new ArrayList<>())
+                        .add((System.nanoTime() - start) / 1000.0 / ((double) calls * connections.size()));
             }
         }
         return times;

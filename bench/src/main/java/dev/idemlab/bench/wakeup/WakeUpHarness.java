@@ -46,10 +46,10 @@ public final class WakeUpHarness {
 
     private WakeUpHarness() { }
 
-    /** One row of the table. */
     /** How the coordinator's own rows are named. */
     static final String OURS = "idempotency-lab wait";
 
+    /** One row of the table. */
     record Row(String store, String who, int waiters, Histogram delays) { }
 
     public static void main(String[] args) throws Exception {

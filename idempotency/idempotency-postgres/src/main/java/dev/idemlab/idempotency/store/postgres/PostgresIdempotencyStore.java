@@ -154,28 +154,21 @@ public final class PostgresIdempotencyStore implements IdempotencyStore, Complet
                 // The holder's own unwatched reservation, the common case, by a plain update; every
                 // other case (a watched row whose waiters are told, a late completion, a row that is
                 // someone else's) by the complete function.
-                try (PreparedStatement statement = connection.prepareStatement(sql.completeHeld)) {
+                int completed = updateOn(connection, sql.completeHeld, statement -> {
                     statement.setString(1, result.json());
                     statement.setString(2, result.notStoredReason());
                     statement.setLong(3, micros(ttl));
                     statement.setString(4, stored(namespace));
                     statement.setString(5, token);
-                    if (statement.executeUpdate() == 1) {
-                        return true;
-                    }
-                }
-                try (PreparedStatement statement = connection.prepareStatement(sql.complete)) {
+                });
+                return completed == 1 || endedOn(connection, sql.complete, statement -> {
                     statement.setString(1, stored(namespace));
                     statement.setString(2, token);
                     statement.setString(3, fingerprint);
                     statement.setString(4, result.json());
                     statement.setString(5, result.notStoredReason());
                     statement.setLong(6, micros(ttl));
-                    try (ResultSet row = statement.executeQuery()) {
-                        row.next();
-                        return row.getBoolean(1);
-                    }
-                }
+                });
             } catch (SQLException | RuntimeException e) {
                 throw failure("complete", namespace, e);
             }
@@ -273,17 +266,22 @@ public final class PostgresIdempotencyStore implements IdempotencyStore, Complet
     /** Runs a function that ends a reservation and says whether it did. */
     private boolean ended(String operation, String namespace, String statementSql, Binder binder) {
         return circuit.call(namespace, () -> {
-            try (Connection connection = pool.getConnection();
-                 PreparedStatement statement = connection.prepareStatement(statementSql)) {
-                binder.bind(statement);
-                try (ResultSet row = statement.executeQuery()) {
-                    row.next();
-                    return row.getBoolean(1);
-                }
+            try (Connection connection = pool.getConnection()) {
+                return endedOn(connection, statementSql, binder);
             } catch (SQLException | RuntimeException e) {
                 throw failure(operation, namespace, e);
             }
         });
+    }
+
+    private static boolean endedOn(Connection connection, String statementSql, Binder binder) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(statementSql)) {
+            binder.bind(statement);
+            try (ResultSet row = statement.executeQuery()) {
+                row.next();
+                return row.getBoolean(1);
+            }
+        }
     }
 
     /**
@@ -306,14 +304,19 @@ public final class PostgresIdempotencyStore implements IdempotencyStore, Complet
 
     private int update(String operation, String namespace, String statementSql, Binder binder) {
         return circuit.call(namespace, () -> {
-            try (Connection connection = pool.getConnection();
-                 PreparedStatement statement = connection.prepareStatement(statementSql)) {
-                binder.bind(statement);
-                return statement.executeUpdate();
+            try (Connection connection = pool.getConnection()) {
+                return updateOn(connection, statementSql, binder);
             } catch (SQLException | RuntimeException e) {
                 throw failure(operation, namespace, e);
             }
         });
+    }
+
+    private static int updateOn(Connection connection, String statementSql, Binder binder) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(statementSql)) {
+            binder.bind(statement);
+            return statement.executeUpdate();
+        }
     }
 
     /** Sweeps now and then, bounded, so a table fed only by this client stays near its live rows. */
