@@ -60,7 +60,16 @@ final class OwnerAttempt<T> extends Heartbeat {
         }
         stop();
         StoredResult stored = coordinator.encoder().encode(codec, value);
-        boolean kept = withoutInterrupt(() -> complete(stored));
+        // withoutInterrupt's steps written out: a lambda capturing the result would be one more object per call.
+        boolean interrupted = Thread.interrupted();
+        boolean kept;
+        try {
+            kept = complete(stored);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
         Outcome outcome = lost() || !kept ? Outcome.LEASE_LOST : Outcome.EXECUTED;
         counters.outcome(outcome);
         return answer.of(value, outcome);
