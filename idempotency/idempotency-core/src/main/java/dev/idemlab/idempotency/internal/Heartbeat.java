@@ -25,8 +25,6 @@ abstract class Heartbeat {
 
     final String namespace;
     final String token;
-    /** When the action started; written by {@link Heartbeats#start} before the heartbeat is published. */
-    long startedAtNanos;
     /** The next heartbeat waiting for the same batch; written before it is published, read by the batch. */
     Heartbeat nextUnscheduled;
     private volatile ScheduledFuture<?> renewals;
@@ -43,17 +41,15 @@ abstract class Heartbeat {
     abstract Heartbeats shared();
 
     /**
-     * Puts the renewals on the timer, the first one an interval after the start, unless the action
+     * Puts the renewals on the timer, the first one after {@code firstDelayNanos}, unless the action
      * already returned. Called once, by the batch.
      */
-    void schedule(long nowNanos) {
+    void schedule(long firstDelayNanos) {
         if (stopped) {
             return;
         }
-        long intervalNanos = shared().intervalNanos();
-        long firstDelay = Math.max(0, intervalNanos - (nowNanos - startedAtNanos));
         ScheduledFuture<?> scheduled = SharedScheduler.get().scheduleWithFixedDelay(
-                this::renew, firstDelay, intervalNanos, TimeUnit.NANOSECONDS);
+                this::renew, firstDelayNanos, shared().intervalNanos(), TimeUnit.NANOSECONDS);
         renewals = scheduled;
         // stop() may have run between the check above and the assignment: then it saw no future to cancel.
         if (stopped) {

@@ -11,8 +11,9 @@ import java.util.function.Consumer;
 /**
  * Starts the heartbeats of one coordinator, lazily: a started heartbeat is pushed on a lock-free stack,
  * and one timer task per batch, run {@link #batchDelayNanos} after the batch's first heartbeat, puts
- * on the timer only those whose action is still running. Each keeps its first renewal one interval
- * after its own start, so a holder whose action outlives the lease renews exactly as an eagerly
+ * on the timer only those whose action is still running. Every heartbeat of a batch has its first
+ * renewal one interval after the batch opened, which is no later than one interval after its own start
+ * (see {@link #start}), so a holder whose action outlives the lease renews no later than an eagerly
  * scheduled heartbeat would, while a call whose action returns sooner costs one object and one
  * compare-and-set instead of a timer insertion, a cancellation and a wake-up of the timer thread.
  *
@@ -31,6 +32,11 @@ final class Heartbeats {
     private final AtomicReference<Heartbeat> unscheduled = new AtomicReference<>();
     private final AtomicBoolean batchPending = new AtomicBoolean();
     private final Runnable scheduleBatch = this::scheduleBatch;
+    /**
+     * When the pending batch opened ({@code System.nanoTime()}). Written by the start that opens the
+     * batch, before it puts the batch on the timer; read by the batch before it lets the next one open.
+     */
+    private long batchOpenedAtNanos;
 
     /**
      * Heartbeats that renew reservations in {@code store} for {@code lease} every {@code interval}.
@@ -45,16 +51,25 @@ final class Heartbeats {
         this.batchDelayNanos = Math.min(intervalNanos / 2, TimeUnit.MILLISECONDS.toNanos(MAX_BATCH_DELAY_MILLIS));
     }
 
-    /** Starts {@code heartbeat}: its renewals begin one interval from now, if its action still runs. */
+    /**
+     * Starts {@code heartbeat}: its renewals begin within one interval from now, if its action still
+     * runs. The batch's opening time is read before the compare-and-set that opens it, and every other
+     * heartbeat of that batch returns from here after that compare-and-set (it saw the batch open, or
+     * lost the race to open it): so each action starts after its batch opened. One clock reading per
+     * batch, and none in the call's own object.
+     */
     void start(Heartbeat heartbeat) {
-        heartbeat.startedAtNanos = System.nanoTime();
         Heartbeat head;
         do {
             head = unscheduled.get();
             heartbeat.nextUnscheduled = head;
         } while (!unscheduled.compareAndSet(head, heartbeat));
-        if (!batchPending.get() && batchPending.compareAndSet(false, true)) {
-            SharedScheduler.get().schedule(scheduleBatch, batchDelayNanos, TimeUnit.NANOSECONDS);
+        if (!batchPending.get()) {
+            long now = System.nanoTime();
+            if (batchPending.compareAndSet(false, true)) {
+                batchOpenedAtNanos = now;
+                SharedScheduler.get().schedule(scheduleBatch, batchDelayNanos, TimeUnit.NANOSECONDS);
+            }
         }
     }
 
@@ -75,15 +90,16 @@ final class Heartbeats {
     }
 
     private void scheduleBatch() {
+        long openedAt = batchOpenedAtNanos;
         // Cleared before the stack is taken: a heartbeat pushed after this line either is in the stack
         // taken below or schedules a batch of its own.
         batchPending.set(false);
         Heartbeat heartbeat = unscheduled.getAndSet(null);
-        long now = System.nanoTime();
+        long firstDelayNanos = Math.max(0, intervalNanos - (System.nanoTime() - openedAt));
         while (heartbeat != null) {
             Heartbeat next = heartbeat.nextUnscheduled;
             heartbeat.nextUnscheduled = null;
-            heartbeat.schedule(now);
+            heartbeat.schedule(firstDelayNanos);
             heartbeat = next;
         }
     }
