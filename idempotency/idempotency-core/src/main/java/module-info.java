@@ -4,12 +4,15 @@
  *
  * <p>Jackson ({@code ResultCodec.json}, fingerprints of beans and JSON trees) and Micrometer
  * ({@code IdempotencyCoordinator.Builder.meterRegistry}) are optional: required statically, needed at
- * run time only by the feature that uses them.
+ * run time only by the feature that uses them. So is Resilience4j, for the network stores'
+ * {@code spi.StoreCircuit}.
  */
 module dev.idemlab.idempotency.core {
     requires org.slf4j;
     requires static com.fasterxml.jackson.databind;
     requires static micrometer.core;
+    requires static io.github.resilience4j.circuitbreaker;
+    requires static io.github.resilience4j.core;
 
     exports dev.idemlab.idempotency;
     exports dev.idemlab.idempotency.spi;

@@ -11,8 +11,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * A service that depends on {@code idempotency-core} alone: this test runs in its own surefire
- * execution with Jackson and Micrometer taken off the class path (see the module's pom), and builds
- * and uses a coordinator with a codec written by hand.
+ * execution with Jackson, Micrometer and Resilience4j taken off the class path (see the module's
+ * pom), and builds and uses a coordinator with a codec written by hand.
  */
 class CoreAloneTest {
 
@@ -30,10 +30,12 @@ class CoreAloneTest {
     };
 
     @Test
-    void jacksonAndMicrometerAreReallyNotOnTheClassPath() {
+    void jacksonMicrometerAndResilience4jAreReallyNotOnTheClassPath() {
         assertThatThrownBy(() -> Class.forName("com.fasterxml.jackson.databind.ObjectMapper"))
                 .isInstanceOf(ClassNotFoundException.class);
         assertThatThrownBy(() -> Class.forName("io.micrometer.core.instrument.MeterRegistry"))
+                .isInstanceOf(ClassNotFoundException.class);
+        assertThatThrownBy(() -> Class.forName("io.github.resilience4j.circuitbreaker.CircuitBreaker"))
                 .isInstanceOf(ClassNotFoundException.class);
     }
 

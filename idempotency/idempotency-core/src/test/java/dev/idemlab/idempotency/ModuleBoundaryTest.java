@@ -33,11 +33,17 @@ class ModuleBoundaryTest {
     }
 
     @Test
-    void jacksonAndMicrometerAreStaticRequirementsOnly() throws Exception {
+    void jacksonMicrometerAndResilience4jAreStaticRequirementsOnly() throws Exception {
         Set<String> runtime = descriptor().requires().stream()
                 .filter(r -> !r.modifiers().contains(ModuleDescriptor.Requires.Modifier.STATIC))
                 .map(ModuleDescriptor.Requires::name)
                 .collect(Collectors.toSet());
+        Set<String> optional = descriptor().requires().stream()
+                .filter(r -> r.modifiers().contains(ModuleDescriptor.Requires.Modifier.STATIC))
+                .map(ModuleDescriptor.Requires::name)
+                .collect(Collectors.toSet());
         assertThat(runtime).containsExactlyInAnyOrder("java.base", "org.slf4j");
+        assertThat(optional).containsExactlyInAnyOrder("com.fasterxml.jackson.databind", "micrometer.core",
+                "io.github.resilience4j.circuitbreaker", "io.github.resilience4j.core");
     }
 }

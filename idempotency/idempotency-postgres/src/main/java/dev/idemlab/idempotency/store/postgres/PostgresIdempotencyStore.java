@@ -6,6 +6,7 @@ import dev.idemlab.idempotency.spi.IdempotencyRecord;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.idempotency.spi.IdempotencyStoreException;
 import dev.idemlab.idempotency.spi.Reservation;
+import dev.idemlab.idempotency.spi.StoreCircuit;
 import dev.idemlab.idempotency.spi.StoreDescription;
 import dev.idemlab.idempotency.spi.StoreKeys;
 import dev.idemlab.idempotency.spi.StoredResult;

@@ -2,6 +2,7 @@ package dev.idemlab.idempotency.store.redis;
 
 import dev.idemlab.idempotency.spi.IdempotencyStoreException;
 import dev.idemlab.idempotency.spi.IdempotencyStoreException.Failure;
+import dev.idemlab.idempotency.spi.StoreCircuit;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;

@@ -1,6 +1,5 @@
-package dev.idemlab.idempotency.store.redis;
+package dev.idemlab.idempotency.spi;
 
-import dev.idemlab.idempotency.spi.IdempotencyStoreException;
 import dev.idemlab.idempotency.spi.IdempotencyStoreException.Failure;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
@@ -11,20 +10,29 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * The store's circuit breaker (Resilience4j): once the server was unreachable, calls fail in
- * microseconds for a cool-down instead of each waiting out a connection timeout, and the first call
- * after it is the probe that closes the circuit again. Only unreachable-server failures open it: a
- * timed-out statement is a stall the coordinator may wait out, and an unreadable row is an answer.
+ * A network store's circuit breaker (Resilience4j), for store implementations: once the server was
+ * unreachable, calls fail in microseconds for a cool-down instead of each waiting out a connection
+ * timeout, and the first call after it is the probe that closes the circuit again. Only
+ * unreachable-server failures ({@link Failure#UNREACHABLE}) open it: a timed-out statement is a stall
+ * the coordinator may wait out, and an unreadable record is an answer.
+ *
+ * <p>Needs {@code resilience4j-circuitbreaker} at run time, an optional dependency of this module that
+ * every network store brings.
  *
  * <p>Thread-safe.
  */
-final class StoreCircuit {
+public final class StoreCircuit {
 
     private final CircuitBreaker breaker;
     private final Duration coolDown;
     private final String store;
 
-    StoreCircuit(String store, String name, Duration coolDown) {
+    /**
+     * @param store the store's name, for the exceptions it throws ({@code redis}, {@code postgres})
+     * @param name the breaker's name: which server or table it guards
+     * @param coolDown how long the circuit stays open before a probe may pass
+     */
+    public StoreCircuit(String store, String name, Duration coolDown) {
         this.store = store;
         this.coolDown = coolDown;
         this.breaker = CircuitBreaker.of(name, CircuitBreakerConfig.custom()
@@ -45,7 +53,7 @@ final class StoreCircuit {
      * with a window of one call and a threshold of 100 %, a success recorded in the closed state never
      * changes the state, and recording it (a clock read and a lock per call) is every call's cost.
      */
-    <T> T call(String namespace, Supplier<T> call) {
+    public <T> T call(String namespace, Supplier<T> call) {
         if (breaker.getState() == CircuitBreaker.State.CLOSED) {
             try {
                 return call.get();
@@ -66,7 +74,7 @@ final class StoreCircuit {
     }
 
     /** The breaker's state, for tests and outputs. */
-    String state() {
+    public String state() {
         return breaker.getState().name();
     }
 }
