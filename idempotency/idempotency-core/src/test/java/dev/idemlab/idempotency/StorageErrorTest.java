@@ -96,7 +96,10 @@ class StorageErrorTest {
         assertThat(store.failures.tryAcquire(2, 30, TimeUnit.SECONDS)).isTrue();
         assertThat(b).isNotDone();
 
-        ticker.advance(Duration.ofSeconds(6)); // the lease B saw has run out; the store still fails
+        // Past the lease B saw (5 s) and short of its wait's deadline (lease plus the 1 s margin): a jump
+        // onto the deadline itself would let B, caught between a failed poll and its next deadline
+        // check, give up as in progress instead of failing open.
+        ticker.advance(Duration.ofMillis(5_500)); // the lease B saw has run out; the store still fails
         stage.awaitCallsInsideProvider(1);      // so B fails open, as a takeover would have
         stage.openAll(2);
         assertThat(b.get(30, TimeUnit.SECONDS).id()).isIn("ch_1", "ch_2");
