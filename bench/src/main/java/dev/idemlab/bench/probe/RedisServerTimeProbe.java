@@ -41,8 +41,11 @@ public final class RedisServerTimeProbe {
 
     private RedisServerTimeProbe() { }
 
-    /** One phase: {@code calls} calls on keys under one prefix. */
-    private record Phase(String name, Consumer<String> call, boolean seedFirst) { }
+    /**
+     * One phase: {@code calls} calls on keys under one prefix, each key first given to {@code seed}
+     * (outside the counters) when it is not null.
+     */
+    private record Phase(String name, Consumer<String> call, Consumer<String> seed) { }
 
     public static void main(String[] args) {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 11;
@@ -60,15 +63,15 @@ public final class RedisServerTimeProbe {
     private static void run(StoreFixture fixture, RedisCommands<String, String> admin, int rounds, int calls) {
         IdempotencyCoordinator coordinator = fixture.coordinator();
         RawStore raw = fixture.raw();
+        Consumer<String> firstCall = key -> coordinator.execute(
+                IdempotentCall.of(Requests.OPERATION, key, Requests.FINGERPRINT), Requests.CODEC, Requests.NO_OP);
+        Consumer<String> replay = key -> coordinator.execute(
+                IdempotentCall.of(Requests.OPERATION, key, Requests.FINGERPRINT), Requests.CODEC, Requests.MUST_NOT_RUN);
         List<Phase> phases = List.of(
-                new Phase("first call (the store)", key -> coordinator.execute(
-                        IdempotentCall.of(Requests.OPERATION, key, Requests.FINGERPRINT), Requests.CODEC, Requests.NO_OP),
-                        false),
-                new Phase("replay (the store)", key -> coordinator.execute(
-                        IdempotentCall.of(Requests.OPERATION, key, Requests.FINGERPRINT), Requests.CODEC,
-                        Requests.MUST_NOT_RUN), true),
-                new Phase("raw SET NX PX", raw::plainWrite, false),
-                new Phase("raw GET", raw::plainRead, true));
+                new Phase("first call (the store)", firstCall, null),
+                new Phase("replay (the store)", replay, firstCall),
+                new Phase("raw SET NX PX", raw::plainWrite, null),
+                new Phase("raw GET", raw::plainRead, raw::seed));
         System.out.printf(Locale.ROOT, "%s, %d rounds of %d calls per phase, 1 thread%n",
                 fixture.backend().server().describeWithDurability(), rounds, calls);
         Map<String, List<Double>> clientMicros = new LinkedHashMap<>();
@@ -76,8 +79,10 @@ public final class RedisServerTimeProbe {
         for (int round = 0; round < rounds; round++) {
             for (Phase phase : phases) {
                 String prefix = "probe-" + round + "-" + phase.name().hashCode() + "-";
-                if (phase.seedFirst()) {
-                    seed(phase, coordinator, raw, prefix, calls);
+                if (phase.seed() != null) {
+                    for (int i = 0; i < calls; i++) {
+                        phase.seed().accept(prefix + i);
+                    }
                 }
                 admin.configResetstat();
                 long start = System.nanoTime();
@@ -94,20 +99,6 @@ public final class RedisServerTimeProbe {
             System.err.printf(Locale.ROOT, "round %d of %d%n", round + 1, rounds);
         }
         report(clientMicros, serverMicros);
-    }
-
-    /** Completed records for the replay phase, plain values for the raw GET; outside the counters. */
-    private static void seed(Phase phase, IdempotencyCoordinator coordinator, RawStore raw, String prefix, int calls) {
-        boolean store = phase.name().contains("the store");
-        for (int i = 0; i < calls; i++) {
-            String key = prefix + i;
-            if (store) {
-                coordinator.execute(IdempotentCall.of(Requests.OPERATION, key, Requests.FINGERPRINT), Requests.CODEC,
-                        Requests.NO_OP);
-            } else {
-                raw.seed(key);
-            }
-        }
     }
 
     /** {@code INFO commandstats} as µs by command; the probe's own CONFIG and INFO left out. */

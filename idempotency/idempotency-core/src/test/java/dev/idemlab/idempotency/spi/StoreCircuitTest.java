@@ -24,13 +24,18 @@ class StoreCircuitTest {
         return "answer";
     }
 
+    /** Opens {@code circuit} the way a store does: one call finds the server unreachable. */
+    private void openByAnUnreachableServer(StoreCircuit circuit) {
+        assertThatThrownBy(() -> circuit.call("payment.charge:k", () -> fails(Failure.UNREACHABLE)))
+                .isInstanceOfSatisfying(IdempotencyStoreException.class,
+                        e -> assertThat(e.failure()).isEqualTo(Failure.UNREACHABLE));
+    }
+
     @Test
     void anUnreachableServerOpensTheCircuitAndTheNextCallsFailWithoutTrying() {
         StoreCircuit circuit = new StoreCircuit("redis", "redis-test", Duration.ofMinutes(1));
 
-        assertThatThrownBy(() -> circuit.call("payment.charge:k", () -> fails(Failure.UNREACHABLE)))
-                .isInstanceOfSatisfying(IdempotencyStoreException.class,
-                        e -> assertThat(e.failure()).isEqualTo(Failure.UNREACHABLE));
+        openByAnUnreachableServer(circuit);
         assertThat(circuit.state()).isEqualTo("OPEN");
 
         assertThatThrownBy(() -> circuit.call("payment.charge:k2", this::answers))
@@ -58,8 +63,7 @@ class StoreCircuitTest {
     @Test
     void afterTheCoolDownOneProbeThatFindsTheServerClosesTheCircuitAgain() {
         StoreCircuit circuit = new StoreCircuit("redis", "redis-test", Duration.ofMillis(50));
-        assertThatThrownBy(() -> circuit.call("payment.charge:k", () -> fails(Failure.UNREACHABLE)))
-                .isInstanceOf(IdempotencyStoreException.class);
+        openByAnUnreachableServer(circuit);
 
         await().atMost(Duration.ofSeconds(10)).untilAsserted(
                 () -> assertThat(circuit.call("payment.charge:k", this::answers)).isEqualTo("answer"));
@@ -70,8 +74,7 @@ class StoreCircuitTest {
     @Test
     void aProbeThatFindsTheServerStillDownOpensTheCircuitAgain() {
         StoreCircuit circuit = new StoreCircuit("redis", "redis-test", Duration.ofMillis(50));
-        assertThatThrownBy(() -> circuit.call("payment.charge:k", () -> fails(Failure.UNREACHABLE)))
-                .isInstanceOf(IdempotencyStoreException.class);
+        openByAnUnreachableServer(circuit);
 
         await().atMost(Duration.ofSeconds(10)).until(() -> {
             try {
