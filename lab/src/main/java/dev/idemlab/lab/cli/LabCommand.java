@@ -13,7 +13,7 @@ import picocli.CommandLine.Command;
         description = "Reproduces the Idempotency-Key race: a result cache charges a card twice when a client "
                 + "retries while the first request is still running; a reservation with a lease charges once. "
                 + "Every figure comes from a counting fake payment provider's ledger.",
-        subcommands = {ScenarioCommand.class, CheckCommand.class, LoadCommand.class, PeersCommand.class, FaultsCommand.class,
+        subcommands = {ScenarioCommand.class, CheckCommand.class, LoadCommand.class, PeersCommand.class, FaultsCommand.class, NemesisCommand.class,
                 ServeCommand.class, ProbeCommand.class,
                 CommandLine.HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",

@@ -14,12 +14,8 @@ import dev.idemlab.idempotency.store.redis.RedisStoreConfig;
 import dev.idemlab.lab.infra.RedisBackend;
 import dev.idemlab.provider.Charge;
 import dev.idemlab.provider.FakePaymentProvider;
-import org.netcrusher.core.reactor.NioReactor;
-import org.netcrusher.tcp.TcpCrusher;
-import org.netcrusher.tcp.TcpCrusherBuilder;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -55,15 +51,15 @@ final class NetworkFaults {
     }
 
     private static FaultCase.Outcome resetDuringComplete(FaultRig rig) throws Exception {
-        try (Proxy proxy = Proxy.to(((RedisBackend) rig.backend()).uri());
-             RedisIdempotencyStore throughProxy = proxy.store()) {
+        try (TcpProxy proxy = proxyTo(rig);
+             RedisIdempotencyStore throughProxy = storeThrough(proxy)) {
             java.util.concurrent.atomic.AtomicBoolean reset = new java.util.concurrent.atomic.AtomicBoolean();
             IdempotencyStore resetting = new ForwardingIdempotencyStore(throughProxy) {
                 @Override
                 public boolean complete(String namespace, String token, String fingerprint, StoredResult result,
                                         Duration ttl) {
                     if (reset.compareAndSet(false, true)) {
-                        proxy.crusher.closeAllPairs(); // once: the first completion write meets a reset connection
+                        proxy.reset(); // once: the first completion write meets a reset connection
                     }
                     return super.complete(namespace, token, fingerprint, result, ttl);
                 }
@@ -86,16 +82,16 @@ final class NetworkFaults {
     }
 
     private static FaultCase.Outcome frozenDuringReserve(FaultRig rig) throws Exception {
-        try (Proxy proxy = Proxy.to(((RedisBackend) rig.backend()).uri());
-             RedisIdempotencyStore throughProxy = proxy.store()) {
+        try (TcpProxy proxy = proxyTo(rig);
+             RedisIdempotencyStore throughProxy = storeThrough(proxy)) {
             FakePaymentProvider provider = FaultRig.provider();
             IdempotencyCoordinator coordinator = rig.coordinator(throughProxy, IdempotencyConfig.ofDefaults());
             throughProxy.lookup("payment.charge:warm-up"); // the proxied connection is open
             IdempotentCall call = call(key(), 10);
-            proxy.crusher.freeze();
+            proxy.freeze();
             Thread thaw = new Thread(() -> {
                 ConcurrencyFaults.sleep(Duration.ofMillis(1500));
-                proxy.crusher.unfreeze();
+                proxy.unfreeze();
             }, "thaw");
             thaw.start();
             IdempotentResult<Charge> first = coordinator.call(call, CHARGE, () -> provider.charge("o-1", 10, null));
@@ -115,46 +111,13 @@ final class NetworkFaults {
         }
     }
 
-    /** A NetCrusher TCP proxy on 127.0.0.1 in front of a Redis, and a store that connects through it. */
-    private static final class Proxy implements AutoCloseable {
-        final NioReactor reactor;
-        final TcpCrusher crusher;
-        final int port;
+    private static TcpProxy proxyTo(FaultRig rig) throws IOException {
+        URI target = URI.create(((RedisBackend) rig.backend()).uri());
+        return TcpProxy.to(target.getHost(), target.getPort());
+    }
 
-        private Proxy(NioReactor reactor, TcpCrusher crusher, int port) {
-            this.reactor = reactor;
-            this.crusher = crusher;
-            this.port = port;
-        }
-
-        static Proxy to(String redisUri) throws IOException {
-            URI target = URI.create(redisUri);
-            int port;
-            try (ServerSocket probe = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-                port = probe.getLocalPort();
-            }
-            NioReactor reactor = new NioReactor();
-            try {
-                TcpCrusher crusher = TcpCrusherBuilder.builder().withReactor(reactor)
-                        .withBindAddress("127.0.0.1", port)
-                        .withConnectAddress(target.getHost(), target.getPort())
-                        .buildAndOpen();
-                return new Proxy(reactor, crusher, port);
-            } catch (RuntimeException e) {
-                reactor.close();
-                throw e;
-            }
-        }
-
-        RedisIdempotencyStore store() {
-            return new RedisIdempotencyStore(RedisStoreConfig.custom().uri("redis://127.0.0.1:" + port)
-                    .keyPrefix("idemlab:proxied:" + UUID.randomUUID().toString().substring(0, 8) + ":").build());
-        }
-
-        @Override
-        public void close() {
-            crusher.close();
-            reactor.close();
-        }
+    private static RedisIdempotencyStore storeThrough(TcpProxy proxy) {
+        return new RedisIdempotencyStore(RedisStoreConfig.custom().uri("redis://127.0.0.1:" + proxy.port())
+                .keyPrefix("idemlab:proxied:" + UUID.randomUUID().toString().substring(0, 8) + ":").build());
     }
 }

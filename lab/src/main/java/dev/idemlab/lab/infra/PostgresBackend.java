@@ -101,6 +101,24 @@ public final class PostgresBackend implements StoreBackend {
     }
 
     /**
+     * A store with a fresh namespace prefix, as {@link #openStore()} gives, that connects to this
+     * server through {@code 127.0.0.1:localPort} (a proxy in front of it, for the network's faults).
+     * The caller closes it.
+     */
+    public PostgresIdempotencyStore openStoreThrough(int localPort) {
+        String through = server.jdbcUrl().replaceFirst("^jdbc:postgresql://[^/]*/", "jdbc:postgresql://127.0.0.1:"
+                + localPort + "/");
+        return new PostgresIdempotencyStore(PostgresStoreConfig.custom(through)
+                .credentials(server.user(), server.password()).namespacePrefix(freshPrefix()).build());
+    }
+
+    /** The host and port of the server, as its JDBC URL names them. */
+    public java.net.InetSocketAddress address() {
+        String[] hostPort = addressOf(server.jdbcUrl()).split(":");
+        return java.net.InetSocketAddress.createUnresolved(hostPort[0], Integer.parseInt(hostPort[1]));
+    }
+
+    /**
      * For a private server: a second private server, a store verified against it, then the server
      * stopped. For a URL: a store pointed at a 127.0.0.1 port where nothing listens.
      */

@@ -115,6 +115,15 @@ public final class RedisBackend implements StoreBackend {
     }
 
     /**
+     * A new store client, with keys of its own as {@link #openStore()} gives, that connects to this
+     * server through {@code 127.0.0.1:localPort} (a proxy in front of it, for the network's faults).
+     * The caller closes it.
+     */
+    public RedisIdempotencyStore openStoreThrough(int localPort) {
+        return new RedisIdempotencyStore(config("redis://127.0.0.1:" + localPort, nextKeyPrefix()));
+    }
+
+    /**
      * For a private server: starts a second one of the same origin, connects a store to it, checks
      * that it works, then stops that server. For a URL: a store on a local port where nothing
      * listens; the user's server is left alone.

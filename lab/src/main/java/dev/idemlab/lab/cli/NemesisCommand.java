@@ -1,0 +1,147 @@
+package dev.idemlab.lab.cli;
+
+import dev.idemlab.lab.infra.ProvisioningException;
+import dev.idemlab.lab.infra.StoreBackend;
+import dev.idemlab.lab.infra.StoreBackends;
+import dev.idemlab.lab.nemesis.NemesisReport;
+import dev.idemlab.lab.nemesis.NemesisResult;
+import dev.idemlab.lab.nemesis.NemesisRun;
+import dev.idemlab.lab.nemesis.NemesisSettings;
+import dev.idemlab.lab.nemesis.Sabotage;
+import dev.idemlab.lab.report.ReportFile;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.TypeConversionException;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+/** {@code lab nemesis}: a seeded random workload against a real store while faults are injected at random. */
+@Command(name = "nemesis", mixinStandardHelpOptions = true,
+        description = "Sends a seeded random workload (keys shared by 2-8 callers, call and callAsync, cancels, "
+                + "WAIT and RAISE, actions longer than the lease, actions that fail) to a real store while a "
+                + "nemesis injects faults on a random schedule (pauses, dropped connections, a proxy that freezes, "
+                + "drops replies or resets, stopped servers, locked tables, a jumping clock), then checks the whole "
+                + "history against the provider's ledger. Exits 1 on a violation, printing the key's history, "
+                + "a timeline and the command that replays the same schedule.")
+final class NemesisCommand implements Callable<Integer> {
+
+    static final List<String> STORES = List.of("memory", "redis", "postgres");
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--store", paramLabel = "STORE", defaultValue = "memory",
+            description = "memory, redis or postgres. Default: ${DEFAULT-VALUE}.")
+    String store;
+
+    @Option(names = "--seed", paramLabel = "N",
+            description = "What the workload's and the faults' schedules are drawn from. Default: a new one, printed.")
+    Long seed;
+
+    @Option(names = "--duration", paramLabel = "TIME", defaultValue = "60s", converter = DurationConverter.class,
+            description = "How long requests keep arriving, 1s to 1h (500ms, 20s, 1m). Default: ${DEFAULT-VALUE}.")
+    Duration duration;
+
+    @Option(names = "--lease-ms", paramLabel = "MS", defaultValue = "3000",
+            description = "The coordinator's lease, 500 to 60000 ms; some actions outlive it. Default: ${DEFAULT-VALUE}.")
+    long leaseMillis;
+
+    @Option(names = "--downstream-key",
+            description = "The provider deduplicates on the key the action passes it: then nothing excuses a second charge.")
+    boolean downstreamKey;
+
+    @Option(names = "--sabotage", paramLabel = "WHAT", defaultValue = "none", converter = SabotageConverter.class,
+            description = "Break something on purpose, to see the checker fail: none, result-cache (the post's "
+                    + "result cache as the coordinator), forgetful-store (a store that now and then grants a "
+                    + "pending key). Default: ${DEFAULT-VALUE}.")
+    Sabotage sabotage;
+
+    @Option(names = "--out", paramLabel = "FILE", description = OutputOptions.OUT_HELP)
+    Path out;
+
+    @Mixin
+    ServerOptions servers;
+
+    @Override
+    public Integer call() throws Exception {
+        String name = store.trim().toLowerCase(Locale.ROOT);
+        if (!STORES.contains(name)) {
+            throw new UsageException("--store must be one of " + String.join(", ", STORES) + ", got '" + store + "'"
+                    + (name.equals("redis-cluster") ? " (the nemesis has no cluster faults yet)" : ""));
+        }
+        if (duration.compareTo(Duration.ofSeconds(1)) < 0) {
+            throw new UsageException("--duration must be at least 1s, got " + duration.toMillis() + "ms");
+        }
+        if (leaseMillis < 500 || leaseMillis > 60_000) {
+            throw new UsageException("--lease-ms must be from 500 to 60000, got " + leaseMillis);
+        }
+        ReportFile file = reportFile();
+        long chosenSeed = seed != null ? seed : System.nanoTime() ^ Double.doubleToLongBits(Math.random());
+        NemesisSettings settings = new NemesisSettings(chosenSeed, duration, Duration.ofMillis(leaseMillis),
+                downstreamKey, sabotage);
+        PrintWriter err = spec.commandLine().getErr();
+        err.println("nemesis: seed " + chosenSeed + " on " + name + " for " + duration.toSeconds() + " s");
+        err.flush();
+        NemesisResult result;
+        try (StoreBackend backend = open(name)) {
+            result = NemesisRun.run(backend, settings, line -> {
+                err.println("nemesis: " + line);
+                err.flush();
+            });
+        }
+        String report = NemesisReport.text(result);
+        PrintWriter stdout = spec.commandLine().getOut();
+        if (file == null) {
+            stdout.print(report);
+        } else {
+            try {
+                file.write(report);
+            } catch (Exception e) {
+                throw new CommandFailure("--out " + out + ": the report could not be written: " + e.getMessage());
+            }
+            stdout.println("wrote the nemesis report to " + out + (result.passed() ? "" : " (violations found)"));
+        }
+        stdout.flush();
+        return result.passed() ? 0 : 1;
+    }
+
+    private StoreBackend open(String name) {
+        try {
+            return StoreBackends.open(name, servers.provisioning(List.of(name)));
+        } catch (ProvisioningException unavailable) {
+            throw new CommandFailure(name + " could not be had: " + unavailable.getMessage());
+        }
+    }
+
+    private ReportFile reportFile() {
+        if (out == null) {
+            return null;
+        }
+        try {
+            return ReportFile.check(out);
+        } catch (ReportFile.Refused refused) {
+            throw new UsageException("--out " + out + ": " + refused.getMessage());
+        }
+    }
+
+    /** {@code none}, {@code result-cache}, {@code forgetful-store}. */
+    static final class SabotageConverter implements ITypeConverter<Sabotage> {
+        @Override
+        public Sabotage convert(String text) {
+            String wanted = text.trim().toLowerCase(Locale.ROOT);
+            return Arrays.stream(Sabotage.values()).filter(each -> each.id().equals(wanted)).findFirst()
+                    .orElseThrow(() -> new TypeConversionException("must be none, result-cache or forgetful-store, got '"
+                            + text + "'"));
+        }
+    }
+}

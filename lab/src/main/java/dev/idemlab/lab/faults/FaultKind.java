@@ -1,0 +1,73 @@
+package dev.idemlab.lab.faults;
+
+import java.util.Arrays;
+import java.util.Locale;
+
+/**
+ * The lab's one vocabulary of faults, named after what the coordinator meets rather than after what
+ * injects it (as a chaos proxy names its toxics): the nemesis schedules them by these names, and its
+ * results count them by these names, whatever injects them on a given store.
+ */
+public enum FaultKind {
+
+    /** Every command waits: Redis {@code CLIENT PAUSE n ALL}. */
+    PAUSE_ALL("pause-all", "every command waits (CLIENT PAUSE ALL)", false),
+    /** Writes wait, reads answer: Redis {@code CLIENT PAUSE n WRITE}. */
+    PAUSE_WRITE("pause-write", "writes wait, reads answer (CLIENT PAUSE WRITE)", false),
+    /** The server drops the store's connections: {@code CLIENT KILL}, {@code pg_terminate_backend}. */
+    KILL_CONNECTIONS("kill-connections", "the server drops the store's connections (CLIENT KILL, pg_terminate_backend)", false),
+    /** A proxy between store and server holds every byte, both ways, then lets them through. */
+    FREEZE("freeze", "the network holds every byte, then delivers it (TCP proxy freeze)", false),
+    /** Requests reach the server and run; their replies are lost, then the connections reset. */
+    DROP_REPLIES("drop-replies", "requests run, replies are lost, then connections reset (TCP proxy)", false),
+    /** Every connection between store and server is reset at once. */
+    RESET("reset", "every connection is reset (TCP proxy)", false),
+    /** The server process is stopped ({@code SIGSTOP}), then continued. */
+    STOP_SERVER("stop-server", "the server process stops, then continues (SIGSTOP, SIGCONT)", false),
+    /** The store's PostgreSQL backends are stopped ({@code SIGSTOP}), then continued. */
+    STOP_BACKENDS("stop-backends", "the store's backends stop, then continue (SIGSTOP, SIGCONT)", false),
+    /** The records' table is locked by another transaction: {@code LOCK TABLE ... ACCESS EXCLUSIVE}. */
+    LOCK_TABLE("lock-table", "another transaction holds the table (LOCK TABLE ACCESS EXCLUSIVE)", false),
+    /** The store's clock jumps past the lease: every reservation held ends at once. */
+    CLOCK_JUMP("clock-jump", "the store's clock jumps past the lease (the memory store's ticker)", true),
+    /** The executor that resumes asynchronous calls rejects every task for a while. */
+    REJECT_RESUMPTIONS("reject-resumptions", "the executor of asynchronous calls rejects every task", false);
+
+    private final String id;
+    private final String what;
+    private final boolean breaksStorePromise;
+
+    FaultKind(String id, String what, boolean breaksStorePromise) {
+        this.id = id;
+        this.what = what;
+        this.breaksStorePromise = breaksStorePromise;
+    }
+
+    /** The name in commands and reports: {@code pause-all}. */
+    public String id() {
+        return id;
+    }
+
+    /** What the coordinator meets, and what injects it. */
+    public String what() {
+        return what;
+    }
+
+    /**
+     * Whether the fault breaks a promise the store makes (its records outlive their lease or ttl as
+     * its clock says), so that a second charge after it is the store's doing, not the coordinator's.
+     */
+    public boolean breaksStorePromise() {
+        return breaksStorePromise;
+    }
+
+    /**
+     * @throws IllegalArgumentException for a name that is none of these, listing them
+     */
+    public static FaultKind of(String id) {
+        String wanted = id.trim().toLowerCase(Locale.ROOT);
+        return Arrays.stream(values()).filter(kind -> kind.id.equals(wanted)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("unknown fault '" + id + "'; known: "
+                        + String.join(", ", Arrays.stream(values()).map(FaultKind::id).toList())));
+    }
+}

@@ -1,0 +1,90 @@
+package dev.idemlab.lab.faults;
+
+import org.netcrusher.core.filter.TransformFilter;
+import org.netcrusher.core.reactor.NioReactor;
+import org.netcrusher.tcp.TcpCrusher;
+import org.netcrusher.tcp.TcpCrusherBuilder;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+
+/**
+ * A NetCrusher TCP proxy on 127.0.0.1 in front of a store's server, for the network's faults: freeze
+ * every connection (bytes are held, nothing is lost), drop the server's replies (the requests arrive
+ * and run; the answers vanish), and reset every connection. A store that connects through
+ * {@link #port()} meets them. Thread-safe; closing it closes every proxied connection.
+ */
+public final class TcpProxy implements AutoCloseable {
+
+    private final NioReactor reactor;
+    private final TcpCrusher crusher;
+    private final int port;
+    private volatile boolean droppingReplies;
+
+    private TcpProxy(NioReactor reactor, int port, String host, int targetPort) {
+        this.reactor = reactor;
+        this.port = port;
+        TransformFilter replies = buffer -> {
+            if (droppingReplies) {
+                buffer.position(buffer.limit());
+            }
+        };
+        this.crusher = TcpCrusherBuilder.builder().withReactor(reactor)
+                .withBindAddress("127.0.0.1", port)
+                .withConnectAddress(host, targetPort)
+                .withIncomingTransformFilterFactory(client -> replies)
+                .buildAndOpen();
+    }
+
+    /**
+     * A proxy to {@code host:targetPort} on a free local port.
+     *
+     * @throws IOException when no local port could be had
+     */
+    public static TcpProxy to(String host, int targetPort) throws IOException {
+        int port;
+        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = probe.getLocalPort();
+        }
+        NioReactor reactor = new NioReactor();
+        try {
+            return new TcpProxy(reactor, port, host, targetPort);
+        } catch (RuntimeException e) {
+            reactor.close();
+            throw e;
+        }
+    }
+
+    /** The local port a store connects to. */
+    public int port() {
+        return port;
+    }
+
+    /** Holds every byte in both directions until {@link #unfreeze()}; connections stay open. */
+    public void freeze() {
+        crusher.freeze();
+    }
+
+    public void unfreeze() {
+        if (crusher.isFrozen()) {
+            crusher.unfreeze();
+        }
+    }
+
+    /** While on, the server's replies are dropped on their way back; requests still reach it and run. */
+    public void dropReplies(boolean on) {
+        droppingReplies = on;
+    }
+
+    /** Closes every proxied connection at once, as a reset would; new connections are accepted. */
+    public void reset() {
+        crusher.closeAllPairs();
+    }
+
+    @Override
+    public void close() {
+        crusher.close();
+        reactor.close();
+    }
+}

@@ -1,0 +1,139 @@
+package dev.idemlab.lab.nemesis;
+
+import dev.idemlab.idempotency.InFlightPolicy;
+import dev.idemlab.idempotency.Outcome;
+import dev.idemlab.idempotency.StoreFailureMode;
+
+/**
+ * One call of the history: when it was sent and answered, what it got (a charge and how it was
+ * produced, or an error), whether its stage was cancelled, and, from inside the action, when the
+ * action started and which charge it made. Written by the caller's thread, the action's thread and
+ * the canceller; each field once, and read after the run. Thread-safe.
+ */
+public final class CallRecord {
+
+    final int id;
+    final int key;
+    final int caller;
+    final boolean async;
+    final InFlightPolicy policy;
+    final StoreFailureMode onStoreFailure;
+    final long boundNanos;
+    private volatile dev.idemlab.lab.load.ErrorKind errorKind;
+    private volatile long sentAt;
+    private volatile long answeredAt;
+    private volatile String chargeId;
+    private volatile Outcome outcome;
+    private volatile String error;
+    private volatile long cancelledAt;
+    private volatile long actionStartedAt;
+    private volatile String charged;
+    private volatile boolean ranWithoutReservation;
+
+    CallRecord(int id, int key, int caller, boolean async, InFlightPolicy policy, StoreFailureMode onStoreFailure,
+               long boundNanos) {
+        this.id = id;
+        this.key = key;
+        this.caller = caller;
+        this.async = async;
+        this.policy = policy;
+        this.onStoreFailure = onStoreFailure;
+        this.boundNanos = boundNanos;
+    }
+
+    void sent(long at) {
+        sentAt = at;
+    }
+
+    void answered(long at, String charge, Outcome how) {
+        chargeId = charge;
+        outcome = how;
+        answeredAt = at;
+    }
+
+    void failed(long at, Throwable failure) {
+        error = failure.getClass().getSimpleName();
+        errorKind = dev.idemlab.lab.load.ErrorKind.of(failure);
+        answeredAt = at;
+    }
+
+    void cancelled(long at) {
+        cancelledAt = at;
+    }
+
+    /** The action started at {@code at}, with the reservation's {@code fence}, or with none (it ran failing open). */
+    void actionStarted(long at, boolean fenced) {
+        ranWithoutReservation = !fenced;
+        actionStartedAt = at;
+    }
+
+    void charged(String charge) {
+        charged = charge;
+    }
+
+    public long sentAt() {
+        return sentAt;
+    }
+
+    /** When the call answered, or 0 while it has not. */
+    public long answeredAt() {
+        return answeredAt;
+    }
+
+    public boolean answered() {
+        return answeredAt != 0;
+    }
+
+    /** The charge the caller was given, or {@code null}. */
+    public String chargeId() {
+        return chargeId;
+    }
+
+    /** How the charge was produced, or {@code null} for an error. */
+    public Outcome outcome() {
+        return outcome;
+    }
+
+    /** The simple name of the error the caller got, or {@code null}. */
+    public String error() {
+        return error;
+    }
+
+    /** What the error means for the ledger, or {@code null} for an answer or an error of no such kind. */
+    public dev.idemlab.lab.load.ErrorKind errorKind() {
+        return errorKind;
+    }
+
+    /** When the stage was cancelled, or 0 for never. */
+    public long cancelledAt() {
+        return cancelledAt;
+    }
+
+    /** When this call's action started, or 0 when it never ran. */
+    public long actionStartedAt() {
+        return actionStartedAt;
+    }
+
+    /**
+     * Whether the action ran without a reservation, as its context said (no fencing number): the
+     * coordinator failed open, and counted it, whatever the caller got afterwards (a cancelled stage
+     * hides its outcome).
+     */
+    public boolean ranWithoutReservation() {
+        return ranWithoutReservation;
+    }
+
+    /** The charge this call's action made, or {@code null}. */
+    public String charged() {
+        return charged;
+    }
+
+    /** The answer in one word: the charge and its outcome, or the error. */
+    public String answer() {
+        if (!answered()) {
+            return "no answer";
+        }
+        return chargeId != null ? chargeId + " " + outcome.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-')
+                : error;
+    }
+}

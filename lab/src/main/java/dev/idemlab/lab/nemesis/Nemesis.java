@@ -1,0 +1,100 @@
+package dev.idemlab.lab.nemesis;
+
+import dev.idemlab.lab.faults.FaultKind;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The nemesis: a thread of its own that injects the schedule's faults one after the other, each on
+ * time or as soon as the one before it ended, and records each as it happened. Stopping it ends the
+ * fault in progress. Thread-safe.
+ */
+final class Nemesis {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Nemesis.class);
+
+    private final NemesisTarget target;
+    private final RejectingExecutor stages;
+    private final FaultSchedule schedule;
+    private final long start;
+    private final List<FaultEvent> events = Collections.synchronizedList(new ArrayList<>());
+    private final Thread thread;
+
+    Nemesis(NemesisTarget target, RejectingExecutor stages, FaultSchedule schedule, long start) {
+        this.target = target;
+        this.stages = stages;
+        this.schedule = schedule;
+        this.start = start;
+        this.thread = new Thread(this::injectAll, "nemesis");
+        thread.setDaemon(true);
+    }
+
+    /** The faults a run against {@code target} draws from: the store's own, and the callers' side. */
+    static List<FaultKind> kinds(NemesisTarget target) {
+        List<FaultKind> kinds = new ArrayList<>(target.kinds());
+        kinds.add(FaultKind.REJECT_RESUMPTIONS);
+        return kinds;
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    /** How many faults were injected so far. */
+    int injected() {
+        return events.size();
+    }
+
+    /** Ends the fault in progress and the schedule; returns every fault as it happened. */
+    List<FaultEvent> stop() throws InterruptedException {
+        thread.interrupt();
+        thread.join(TimeUnit.SECONDS.toMillis(30));
+        synchronized (events) {
+            return List.copyOf(events);
+        }
+    }
+
+    private void injectAll() {
+        for (FaultSchedule.Planned planned : schedule.faults()) {
+            long wait = planned.atMillis() - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            try {
+                if (wait > 0) {
+                    Thread.sleep(wait);
+                }
+            } catch (InterruptedException stopped) {
+                return;
+            }
+            long began = System.nanoTime() - start;
+            String failure = null;
+            try {
+                inject(planned.kind(), Duration.ofMillis(planned.lengthMillis()));
+            } catch (Exception e) {
+                failure = e.toString();
+                LOG.warn("the nemesis could not inject {}: {}", planned.kind().id(), failure);
+            }
+            events.add(new FaultEvent(planned.kind(), began, System.nanoTime() - start, failure));
+            if (Thread.currentThread().isInterrupted()) {
+                return;
+            }
+        }
+    }
+
+    private void inject(FaultKind kind, Duration length) throws Exception {
+        if (kind != FaultKind.REJECT_RESUMPTIONS) {
+            target.inject(kind, length);
+            return;
+        }
+        stages.rejecting(true);
+        try {
+            NemesisTarget.hold(length);
+        } finally {
+            stages.rejecting(false);
+        }
+    }
+}

@@ -1,0 +1,143 @@
+package dev.idemlab.lab.nemesis;
+
+import dev.idemlab.idempotency.Outcome;
+import dev.idemlab.lab.faults.FaultKind;
+import dev.idemlab.lab.load.LedgerCheck;
+
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * A nemesis run as text: what ran against what, the faults injected by kind, what the callers got,
+ * the ledger's verdict, and for each violation (the first few keys) the key's history and a Mermaid
+ * timeline; the command that reproduces the run closes it. Stateless.
+ */
+public final class NemesisReport {
+
+    private static final int KEYS_SHOWN = 3;
+    private static final List<String> GRAVITY = List.of("duplicate-charge", "answer-not-in-ledger", "action-after-cancel",
+            "no-answer", "outlived-bound");
+
+    private NemesisReport() { }
+
+    /** The report of {@code result}. */
+    public static String text(NemesisResult result) {
+        StringBuilder out = new StringBuilder();
+        pass(out, result, "");
+        if (result.downstreamPass() != null) {
+            out.append(System.lineSeparator()).append("same schedule, the provider deduplicating on the key:")
+                    .append(System.lineSeparator());
+            pass(out, result.downstreamPass(), "  ");
+        }
+        NemesisSettings settings = result.history().settings();
+        out.append(result.passed() ? "nemesis: 0 violations" : "nemesis: VIOLATED")
+                .append(String.format(Locale.ROOT, " (seed %d); reproduce: %s%n", settings.seed(), command(result.history())));
+        return out.toString();
+    }
+
+    /** The command line that runs the same schedule again. */
+    public static String command(NemesisHistory history) {
+        NemesisSettings settings = history.settings();
+        return "java -jar lab/target/lab.jar nemesis --store " + history.server().store() + " --seed " + settings.seed()
+                + " --duration " + settings.duration().toSeconds() + "s"
+                + (settings.sabotage() == Sabotage.NONE ? "" : " --sabotage " + settings.sabotage().id())
+                + (settings.downstreamKey() ? " --downstream-key" : "");
+    }
+
+    private static void pass(StringBuilder out, NemesisResult result, String indent) {
+        NemesisHistory history = result.history();
+        NemesisVerdict verdict = result.verdict();
+        LedgerCheck ledger = verdict.ledgerCheck();
+        String nl = System.lineSeparator();
+        out.append(indent).append(String.format(Locale.ROOT, "nemesis  store: %s  seed %d  %d s of requests, %.1f s in all%n",
+                history.server().describeWithDurability(), history.settings().seed(),
+                history.settings().duration().toSeconds(), history.elapsedNanos() / 1e9));
+        out.append(indent).append(workload(history)).append(nl);
+        out.append(indent).append("faults injected: ").append(faults(history)).append(nl);
+        out.append(indent).append("answers: ").append(answers(history)).append(nl);
+        out.append(indent).append(String.format(Locale.ROOT,
+                "storage errors %d, stale attempts %d, duplicate risk %d%n", history.stats().totalStorageErrors(),
+                history.stats().stale(), history.stats().duplicateRisk()));
+        out.append(indent).append(String.format(Locale.ROOT,
+                "ledger: %,d charges for %,d keys; %d beyond one per key, %d explained%s; %d answers the ledger contradicts%n",
+                ledger.charges(), ledger.keysCharged(), ledger.duplicateCharges(), verdict.explainedDuplicates(),
+                verdict.explanations().isEmpty() ? "" : " " + verdict.explanations(), ledger.responsesNotInLedger()));
+        out.append(indent).append("violations: ").append(verdict.violations().size()).append(nl);
+        violations(out, history, verdict, indent);
+    }
+
+    private static String workload(NemesisHistory history) {
+        List<CallRecord> calls = history.calls();
+        long keys = calls.stream().mapToInt(call -> call.key).distinct().count();
+        long async = calls.stream().filter(call -> call.async).count();
+        long cancelled = calls.stream().filter(call -> call.cancelledAt() != 0).count();
+        long raise = calls.stream().filter(call -> call.policy == dev.idemlab.idempotency.InFlightPolicy.RAISE).count();
+        return String.format(Locale.ROOT, "workload: %,d keys, %,d calls (%,d async, %,d of them cancelled; %,d under "
+                        + "RAISE, the rest WAIT), lease %d ms%s", keys, calls.size(), async, cancelled, raise,
+                history.settings().lease().toMillis(), history.settings().sabotage() == Sabotage.NONE ? ""
+                        : ", sabotage: " + history.settings().sabotage().id());
+    }
+
+    private static String faults(NemesisHistory history) {
+        if (history.faults().isEmpty()) {
+            return "none";
+        }
+        Map<FaultKind, Long> byKind = history.faults().stream()
+                .collect(Collectors.groupingBy(FaultEvent::kind, () -> new EnumMap<>(FaultKind.class), Collectors.counting()));
+        long failed = history.faults().stream().filter(fault -> !fault.injected()).count();
+        return byKind.entrySet().stream().map(entry -> entry.getKey().id() + " " + entry.getValue())
+                .collect(Collectors.joining(", ")) + (failed == 0 ? "" : " (" + failed + " could not be injected)");
+    }
+
+    private static String answers(NemesisHistory history) {
+        Map<String, Long> counts = new TreeMap<>();
+        for (CallRecord call : history.calls()) {
+            String what = !call.answered() ? "no answer"
+                    : call.outcome() != null ? call.outcome().name().toLowerCase(Locale.ROOT).replace('_', '-')
+                    : call.errorKind() != null ? call.errorKind().id() : call.error();
+            counts.merge(what, 1L, Long::sum);
+        }
+        return counts.entrySet().stream().map(entry -> entry.getKey() + " " + entry.getValue())
+                .collect(Collectors.joining(", "));
+    }
+
+    private static void violations(StringBuilder out, NemesisHistory history, NemesisVerdict verdict, String indent) {
+        String nl = System.lineSeparator();
+        for (Violation violation : verdict.violations()) {
+            out.append(indent).append("  ").append(violation.rule()).append(" key ").append(violation.key())
+                    .append(": ").append(violation.detail()).append(nl);
+        }
+        // The keys shown first are those that broke the gravest rule: a second charge before a late answer.
+        verdict.violations().stream().sorted(java.util.Comparator.comparingInt(v -> GRAVITY.indexOf(v.rule())))
+                .mapToInt(Violation::key).distinct().limit(KEYS_SHOWN).forEach(key -> {
+            out.append(nl).append(indent).append("history of key ").append(key).append(" (times in seconds since the run began):")
+                    .append(nl);
+            for (CallRecord call : history.calls()) {
+                if (call.key == key) {
+                    out.append(indent).append("  ").append(line(call)).append(nl);
+                }
+            }
+            out.append(nl).append(Timeline.mermaid(history, key)).append(nl);
+        });
+    }
+
+    static String line(CallRecord call) {
+        return String.format(Locale.ROOT, "call %d caller %d %s %s %s: sent %s, %s%s%s -> %s", call.id, call.caller,
+                call.async ? "callAsync" : "call", call.policy.name().toLowerCase(Locale.ROOT),
+                call.onStoreFailure == dev.idemlab.idempotency.StoreFailureMode.FAIL_OPEN ? "fail-open" : "fail-closed",
+                NemesisChecker.millis(call.sentAt()),
+                call.actionStartedAt() == 0 ? "action never ran" : "action from " + NemesisChecker.millis(call.actionStartedAt()),
+                call.charged() == null ? "" : " charged " + call.charged(),
+                call.cancelledAt() == 0 ? "" : ", cancelled at " + NemesisChecker.millis(call.cancelledAt()),
+                call.answered() ? call.answer() + " at " + NemesisChecker.millis(call.answeredAt()) : "no answer");
+    }
+
+    /** How many calls ended in {@code outcome}: for tests and summaries. */
+    static long count(NemesisHistory history, Outcome outcome) {
+        return history.calls().stream().filter(call -> call.outcome() == outcome).count();
+    }
+}

@@ -1,0 +1,233 @@
+package dev.idemlab.lab.nemesis;
+
+import dev.idemlab.idempotency.Fingerprint;
+import dev.idemlab.idempotency.IdempotencyConfig;
+import dev.idemlab.idempotency.IdempotencyCoordinator;
+import dev.idemlab.idempotency.IdempotentCall;
+import dev.idemlab.idempotency.IdempotentResult;
+import dev.idemlab.idempotency.InFlightPolicy;
+import dev.idemlab.idempotency.ResultCodec;
+import dev.idemlab.idempotency.StoreFailureMode;
+import dev.idemlab.idempotency.spi.IdempotencyStore;
+import dev.idemlab.lab.infra.StoreBackend;
+import dev.idemlab.lab.load.LoadKeys;
+import dev.idemlab.lab.policy.LabPolicy;
+import dev.idemlab.lab.scenario.CoordinatorFactory;
+import dev.idemlab.provider.Charge;
+import dev.idemlab.provider.FakePaymentProvider;
+import dev.idemlab.provider.ProviderTimeoutException;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * One nemesis run: the workload's callers sent on their schedule against one store while the nemesis
+ * injects its faults on its own, every call and fault written into the history, then the history laid
+ * against the provider's ledger by the {@link NemesisChecker}. Sync callers run on one pool, async
+ * callers' stages on two others (one of which the nemesis makes reject tasks); some stages are
+ * cancelled. Not thread-safe: one run at a time.
+ */
+public final class NemesisRun {
+
+    private static final ResultCodec<Charge> CHARGE = ResultCodec.json(Charge.class);
+    /** Beyond a call's own bound: a noisy machine's slack, so that only a call that hangs is reported. */
+    private static final Duration SLACK = Duration.ofSeconds(10);
+
+    private final StoreBackend backend;
+    private final NemesisSettings settings;
+    private final Consumer<String> progress;
+    private final long start = System.nanoTime();
+    private final ExecutorService syncCallers = pool("nemesis-call");
+    private final ExecutorService asyncStages = pool("nemesis-async");
+    private final RejectingExecutor rejectingStages = new RejectingExecutor(pool("nemesis-async-rejecting"));
+    private final ScheduledExecutorService launcher = Executors.newScheduledThreadPool(2, daemon("nemesis-launch"));
+
+    private NemesisRun(StoreBackend backend, NemesisSettings settings, Consumer<String> progress) {
+        this.backend = backend;
+        this.settings = settings;
+        this.progress = progress;
+    }
+
+    /**
+     * Runs the nemesis against {@code backend}'s store; when the ledger holds duplicates that a counted
+     * fail-open or lease loss or a broken store promise explains, runs the same schedule again with the
+     * provider deduplicating on the key, which must then charge once per key.
+     *
+     * @param progress told one line now and then
+     * @throws IOException when the store's proxy cannot be set up
+     */
+    public static NemesisResult run(StoreBackend backend, NemesisSettings settings, Consumer<String> progress)
+            throws IOException, InterruptedException {
+        NemesisResult first = new NemesisRun(backend, settings, progress).pass();
+        if (settings.downstreamKey() || first.verdict().explainedDuplicates() == 0) {
+            return first;
+        }
+        progress.accept("the same schedule again, the provider deduplicating on the key");
+        return first.withDownstreamPass(new NemesisRun(backend, settings.withDownstreamKey(), progress).pass());
+    }
+
+    private NemesisResult pass() throws IOException, InterruptedException {
+        Workload workload = Workload.draw(settings.seed(), settings.duration(), settings.lease());
+        FakePaymentProvider provider = FakePaymentProvider.builder().latency(Duration.ZERO)
+                .deduplicateOnKey(settings.downstreamKey()).build();
+        IdempotencyConfig config = IdempotencyConfig.custom().lease(settings.lease()).build();
+        List<CallRecord> calls = new ArrayList<>(workload.calls());
+        List<FaultEvent> faults;
+        dev.idemlab.idempotency.IdempotencyStats stats;
+        try (NemesisTarget target = NemesisTarget.open(backend, settings.lease())) {
+            IdempotencyStore store = settings.sabotage() == Sabotage.FORGETFUL_STORE
+                    ? new ForgetfulStore(target.store(), settings.seed()) : target.store();
+            Map<String, IdempotencyCoordinator> coordinators = coordinators(store, config);
+            Nemesis nemesis = new Nemesis(target, rejectingStages, FaultSchedule.draw(settings.seed(),
+                    settings.duration(), Nemesis.kinds(target)), start);
+            CountDownLatch answered = new CountDownLatch(workload.calls());
+            long bound = 0;
+            for (Workload.Request request : workload.requests()) {
+                for (int i = 0; i < request.callers().size(); i++) {
+                    Workload.Caller caller = request.callers().get(i);
+                    CallRecord record = new CallRecord(calls.size(), request.key(), i, caller.async(), caller.policy(), caller.onStoreFailure(),
+                            bound(config, caller));
+                    bound = Math.max(bound, record.boundNanos);
+                    calls.add(record);
+                    launcher.schedule(() -> send(coordinators.get(caller.policy() + "/" + caller.onStoreFailure()), provider, caller, record, answered),
+                            caller.atMillis(), TimeUnit.MILLISECONDS);
+                }
+            }
+            nemesis.start();
+            awaitAnswers(answered, calls, nemesis, bound);
+            faults = nemesis.stop();
+            stats = NemesisHistory.sum(new java.util.HashSet<>(coordinators.values()).stream()
+                    .map(IdempotencyCoordinator::stats).toList());
+        } finally {
+            launcher.shutdownNow();
+            syncCallers.shutdownNow();
+            asyncStages.shutdownNow();
+            rejectingStages.shutdownNow();
+        }
+        NemesisHistory history = new NemesisHistory(settings, backend.server(), calls, faults, provider.ledger(),
+                System.nanoTime() - start, stats);
+        return new NemesisResult(history, NemesisChecker.check(history), null);
+    }
+
+    /** One coordinator per policy and store-failure mode, all over the one store. */
+    private Map<String, IdempotencyCoordinator> coordinators(IdempotencyStore store, IdempotencyConfig config) {
+        Map<String, IdempotencyCoordinator> coordinators = new java.util.HashMap<>();
+        IdempotencyCoordinator cache = CoordinatorFactory.LIBRARY.create(store, LabPolicy.RUN, config);
+        for (InFlightPolicy policy : InFlightPolicy.values()) {
+            for (StoreFailureMode mode : StoreFailureMode.values()) {
+                coordinators.put(policy + "/" + mode, settings.sabotage() == Sabotage.RESULT_CACHE ? cache
+                        : CoordinatorFactory.LIBRARY.create(store, policy == InFlightPolicy.WAIT ? LabPolicy.WAIT
+                                : LabPolicy.RAISE, config.toBuilder().storeFailureMode(mode).build()));
+            }
+        }
+        return coordinators;
+    }
+
+    /**
+     * How long a call may take before it counts as hung: a whole wait, its own action, the lease of a
+     * holder that died, and a few store patiences (reserve, complete, a contention again), plus slack.
+     */
+    private static long bound(IdempotencyConfig config, Workload.Caller caller) {
+        return config.waitTimeout().plus(config.lease().multipliedBy(2)).plus(config.storePatience().multipliedBy(3))
+                .plusMillis(caller.actionMillis()).plus(SLACK).toNanos();
+    }
+
+    private void send(IdempotencyCoordinator coordinator, FakePaymentProvider provider, Workload.Caller caller,
+                      CallRecord record, CountDownLatch answered) {
+        int key = record.key;
+        IdempotentCall call = IdempotentCall.of(LoadKeys.OPERATION, LoadKeys.key(key),
+                Fingerprint.ofFields(Map.of("order_id", LoadKeys.orderId(key), "amount", LoadKeys.amount(key))));
+        dev.idemlab.idempotency.ContextualAction<Charge, Exception> action = context -> {
+            record.actionStarted(now(), context != null && context.reserved());
+            Thread.sleep(caller.actionMillis());
+            if (caller.actionFails()) {
+                throw new ProviderTimeoutException(LoadKeys.orderId(key));
+            }
+            Charge charge = provider.charge(LoadKeys.orderId(key), LoadKeys.amount(key), LoadKeys.key(key));
+            record.charged(charge.id());
+            return charge;
+        };
+        if (!caller.async()) {
+            syncCallers.execute(() -> {
+                record.sent(now());
+                try {
+                    IdempotentResult<Charge> result = coordinator.call(call, CHARGE, action);
+                    record.answered(now(), result.value().id(), result.outcome());
+                } catch (Throwable failure) {
+                    record.failed(now(), failure);
+                } finally {
+                    answered.countDown();
+                }
+            });
+            return;
+        }
+        record.sent(now());
+        CompletableFuture<IdempotentResult<Charge>> stage;
+        try {
+            stage = coordinator.callAsync(call, CHARGE, action,
+                    record.id % 2 == 0 ? asyncStages : rejectingStages).toCompletableFuture();
+        } catch (Throwable failure) {
+            record.failed(now(), failure);
+            answered.countDown();
+            return;
+        }
+        stage.whenComplete((result, failure) -> {
+            if (failure != null) {
+                record.failed(now(), failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+                        ? failure.getCause() : failure);
+            } else {
+                record.answered(now(), result.value().id(), result.outcome());
+            }
+            answered.countDown();
+        });
+        if (caller.cancels()) {
+            launcher.schedule(() -> {
+                if (stage.cancel(true)) {
+                    record.cancelled(now());
+                }
+            }, caller.cancelAfterMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Waits for every call's answer, telling the progress every few seconds, at most until the last could have answered. */
+    private void awaitAnswers(CountDownLatch answered, List<CallRecord> calls, Nemesis nemesis, long bound)
+            throws InterruptedException {
+        long giveUpAt = start + settings.duration().toNanos() + bound;
+        while (!answered.await(5, TimeUnit.SECONDS)) {
+            long now = System.nanoTime();
+            progress.accept(String.format(java.util.Locale.ROOT, "%s: %.0f s of %d, %,d of %,d calls answered, %d faults",
+                    backend.name(), (now - start) / 1e9, settings.duration().toSeconds(),
+                    calls.size() - answered.getCount(), calls.size(), nemesis.injected()));
+            if (now - giveUpAt > 0) {
+                return;
+            }
+        }
+    }
+
+    private long now() {
+        return System.nanoTime() - start;
+    }
+
+    private static ExecutorService pool(String name) {
+        return Executors.newCachedThreadPool(daemon(name));
+    }
+
+    private static java.util.concurrent.ThreadFactory daemon(String name) {
+        java.util.concurrent.atomic.AtomicInteger count = new java.util.concurrent.atomic.AtomicInteger();
+        return runnable -> {
+            Thread thread = new Thread(runnable, name + "-" + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+}

@@ -1,0 +1,65 @@
+package dev.idemlab.lab.nemesis;
+
+import dev.idemlab.idempotency.spi.IdempotencyStore;
+import dev.idemlab.lab.faults.FaultKind;
+import dev.idemlab.lab.infra.MemoryBackend;
+import dev.idemlab.lab.infra.PostgresBackend;
+import dev.idemlab.lab.infra.RedisBackend;
+import dev.idemlab.lab.infra.StoreBackend;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The store a nemesis run works against, and the faults it can be given: the store client the
+ * coordinators share (connected through a TCP proxy where the network is one of the faults), and one
+ * injector per {@link FaultKind} it offers. An injection holds its fault for the length asked and
+ * always ends it before it returns, also when it is interrupted. Closing the target ends any fault and
+ * closes what it opened; the servers belong to the backend. Not thread-safe: the nemesis injects one
+ * fault at a time.
+ */
+abstract class NemesisTarget implements AutoCloseable {
+
+    /** The store client under test. */
+    abstract IdempotencyStore store();
+
+    /** The faults this store can be given, besides those of the caller's side (rejected resumptions). */
+    abstract List<FaultKind> kinds();
+
+    /**
+     * Injects {@code kind} and holds it for {@code length}, then ends it.
+     *
+     * @throws Exception when the fault could not be injected; it is ended as far as it began
+     */
+    abstract void inject(FaultKind kind, Duration length) throws Exception;
+
+    @Override
+    public abstract void close();
+
+    /**
+     * The target for {@code backend}'s kind of store.
+     *
+     * @throws IllegalArgumentException for a store the nemesis cannot work against yet
+     */
+    static NemesisTarget open(StoreBackend backend, Duration lease) throws java.io.IOException {
+        if (backend instanceof MemoryBackend) {
+            return new MemoryTarget(lease);
+        }
+        if (backend instanceof RedisBackend redis) {
+            return new RedisTarget(redis);
+        }
+        if (backend instanceof PostgresBackend postgres) {
+            return new PostgresTarget(postgres);
+        }
+        throw new IllegalArgumentException("the nemesis has no faults for the " + backend.name() + " store yet");
+    }
+
+    /** Holds a fault for {@code length}; an interrupt ends the hold early and is kept. */
+    static void hold(Duration length) {
+        try {
+            Thread.sleep(length.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

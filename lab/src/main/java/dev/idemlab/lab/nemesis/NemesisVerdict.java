@@ -1,0 +1,29 @@
+package dev.idemlab.lab.nemesis;
+
+import dev.idemlab.lab.load.LedgerCheck;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the checker found in one history. Immutable.
+ *
+ * @param ledgerCheck the load harness's own check of the same history against the ledger: charges,
+ *     duplicates, answers the ledger contradicts
+ * @param violations every violation, by key
+ * @param explainedDuplicates charges beyond one per key that a counted fail-open, a counted lease loss
+ *     or a store promise broken on purpose explains
+ * @param explanations how many duplicates each explanation covered
+ */
+public record NemesisVerdict(LedgerCheck ledgerCheck, List<Violation> violations, int explainedDuplicates,
+                             Map<String, Integer> explanations) {
+
+    public NemesisVerdict {
+        violations = List.copyOf(violations);
+        explanations = Map.copyOf(explanations);
+    }
+
+    public boolean passed() {
+        return violations.isEmpty();
+    }
+}

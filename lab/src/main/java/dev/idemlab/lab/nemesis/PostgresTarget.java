@@ -1,0 +1,135 @@
+package dev.idemlab.lab.nemesis;
+
+import dev.idemlab.idempotency.spi.IdempotencyStore;
+import dev.idemlab.idempotency.store.postgres.PostgresIdempotencyStore;
+import dev.idemlab.lab.faults.FaultKind;
+import dev.idemlab.lab.faults.TcpProxy;
+import dev.idemlab.lab.infra.Origin;
+import dev.idemlab.lab.infra.PostgresBackend;
+import dev.idemlab.lab.infra.Signals;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * PostgreSQL under the nemesis: the store's pool connects through a TCP proxy (freeze, dropped
+ * replies, resets), and a JDBC connection of the nemesis's own, straight to the server, terminates the
+ * store's backends, locks its table, and (on a private server, whose processes the lab started) stops
+ * the store's backends with {@code SIGSTOP}.
+ */
+final class PostgresTarget extends NemesisTarget {
+
+    private static final String STORE_BACKENDS = "SELECT pid FROM pg_stat_activity "
+            + "WHERE application_name = 'idempotency-store' AND pid <> pg_backend_pid()";
+
+    private final TcpProxy proxy;
+    private final PostgresIdempotencyStore store;
+    private final Connection admin;
+    private final boolean privateServer;
+    private final List<Long> stopped = new ArrayList<>();
+
+    PostgresTarget(PostgresBackend backend) throws IOException {
+        InetSocketAddress server = backend.address();
+        this.proxy = TcpProxy.to(server.getHostString(), server.getPort());
+        this.store = backend.openStoreThrough(proxy.port());
+        try {
+            this.admin = DriverManager.getConnection(backend.jdbcUrl(), backend.user(), backend.password());
+        } catch (SQLException e) {
+            store.close();
+            proxy.close();
+            throw new IOException("the nemesis's own connection to PostgreSQL failed: " + e.getMessage(), e);
+        }
+        Origin origin = backend.server().origin();
+        this.privateServer = origin == Origin.BUNDLED || origin == Origin.SYSTEM;
+    }
+
+    @Override
+    IdempotencyStore store() {
+        return store;
+    }
+
+    @Override
+    List<FaultKind> kinds() {
+        List<FaultKind> kinds = new ArrayList<>(List.of(FaultKind.KILL_CONNECTIONS, FaultKind.LOCK_TABLE,
+                FaultKind.FREEZE, FaultKind.DROP_REPLIES, FaultKind.RESET));
+        if (privateServer) {
+            kinds.add(FaultKind.STOP_BACKENDS);
+        }
+        return kinds;
+    }
+
+    @Override
+    void inject(FaultKind kind, Duration length) throws SQLException {
+        switch (kind) {
+            case KILL_CONNECTIONS -> {
+                try (Statement statement = admin.createStatement()) {
+                    statement.execute(STORE_BACKENDS.replace("SELECT pid", "SELECT pg_terminate_backend(pid)"));
+                }
+            }
+            case LOCK_TABLE -> lockTable(length);
+            case STOP_BACKENDS -> stopBackends(length);
+            case FREEZE -> {
+                proxy.freeze();
+                try {
+                    hold(length);
+                } finally {
+                    proxy.unfreeze();
+                }
+            }
+            case DROP_REPLIES -> RedisTarget.dropReplies(proxy, length);
+            case RESET -> proxy.reset();
+            default -> throw new IllegalArgumentException(kind.id() + " is not a fault of the postgres store");
+        }
+    }
+
+    private void lockTable(Duration length) throws SQLException {
+        admin.setAutoCommit(false);
+        try (Statement statement = admin.createStatement()) {
+            statement.execute("LOCK TABLE " + store.config().table() + " IN ACCESS EXCLUSIVE MODE");
+            hold(length);
+        } finally {
+            admin.rollback();
+            admin.setAutoCommit(true);
+        }
+    }
+
+    private void stopBackends(Duration length) throws SQLException {
+        try (Statement statement = admin.createStatement(); ResultSet pids = statement.executeQuery(STORE_BACKENDS)) {
+            while (pids.next()) {
+                stopped.add(pids.getLong(1));
+            }
+        }
+        try {
+            stopped.forEach(pid -> Signals.sendQuietly("STOP", pid));
+            hold(length);
+        } finally {
+            continueStopped();
+        }
+    }
+
+    private void continueStopped() {
+        stopped.forEach(pid -> Signals.sendQuietly("CONT", pid));
+        stopped.clear();
+    }
+
+    @Override
+    public void close() {
+        continueStopped();
+        proxy.unfreeze();
+        store.close();
+        try {
+            admin.close();
+        } catch (SQLException ignored) {
+            // closing: the server goes with the backend
+        }
+        proxy.close();
+    }
+}
