@@ -66,6 +66,11 @@ final class NemesisCommand implements Callable<Integer> {
                     + "pending key). Default: ${DEFAULT-VALUE}.")
     Sabotage sabotage;
 
+    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
+            description = "table (the report as text) or markdown (the results page's row, then the report). "
+                    + "Default: ${DEFAULT-VALUE}.")
+    String format;
+
     @Option(names = "--out", paramLabel = "FILE", description = OutputOptions.OUT_HELP)
     Path out;
 
@@ -85,6 +90,10 @@ final class NemesisCommand implements Callable<Integer> {
         if (leaseMillis < 500 || leaseMillis > 60_000) {
             throw new UsageException("--lease-ms must be from 500 to 60000, got " + leaseMillis);
         }
+        String form = format.trim().toLowerCase(Locale.ROOT);
+        if (!form.equals("table") && !form.equals("markdown")) {
+            throw new UsageException("--format must be table or markdown, got '" + format + "'");
+        }
         ReportFile file = reportFile();
         long chosenSeed = seed != null ? seed : System.nanoTime() ^ Double.doubleToLongBits(Math.random());
         NemesisSettings settings = new NemesisSettings(chosenSeed, duration, Duration.ofMillis(leaseMillis),
@@ -99,7 +108,7 @@ final class NemesisCommand implements Callable<Integer> {
                 err.flush();
             });
         }
-        String report = NemesisReport.text(result);
+        String report = form.equals("markdown") ? NemesisReport.markdown(result) : NemesisReport.text(result);
         PrintWriter stdout = spec.commandLine().getOut();
         if (file == null) {
             stdout.print(report);

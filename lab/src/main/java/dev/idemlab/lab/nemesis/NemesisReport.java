@@ -39,6 +39,32 @@ public final class NemesisReport {
         return out.toString();
     }
 
+    /** The header of the results page's table, whose rows {@link #markdown} writes. */
+    public static final String TABLE_HEADER = "| store | server | seed | requests for | calls | keys | faults injected, by kind "
+            + "| charges | beyond one per key (explained) | violations |" + System.lineSeparator()
+            + "|---|---|---|---|---|---|---|---|---|---|" + System.lineSeparator();
+
+    /**
+     * {@code result} for the results page: its row of the table (first line), then a blank line and the
+     * whole text report in a fenced block, with the Mermaid timelines of any violation after it.
+     */
+    public static String markdown(NemesisResult result) {
+        NemesisHistory history = result.history();
+        LedgerCheck ledger = result.verdict().ledgerCheck();
+        int violations = result.verdict().violations().size()
+                + (result.downstreamPass() == null ? 0 : result.downstreamPass().verdict().violations().size());
+        long keys = history.calls().stream().mapToInt(call -> call.key).distinct().count();
+        String row = String.format(Locale.ROOT, "| %s | %s | %d | %d s | %,d | %,d | %s | %,d | %d (%d) | %d |",
+                history.server().store(), history.server().describeWithDurability(), history.settings().seed(),
+                history.settings().duration().toSeconds(), history.calls().size(), keys, faults(history),
+                ledger.charges(), ledger.duplicateCharges(), result.verdict().explainedDuplicates(), violations);
+        String text = text(result);
+        int charts = text.indexOf("```mermaid");
+        String nl = System.lineSeparator();
+        return row + nl + nl + "```" + nl + (charts < 0 ? text : text.substring(0, charts)) + "```" + nl
+                + (charts < 0 ? "" : nl + text.substring(charts));
+    }
+
     /** The command line that runs the same schedule again. */
     public static String command(NemesisHistory history) {
         NemesisSettings settings = history.settings();

@@ -1,0 +1,34 @@
+package dev.idemlab.lab.cli;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** {@code lab nemesis} from the command line: its usage errors, and a short run that says what it did. */
+class NemesisCommandTest {
+
+    @ParameterizedTest(name = "{0} {1} is refused naming the rule")
+    @CsvSource({
+            "--store, redis-cluster, --store must be one of memory, redis, postgres",
+            "--store, mongo, --store must be one of memory, redis, postgres",
+            "--lease-ms, 100, --lease-ms must be from 500 to 60000",
+            "--sabotage, everything, must be none, result-cache or forgetful-store",
+            "--duration, 500ms, --duration must be at least 1s",
+            "--format, json, --format must be table or markdown"})
+    void badOptionsAreUsageErrors(String option, String value, String message) {
+        LabRun run = LabRun.of("nemesis", option, value);
+        assertThat(run.exitCode()).as(run.err()).isEqualTo(2);
+        assertThat(run.err()).contains(message).doesNotContain("Exception");
+    }
+
+    @Test
+    void aShortRunOnTheMemoryStorePrintsTheSeedTheFaultsAndTheVerdict() {
+        LabRun run = LabRun.of("nemesis", "--store", "memory", "--seed", "20261201", "--duration", "3s");
+        assertThat(run.err()).contains("seed 20261201");
+        assertThat(run.out()).contains("seed 20261201").contains("faults injected: ").contains("ledger: ")
+                .contains("reproduce: java -jar lab/target/lab.jar nemesis --store memory --seed 20261201 --duration 3s");
+        assertThat(run.exitCode()).as(run.out()).isZero();
+    }
+}

@@ -1,0 +1,50 @@
+package dev.idemlab.lab.nemesis;
+
+import dev.idemlab.lab.faults.FaultKind;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The same seed draws the same workload and the same faults; another seed, others. */
+class NemesisSchedulesTest {
+
+    private static final Duration MINUTE = Duration.ofMinutes(1);
+    private static final Duration LEASE = Duration.ofSeconds(3);
+    private static final List<FaultKind> KINDS = List.of(FaultKind.PAUSE_ALL, FaultKind.RESET, FaultKind.FREEZE);
+
+    @Test
+    void theSameSeedDrawsTheSameSchedules() {
+        assertThat(Workload.draw(7, MINUTE, LEASE).requests()).isEqualTo(Workload.draw(7, MINUTE, LEASE).requests());
+        assertThat(FaultSchedule.draw(7, MINUTE, KINDS).faults()).isEqualTo(FaultSchedule.draw(7, MINUTE, KINDS).faults());
+        assertThat(Workload.draw(8, MINUTE, LEASE).requests()).isNotEqualTo(Workload.draw(7, MINUTE, LEASE).requests());
+        assertThat(FaultSchedule.draw(8, MINUTE, KINDS).faults()).isNotEqualTo(FaultSchedule.draw(7, MINUTE, KINDS).faults());
+    }
+
+    @Test
+    void theWorkloadHasEveryShapeTheNemesisPromises() {
+        List<Workload.Caller> callers = Workload.draw(11, MINUTE, LEASE).requests().stream()
+                .flatMap(request -> request.callers().stream()).toList();
+        assertThat(Workload.draw(11, MINUTE, LEASE).requests())
+                .allSatisfy(request -> assertThat(request.callers().size()).isBetween(2, 8));
+        assertThat(callers).anyMatch(Workload.Caller::async).anyMatch(caller -> !caller.async())
+                .anyMatch(Workload.Caller::cancels).anyMatch(Workload.Caller::actionFails)
+                .anyMatch(caller -> caller.actionMillis() > LEASE.toMillis())
+                .anyMatch(caller -> caller.policy() == dev.idemlab.idempotency.InFlightPolicy.RAISE)
+                .anyMatch(caller -> caller.onStoreFailure() == dev.idemlab.idempotency.StoreFailureMode.FAIL_CLOSED);
+    }
+
+    @Test
+    void faultsComeOneAtATimeWithinTheRunFromTheKindsGiven() {
+        List<FaultSchedule.Planned> faults = FaultSchedule.draw(3, MINUTE, KINDS).faults();
+        assertThat(faults).isNotEmpty().allSatisfy(fault -> {
+            assertThat(KINDS).contains(fault.kind());
+            assertThat(fault.atMillis()).isLessThan(MINUTE.toMillis());
+        });
+        for (int i = 1; i < faults.size(); i++) {
+            assertThat(faults.get(i).atMillis()).isGreaterThan(faults.get(i - 1).atMillis() + faults.get(i - 1).lengthMillis());
+        }
+    }
+}
