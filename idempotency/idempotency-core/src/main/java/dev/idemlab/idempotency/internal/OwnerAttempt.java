@@ -26,8 +26,10 @@ final class OwnerAttempt<T> extends Heartbeat {
     private final DefaultIdempotencyCoordinator coordinator;
     private final IdempotentCall call;
 
-    OwnerAttempt(DefaultIdempotencyCoordinator coordinator, IdempotentCall call, String namespace, String token) {
-        super(namespace, token);
+    /** {@code reservedAtNanos}: when the reserve that acquired the key started (its first try), by the coordinator's ticker. */
+    OwnerAttempt(DefaultIdempotencyCoordinator coordinator, IdempotentCall call, String namespace, String token,
+                 long reservedAtNanos) {
+        super(namespace, token, reservedAtNanos);
         this.coordinator = coordinator;
         this.call = call;
     }
@@ -59,6 +61,8 @@ final class OwnerAttempt<T> extends Heartbeat {
             throw failure;
         }
         stop();
+        // Judged as the action returned: a complete that takes long cannot lose a lease that held until then.
+        boolean leaseLost = lost();
         StoredResult stored = coordinator.encoder().encode(codec, value);
         // withoutInterrupt's steps written out: a lambda capturing the result would be one more object per call.
         boolean interrupted = Thread.interrupted();
@@ -70,7 +74,7 @@ final class OwnerAttempt<T> extends Heartbeat {
                 Thread.currentThread().interrupt();
             }
         }
-        Outcome outcome = lost() || !kept ? Outcome.LEASE_LOST : Outcome.EXECUTED;
+        Outcome outcome = leaseLost || !kept ? Outcome.LEASE_LOST : Outcome.EXECUTED;
         counters.outcome(outcome);
         return answer.of(value, outcome);
     }

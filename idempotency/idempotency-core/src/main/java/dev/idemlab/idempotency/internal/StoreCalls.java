@@ -51,6 +51,16 @@ final class StoreCalls {
     }
 
     /**
+     * As {@link #withPatience(Supplier)}, with the patience counted from {@code start} (a {@link #now()}
+     * reading the caller needs for itself).
+     *
+     * @throws IdempotencyStoreException as {@link #withPatience(Supplier)} does
+     */
+    <T> T withPatience(long start, Supplier<T> call) {
+        return retry(start, null, call);
+    }
+
+    /**
      * As {@link #withPatience}, after a first try that the caller made itself at {@code start} (a
      * {@link #now()} reading) and that failed with {@code first}: the hot path then builds no
      * supplier, and the patience still counts from the first try.
