@@ -196,7 +196,9 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
 
     /**
      * A reserve that failed may still have landed (a timed-out reply, not a refused connection), and
-     * then its marker would make every retry wait out the lease. So once the caller has been answered,
+     * then its marker would make every retry wait out the lease. That holds when any try of it timed
+     * out, whatever the last one reported: {@link IdempotencyStoreException#mayHaveLanded()} counts the
+     * earlier tries {@link StoreCalls} attaches. So once the caller has been answered,
      * the marker is settled in the background: completed with the result after failing open (a retry
      * then replays), released after failing closed or after the action failed.
      */
