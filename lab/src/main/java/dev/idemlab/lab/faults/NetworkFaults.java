@@ -115,16 +115,23 @@ final class NetworkFaults {
         }
     }
 
-    /** A NetCrusher TCP proxy on 127.0.0.1 in front of a Redis, and a store that connects through it. */
-    private static final class Proxy implements AutoCloseable {
+    /**
+     * A NetCrusher TCP proxy on 127.0.0.1 in front of a Redis, and a store that connects through it;
+     * {@link #dropReplies} makes it swallow what the server sends back (a lost reply: the command
+     * still reaches the server), for as long as it is set.
+     */
+    static final class Proxy implements AutoCloseable {
         final NioReactor reactor;
         final TcpCrusher crusher;
         final int port;
+        final java.util.concurrent.atomic.AtomicBoolean dropReplies;
 
-        private Proxy(NioReactor reactor, TcpCrusher crusher, int port) {
+        private Proxy(NioReactor reactor, TcpCrusher crusher, int port,
+                      java.util.concurrent.atomic.AtomicBoolean dropReplies) {
             this.reactor = reactor;
             this.crusher = crusher;
             this.port = port;
+            this.dropReplies = dropReplies;
         }
 
         static Proxy to(String redisUri) throws IOException {
@@ -134,12 +141,19 @@ final class NetworkFaults {
                 port = probe.getLocalPort();
             }
             NioReactor reactor = new NioReactor();
+            java.util.concurrent.atomic.AtomicBoolean dropReplies = new java.util.concurrent.atomic.AtomicBoolean();
             try {
+                // Incoming is what the server sends back to the client: emptied, those bytes never arrive.
                 TcpCrusher crusher = TcpCrusherBuilder.builder().withReactor(reactor)
                         .withBindAddress("127.0.0.1", port)
                         .withConnectAddress(target.getHost(), target.getPort())
+                        .withIncomingTransformFilterFactory(client -> buffer -> {
+                            if (dropReplies.get()) {
+                                buffer.position(buffer.limit());
+                            }
+                        })
                         .buildAndOpen();
-                return new Proxy(reactor, crusher, port);
+                return new Proxy(reactor, crusher, port, dropReplies);
             } catch (RuntimeException e) {
                 reactor.close();
                 throw e;
