@@ -127,8 +127,20 @@ public final class IdempotencyConfig {
     }
 
     /**
-     * How often the owner renews its lease while its action runs: below half the lease, so that one
-     * lost renewal does not lose the lease. Default: a third of the lease.
+     * How often the owner renews its lease while its action runs, at a fixed rate from one interval
+     * after the action started; below half the lease. Default: a third of the lease.
+     *
+     * <p>A renewal that fails with a storage error (a timeout, a dropped connection, an open circuit)
+     * does not lose the lease: it is counted and tried again at the next beat. The lease is lost only
+     * when the store says another attempt holds the key, or when the lease last confirmed (counted
+     * from the start of the renewal, or the reserve, that confirmed it) has run out by the
+     * coordinator's ticker. So, after a confirmation, one renewal may fail, taking up to an interval
+     * to do so, and the holder keeps its lease if the next one answers within {@code lease - 2 *
+     * interval} of that confirmation: a third of the lease with the default (10 s of the default 30 s),
+     * room for a store's command timeout plus the store patience (default 2 s), since a renewal that
+     * failed is retried at the next beat, not within the patience. For the first renewal that room is
+     * shortened by how long the reserve took. A lease with less room than a store timeout
+     * ({@code lease - 2 * interval} below it) survives no failed renewal.
      */
     public Duration heartbeatInterval() {
         return heartbeatInterval;
@@ -181,7 +193,11 @@ public final class IdempotencyConfig {
             return this;
         }
 
-        /** How often the owner renews its lease; positive, below half the lease. Default: a third of the lease. */
+        /**
+         * How often the owner renews its lease; positive, below half the lease. Default: a third of the
+         * lease. See {@link IdempotencyConfig#heartbeatInterval()} for how many failed renewals a
+         * lease survives.
+         */
         public Builder heartbeatInterval(Duration heartbeatInterval) {
             this.heartbeatInterval = Objects.requireNonNull(heartbeatInterval, "heartbeatInterval");
             return this;

@@ -165,4 +165,107 @@ class StorageErrorTest {
         assertThat(retry.value()).isEqualTo(first.value());
         assertThat(stage.provider.chargeIds()).containsExactly("ch_1");
     }
+
+    private static IdempotencyStoreException failure(String namespace, IdempotencyStoreException.Failure kind) {
+        return new IdempotencyStoreException("flaky", namespace, kind, kind + " injected", null);
+    }
+
+    @Test
+    void aReserveWhoseFirstTryTimedOutIsSettledEvenWhenItsRetryFoundTheConnectionDropped() {
+        // Issue 24: the first try landed, its reply was lost; the patience retry was refused. The last
+        // error alone says "never landed"; the first one says otherwise, and wins.
+        AtomicInteger reserves = new AtomicInteger();
+        ForwardingIdempotencyStore store = new ForwardingIdempotencyStore(new InMemoryIdempotencyStore(ticker)) {
+            @Override
+            public dev.idemlab.idempotency.spi.Reservation reserve(String namespace, String token, String fingerprint,
+                                                                 Duration lease) {
+                int n = reserves.getAndIncrement();
+                if (n == 0) {
+                    super.reserve(namespace, token, fingerprint, lease);
+                    throw failure(namespace, IdempotencyStoreException.Failure.TIMEOUT);
+                }
+                if (n == 1) {
+                    throw failure(namespace, IdempotencyStoreException.Failure.UNREACHABLE);
+                }
+                return super.reserve(namespace, token, fingerprint, lease);
+            }
+        };
+        IdempotencyCoordinator coordinator = IdempotencyCoordinator.builder(store).ticker(ticker).build();
+        stage.openAll(2);
+        IdempotentResult<Charge> first = coordinator.call(chargeCall("k1", 10), CHARGE,
+                () -> stage.provider.charge("order-42", 10, "k1"));
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() ->
+                store.lookup(chargeCall("k1", 10).namespace()).orElse(null) instanceof Completed);
+        IdempotentResult<Charge> retry = coordinator.call(chargeCall("k1", 10), CHARGE,
+                () -> stage.provider.charge("order-42", 10, "k1"));
+
+        assertThat(first.outcome()).isEqualTo(Outcome.FAILED_OPEN);
+        assertThat(retry.outcome()).isEqualTo(Outcome.REPLAYED);
+        assertThat(retry.value()).isEqualTo(first.value());
+        assertThat(stage.provider.chargeIds()).containsExactly("ch_1");
+    }
+
+    @Test
+    void aCompletionThatLandedOnItsTimedOutFirstTryIsExecutedNotStale() {
+        AtomicInteger completes = new AtomicInteger();
+        ForwardingIdempotencyStore store = new ForwardingIdempotencyStore(new InMemoryIdempotencyStore(ticker)) {
+            @Override
+            public boolean complete(String namespace, String token, String fingerprint, StoredResult result,
+                                    Duration ttl) {
+                boolean written = super.complete(namespace, token, fingerprint, result, ttl);
+                if (completes.getAndIncrement() == 0) {
+                    throw failure(namespace, IdempotencyStoreException.Failure.TIMEOUT); // landed; the reply lost
+                }
+                return written;
+            }
+        };
+        IdempotencyCoordinator coordinator = IdempotencyCoordinator.builder(store).ticker(ticker).build();
+        stage.openAll(2);
+        IdempotentResult<Charge> first = coordinator.call(chargeCall("k1", 10), CHARGE,
+                () -> stage.provider.charge("order-42", 10, "k1"));
+        IdempotentResult<Charge> replay = coordinator.call(chargeCall("k1", 10), CHARGE,
+                () -> stage.provider.charge("order-42", 10, "k1"));
+
+        assertThat(completes).as("the retry found the record completed").hasValue(2);
+        assertThat(first.outcome()).isEqualTo(Outcome.EXECUTED);
+        assertThat(coordinator.stats().stale()).isZero();
+        assertThat(replay.outcome()).isEqualTo(Outcome.REPLAYED);
+        assertThat(stage.provider.chargeIds()).containsExactly("ch_1");
+    }
+
+    @Test
+    void aReleaseThatLandedOnItsTimedOutFirstTryIsNotStaleAndOneThatKeepsFailingIsSettledLater() {
+        AtomicInteger releases = new AtomicInteger();
+        ForwardingIdempotencyStore store = new ForwardingIdempotencyStore(new InMemoryIdempotencyStore(ticker)) {
+            @Override
+            public boolean release(String namespace, String token) {
+                int n = releases.getAndIncrement();
+                if (n == 0) {
+                    super.release(namespace, token);
+                    throw failure(namespace, IdempotencyStoreException.Failure.TIMEOUT); // landed; the reply lost
+                }
+                if (n == 2) {
+                    throw failure(namespace, IdempotencyStoreException.Failure.TIMEOUT); // did not land
+                }
+                if (n == 3) {
+                    throw failure(namespace, IdempotencyStoreException.Failure.UNREACHABLE);
+                }
+                return super.release(namespace, token);
+            }
+        };
+        IdempotencyCoordinator coordinator = IdempotencyCoordinator.builder(store).ticker(ticker)
+                .config(IdempotencyConfig.custom().policy(InFlightPolicy.RAISE).build()).build();
+        String namespace = chargeCall("k1", 10).namespace();
+        for (int attempt = 0; attempt < 2; attempt++) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> coordinator.call(chargeCall("k1", 10), CHARGE,
+                    () -> {
+                        throw new IllegalStateException("declined");
+                    })).isInstanceOf(IllegalStateException.class);
+        }
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> store.lookup(namespace).isEmpty());
+
+        assertThat(releases.get()).as("two releases, the second settled in the background").isGreaterThanOrEqualTo(5);
+        assertThat(coordinator.stats().stale()).isZero();
+        assertThat(coordinator.stats().storageErrors().get(StorePhase.RELEASE)).isEqualTo(1);
+    }
 }

@@ -58,7 +58,8 @@ final class ConcurrencyFaults {
                         + "waitTimeout 300 ms", "I3: the wait is bounded, the waiter gets 409", EVERY_STORE,
                         ConcurrencyFaults::boundedWait),
                 new Case(9, "the heartbeat cannot renew", "every renew fails as a timed-out store call",
-                        "the outcome says LEASE_LOST, not a clean success; one charge", EVERY_STORE,
+                        "each failure counted and retried; once the lease last confirmed has run out the outcome "
+                        + "says LEASE_LOST, not a clean success; one charge", EVERY_STORE,
                         ConcurrencyFaults::renewalsFail),
                 new Case(15, "release fails after the action failed", "release fails as an unreachable store; "
                         + "lease 300 ms", "I3: 409 for at most the lease, then the retry charges once", EVERY_STORE,

@@ -77,6 +77,16 @@ public final class TcpProxy implements AutoCloseable {
         droppingReplies = on;
     }
 
+    /** Closes every proxied connection and stops listening: new connections are refused until {@link #reconnect()}. */
+    public void disconnect() {
+        crusher.close();
+    }
+
+    /** Listens again after {@link #disconnect()}. */
+    public void reconnect() {
+        crusher.open();
+    }
+
     /** Closes every proxied connection at once, as a reset would; new connections are accepted. */
     public void reset() {
         crusher.closeAllPairs();

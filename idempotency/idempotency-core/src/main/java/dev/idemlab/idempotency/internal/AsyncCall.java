@@ -70,15 +70,17 @@ final class AsyncCall<T, E extends Exception> {
     private void attempt() {
         try {
             Reservation reservation;
+            // Read here rather than inside withPatience: the owner's heartbeat counts its lease from it.
+            long start = coordinator.storeCalls().now();
             try {
-                reservation = coordinator.storeCalls().withPatience(
+                reservation = coordinator.storeCalls().withPatience(start,
                         () -> store.reserve(call.namespace(), token, call.fingerprint().hex(), config.lease()));
             } catch (IdempotencyStoreException e) {
                 result.complete(coordinator.reserveFailed(call, token, codec, action, e));
                 return;
             }
             if (reservation instanceof Reservation.Acquired acquired) {
-                result.complete(new OwnerAttempt<T>(coordinator, call, call.namespace(), token)
+                result.complete(new OwnerAttempt<T>(coordinator, call, call.namespace(), token, start)
                         .run(acquired.fence(), codec, action, IdempotentResult::new));
                 return;
             }

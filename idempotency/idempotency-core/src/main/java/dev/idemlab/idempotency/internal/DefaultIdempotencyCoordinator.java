@@ -70,11 +70,9 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
         this.ticker = ticker;
         this.storeCalls = new StoreCalls(ticker, config.storePatience());
         this.encoder = new ResultEncoder(config.maxResultBytes(), counters);
-        this.heartbeats = new Heartbeats(store, config.lease(), config.heartbeatInterval(), failure -> {
-            if (failure != null) {
-                counters.storageError(StorePhase.RENEW);
-            }
-        });
+        this.heartbeats = new Heartbeats(store, config.lease(), config.heartbeatInterval(), ticker,
+                e -> countStorageError(StorePhase.RENEW, "renewing a lease; tried again at the next heartbeat "
+                        + "while the lease last confirmed lasts", e));
         this.inFlightWait = new InFlightWait(store, config, ticker,
                 e -> countStorageError(StorePhase.LOOKUP, "polling for an in-flight result, still waiting", e));
     }
@@ -161,7 +159,7 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
                 return shaped(answer, reserveFailed(call, token, codec, action, e));
             }
             if (reservation instanceof Reservation.Acquired acquired) {
-                return new OwnerAttempt<T>(this, call, namespace, token).run(acquired.fence(), codec, action, answer);
+                return new OwnerAttempt<T>(this, call, namespace, token, start).run(acquired.fence(), codec, action, answer);
             }
             IdempotencyRecord existing = ((Reservation.Found) reservation).record();
             while (existing instanceof Pending pending) {
@@ -198,7 +196,9 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
 
     /**
      * A reserve that failed may still have landed (a timed-out reply, not a refused connection), and
-     * then its marker would make every retry wait out the lease. So once the caller has been answered,
+     * then its marker would make every retry wait out the lease. That holds when any try of it timed
+     * out, whatever the last one reported: {@link IdempotencyStoreException#mayHaveLanded()} counts the
+     * earlier tries {@link StoreCalls} attaches. So once the caller has been answered,
      * the marker is settled in the background: completed with the result after failing open (a retry
      * then replays), released after failing closed or after the action failed.
      */

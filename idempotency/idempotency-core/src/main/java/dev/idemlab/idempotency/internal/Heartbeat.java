@@ -1,40 +1,76 @@
 package dev.idemlab.idempotency.internal;
 
+import dev.idemlab.idempotency.spi.IdempotencyStoreException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The owner's lease renewal while its action runs: a token-checked {@code renew} every interval on the
- * shared scheduler, the first one an interval after the action started. The first renewal that fails,
- * because the store failed or because the token no longer holds the key, marks the lease lost and stops
- * the heartbeat; the lease then only bounded how long a dead holder would have blocked the key.
+ * The owner's lease renewal while its action runs: a token-checked {@code renew} at a fixed rate on
+ * the shared scheduler, the first one an interval after the action started.
+ *
+ * <p>A renewal that fails with a storage error (a timeout, a dropped connection, an open circuit) is
+ * not a lost lease: it is counted and tried again at the next beat. The lease is lost only when the
+ * store says this token no longer holds it ({@code renew} answers {@code false}), or when the lease the
+ * holder last confirmed has run out by the coordinator's own ticker: the start of the last renewal
+ * that succeeded (at first, of the reserve) plus the lease. Counting from the start of the call that
+ * confirmed it keeps that bound on the safe side of the store's clock, which set the expiry later.
+ * Once the lease ran out by that bound, renewing stops: the holder can no longer tell whether another
+ * attempt took the key over meanwhile, so its outcome must say so whatever a late renewal would
+ * answer; its complete is token-checked anyway, and still lands if nobody took the key.
+ *
+ * <p>The rate is fixed rather than the delay so that a renewal that took a whole timeout to fail does
+ * not push the next one a full interval further: the next starts on the original schedule, or at once
+ * when that moment has passed.
  *
  * <p>A heartbeat is not put on the timer when it starts: {@link Heartbeats} does that in batches, for
  * the heartbeats whose action is still running a short while later, so that the many calls whose
- * action returns within milliseconds never touch the timer. What every heartbeat of a coordinator
- * shares (store, lease, interval, what to do when the lease is lost) lives in its {@link Heartbeats};
- * the owner's attempt is its own heartbeat ({@link OwnerAttempt} extends this class), so a call that
- * holds a key is one object, not two. Thread-safe.
+ * action returns within milliseconds never touch the timer or the ticker. What every heartbeat of a
+ * coordinator shares (store, lease, interval, ticker, what to do with a failed renewal) lives in its
+ * {@link Heartbeats}; the owner's attempt is its own heartbeat ({@link OwnerAttempt} extends this
+ * class), so a call that holds a key is one object, not two. Thread-safe.
  */
 abstract class Heartbeat {
 
     private static final Logger LOG = LoggerFactory.getLogger(Heartbeat.class);
+    private static final VarHandle CONFIRMED_AT;
+
+    static {
+        try {
+            CONFIRMED_AT = MethodHandles.lookup().findVarHandle(Heartbeat.class, "confirmedAtNanos", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     final String namespace;
     final String token;
     /** The next heartbeat waiting for the same batch; written before it is published, read by the batch. */
     Heartbeat nextUnscheduled;
+    /**
+     * When the lease was last confirmed (a ticker reading: the start of the reserve, then of each
+     * renewal that succeeded). A plain field written once by the constructor, so that a call whose
+     * action returns fast pays no fence for it; later written by the timer with release semantics
+     * and read with acquire semantics, through {@link #CONFIRMED_AT}.
+     */
+    @SuppressWarnings("unused") // reached through CONFIRMED_AT
+    private long confirmedAtNanos;
     private volatile ScheduledFuture<?> renewals;
     private volatile boolean stopped;
     private volatile boolean lost;
 
-    /** A heartbeat of {@code token}'s reservation of {@code namespace}, not yet started. */
-    Heartbeat(String namespace, String token) {
+    /**
+     * A heartbeat of {@code token}'s reservation of {@code namespace}, not yet started, whose reserve
+     * started at {@code reservedAtNanos} (a reading of the coordinator's ticker).
+     */
+    Heartbeat(String namespace, String token, long reservedAtNanos) {
         this.namespace = namespace;
         this.token = token;
+        this.confirmedAtNanos = reservedAtNanos;
     }
 
     /** What this heartbeat shares with the coordinator's others; not a field, to keep a call's one object small. */
@@ -48,7 +84,7 @@ abstract class Heartbeat {
         if (stopped) {
             return;
         }
-        ScheduledFuture<?> scheduled = SharedScheduler.get().scheduleWithFixedDelay(
+        ScheduledFuture<?> scheduled = SharedScheduler.get().scheduleAtFixedRate(
                 this::renew, firstDelayNanos, shared().intervalNanos(), TimeUnit.NANOSECONDS);
         renewals = scheduled;
         // stop() may have run between the check above and the assignment: then it saw no future to cancel.
@@ -66,8 +102,19 @@ abstract class Heartbeat {
         }
     }
 
-    /** Whether a renewal failed while the action ran. */
+    /**
+     * Whether the lease was lost while the action ran: the store said so, or the lease last confirmed
+     * had run out by the time of this call, which the owner makes right after {@link #stop()}. Reads the
+     * ticker only for a heartbeat that was put on the timer, never on the path of a fast action.
+     */
     final boolean lost() {
+        if (!lost && renewals != null) {
+            long now = shared().ticker().read();
+            if (ranOut(now)) {
+                lost = true;
+                logRanOut(now, null);
+            }
+        }
         return lost;
     }
 
@@ -75,23 +122,58 @@ abstract class Heartbeat {
         if (stopped) {
             return;
         }
-        String why;
-        RuntimeException failure = null;
-        try {
-            if (shared().store().renew(namespace, token, shared().lease())) {
-                return;
-            }
-            why = "the reservation is no longer held by this attempt";
-        } catch (RuntimeException e) {
-            failure = e;
-            why = "the store failed: " + e.getMessage();
+        Heartbeats shared = shared();
+        long startedAt = shared.ticker().read();
+        if (ranOut(startedAt)) {
+            lose(() -> logRanOut(startedAt, null));
+            return;
         }
+        boolean held;
+        try {
+            held = shared.store().renew(namespace, token, shared.lease());
+        } catch (IdempotencyStoreException e) {
+            if (!stopped) {
+                shared.onRenewFailed().accept(e);
+                long now = shared.ticker().read();
+                if (ranOut(now)) {
+                    lose(() -> logRanOut(now, e));
+                }
+            }
+            return;
+        } catch (RuntimeException e) {
+            // An answer, but not this attempt's reservation (an unreadable record, say): nothing vouches for the lease.
+            lose(() -> logLost("the store answered with something other than this attempt's reservation: "
+                    + e.getMessage()));
+            return;
+        }
+        if (held) {
+            CONFIRMED_AT.setRelease(this, startedAt);
+        } else {
+            lose(() -> logLost("the store says another attempt holds the key, or the reservation ran out there"));
+        }
+    }
+
+    private boolean ranOut(long now) {
+        return now - (long) CONFIRMED_AT.getAcquire(this) >= shared().leaseNanos();
+    }
+
+    private void lose(Runnable log) {
         if (!stopped) {
             lost = true;
             stop();
-            LOG.warn("lease on {} lost while its action runs ({}); another attempt may take the key over",
-                    namespace.substring(0, namespace.indexOf(':')), why);
-            shared().onLost().accept(failure);
+            log.run();
         }
+    }
+
+    private void logRanOut(long now, IdempotencyStoreException lastFailure) {
+        long agoMillis = TimeUnit.NANOSECONDS.toMillis(now - (long) CONFIRMED_AT.getAcquire(this));
+        logLost("the lease last confirmed " + agoMillis + " ms ago (a lease of " + shared().lease().toMillis()
+                + " ms) ran out while the store could not be reached"
+                + (lastFailure == null ? "" : "; last failure: " + lastFailure.getMessage()));
+    }
+
+    private void logLost(String why) {
+        LOG.warn("lease on {} lost while its action runs ({}); another attempt may take the key over",
+                namespace.substring(0, namespace.indexOf(':')), why);
     }
 }

@@ -1,6 +1,8 @@
 package dev.idemlab.idempotency.internal;
 
+import dev.idemlab.idempotency.Ticker;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
+import dev.idemlab.idempotency.spi.IdempotencyStoreException;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -26,7 +28,9 @@ final class Heartbeats {
 
     private final IdempotencyStore store;
     private final Duration lease;
-    private final Consumer<RuntimeException> onLost;
+    private final long leaseNanos;
+    private final Ticker ticker;
+    private final Consumer<IdempotencyStoreException> onRenewFailed;
     private final long intervalNanos;
     private final long batchDelayNanos;
     private final AtomicReference<Heartbeat> unscheduled = new AtomicReference<>();
@@ -39,14 +43,18 @@ final class Heartbeats {
     private long batchOpenedAtNanos;
 
     /**
-     * Heartbeats that renew reservations in {@code store} for {@code lease} every {@code interval}.
-     * {@code onLost} runs once for each lease lost, with the store's failure, or {@code null} when the
-     * reservation was no longer held.
+     * Heartbeats that renew reservations in {@code store} for {@code lease} every {@code interval},
+     * and tell by {@code ticker} when the lease a holder last confirmed has run out.
+     * {@code onRenewFailed} runs for every renewal that failed with a storage error (it is tried again
+     * at the next beat), on the timer's thread.
      */
-    Heartbeats(IdempotencyStore store, Duration lease, Duration interval, Consumer<RuntimeException> onLost) {
+    Heartbeats(IdempotencyStore store, Duration lease, Duration interval, Ticker ticker,
+               Consumer<IdempotencyStoreException> onRenewFailed) {
         this.store = store;
         this.lease = lease;
-        this.onLost = onLost;
+        this.leaseNanos = lease.toNanos();
+        this.ticker = ticker;
+        this.onRenewFailed = onRenewFailed;
         this.intervalNanos = interval.toNanos();
         this.batchDelayNanos = Math.min(intervalNanos / 2, TimeUnit.MILLISECONDS.toNanos(MAX_BATCH_DELAY_MILLIS));
     }
@@ -81,12 +89,20 @@ final class Heartbeats {
         return lease;
     }
 
+    long leaseNanos() {
+        return leaseNanos;
+    }
+
+    Ticker ticker() {
+        return ticker;
+    }
+
     long intervalNanos() {
         return intervalNanos;
     }
 
-    Consumer<RuntimeException> onLost() {
-        return onLost;
+    Consumer<IdempotencyStoreException> onRenewFailed() {
+        return onRenewFailed;
     }
 
     private void scheduleBatch() {

@@ -6,6 +6,7 @@ import dev.idemlab.idempotency.IdempotentCall;
 import dev.idemlab.idempotency.Outcome;
 import dev.idemlab.idempotency.ResultCodec;
 import dev.idemlab.idempotency.StorePhase;
+import dev.idemlab.idempotency.spi.IdempotencyRecord.Completed;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.idempotency.spi.IdempotencyStoreException;
 import dev.idemlab.idempotency.spi.StoredResult;
@@ -26,8 +27,10 @@ final class OwnerAttempt<T> extends Heartbeat {
     private final DefaultIdempotencyCoordinator coordinator;
     private final IdempotentCall call;
 
-    OwnerAttempt(DefaultIdempotencyCoordinator coordinator, IdempotentCall call, String namespace, String token) {
-        super(namespace, token);
+    /** {@code reservedAtNanos}: when the reserve that acquired the key started (its first try), by the coordinator's ticker. */
+    OwnerAttempt(DefaultIdempotencyCoordinator coordinator, IdempotentCall call, String namespace, String token,
+                 long reservedAtNanos) {
+        super(namespace, token, reservedAtNanos);
         this.coordinator = coordinator;
         this.call = call;
     }
@@ -59,6 +62,8 @@ final class OwnerAttempt<T> extends Heartbeat {
             throw failure;
         }
         stop();
+        // Judged as the action returned: a complete that takes long cannot lose a lease that held until then.
+        boolean leaseLost = lost();
         StoredResult stored = coordinator.encoder().encode(codec, value);
         // withoutInterrupt's steps written out: a lambda capturing the result would be one more object per call.
         boolean interrupted = Thread.interrupted();
@@ -70,7 +75,7 @@ final class OwnerAttempt<T> extends Heartbeat {
                 Thread.currentThread().interrupt();
             }
         }
-        Outcome outcome = lost() || !kept ? Outcome.LEASE_LOST : Outcome.EXECUTED;
+        Outcome outcome = leaseLost || !kept ? Outcome.LEASE_LOST : Outcome.EXECUTED;
         counters.outcome(outcome);
         return answer.of(value, outcome);
     }
@@ -78,7 +83,9 @@ final class OwnerAttempt<T> extends Heartbeat {
     /**
      * Stores the result. {@code false} when another attempt holds or completed the key (this one is
      * stale); a store that keeps failing leaves the reservation to run out, counted as a duplicate
-     * risk, and the write is settled in the background once the store answers.
+     * risk, and the write is settled in the background once the store answers. A retry after a
+     * timed-out try that finds the key completed may be finding that very try, landed: it counts as
+     * written when the record holds this call's fingerprint and this result.
      */
     private boolean complete(StoredResult stored) {
         IdempotencyStore store = coordinator.storeClient();
@@ -92,7 +99,8 @@ final class OwnerAttempt<T> extends Heartbeat {
                 written = store.complete(namespace, token, fingerprint, stored, config.ttl());
             } catch (IdempotencyStoreException first) {
                 written = coordinator.storeCalls().afterFailure(start, first,
-                        () -> store.complete(namespace, token, fingerprint, stored, config.ttl()));
+                        () -> store.complete(namespace, token, fingerprint, stored, config.ttl()))
+                        || completedByAnEarlierTry(fingerprint, stored);
             }
             if (written) {
                 return true;
@@ -111,17 +119,59 @@ final class OwnerAttempt<T> extends Heartbeat {
         }
     }
 
+    /**
+     * Only a retry (an earlier try timed out) gets here, so the completed record it found may be its own
+     * first try's: then it holds this call's fingerprint and this very result. A store that cannot
+     * answer leaves the completion counted as stale, as before this look.
+     */
+    private boolean completedByAnEarlierTry(String fingerprint, StoredResult stored) {
+        try {
+            return coordinator.storeClient().lookup(namespace).orElse(null) instanceof Completed completed
+                    && completed.fingerprint().equals(fingerprint) && completed.result().equals(stored);
+        } catch (RuntimeException e) {
+            LOG.debug("could not read whether a retried completion of {} landed on an earlier try: {}",
+                    call.operation(), e.toString());
+            return false;
+        }
+    }
+
+    /**
+     * Removes the marker so that a retry runs the action. A {@code false} after a timed-out try is
+     * stale only if another attempt's record is there: an absent one means that try landed. A release
+     * that keeps failing is settled in the background (token-checked), whichever error came last, so
+     * that a retry does not wait out the lease on a marker nobody holds.
+     */
     private boolean release() {
         IdempotencyStore store = coordinator.storeClient();
+        long start = coordinator.storeCalls().now();
         try {
-            if (!coordinator.storeCalls().withPatience(() -> store.release(namespace, token))) {
+            boolean released;
+            try {
+                released = store.release(namespace, token);
+            } catch (IdempotencyStoreException first) {
+                released = coordinator.storeCalls().afterFailure(start, first, () -> store.release(namespace, token))
+                        || releasedByAnEarlierTry();
+            }
+            if (!released) {
                 coordinator.counters().stale();
             }
         } catch (IdempotencyStoreException e) {
-            // The marker stays until its lease runs out; a retry then runs the action.
             coordinator.countStorageError(call, StorePhase.RELEASE, e);
+            coordinator.storeCalls().settleLater("releasing after a failed release", coordinator.config().lease(),
+                    () -> store.release(namespace, token));
         }
         return true;
+    }
+
+    /** After a timed-out try, a marker that is gone was removed by that try (or ran out): nobody else's was touched. */
+    private boolean releasedByAnEarlierTry() {
+        try {
+            return coordinator.storeClient().lookup(namespace).isEmpty();
+        } catch (RuntimeException e) {
+            LOG.debug("could not read whether a retried release of {} landed on an earlier try: {}",
+                    call.operation(), e.toString());
+            return false;
+        }
     }
 
     /** Runs a store call with the interrupt flag set aside, and puts the flag back. */

@@ -44,10 +44,23 @@ final class StoreCalls {
     /**
      * Runs {@code call}, and again while it times out within the patience.
      *
-     * @throws IdempotencyStoreException the last failure, when it was not a timeout or the patience ran out
+     * @throws IdempotencyStoreException the last failure, when it was not a timeout or the patience ran
+     *     out; when an earlier try timed out and a later one failed otherwise, the last failure carries
+     *     the first timeout as suppressed, so that {@link IdempotencyStoreException#mayHaveLanded()}
+     *     still says the call may have landed
      */
     <T> T withPatience(Supplier<T> call) {
         return retry(ticker.read(), null, call);
+    }
+
+    /**
+     * As {@link #withPatience(Supplier)}, with the patience counted from {@code start} (a {@link #now()}
+     * reading the caller needs for itself).
+     *
+     * @throws IdempotencyStoreException as {@link #withPatience(Supplier)} does
+     */
+    <T> T withPatience(long start, Supplier<T> call) {
+        return retry(start, null, call);
     }
 
     /**
@@ -68,10 +81,19 @@ final class StoreCalls {
 
     private <T> T retry(long start, IdempotencyStoreException failed, Supplier<T> call) {
         long pause = FIRST_RETRY_PAUSE_NANOS;
+        IdempotencyStoreException firstTimeout = null;
         while (true) {
             if (failed != null) {
                 boolean stall = failed.failure() == IdempotencyStoreException.Failure.TIMEOUT;
+                if (stall && firstTimeout == null) {
+                    firstTimeout = failed;
+                }
                 if (!stall || Thread.currentThread().isInterrupted() || ticker.read() - start + pause > patienceNanos) {
+                    // A try that timed out may have landed, whatever a later one reported (a dropped connection):
+                    // the caller must still settle it, so the failure it gets says so.
+                    if (firstTimeout != null && firstTimeout != failed) {
+                        failed.addSuppressed(firstTimeout);
+                    }
                     throw failed;
                 }
                 LOG.debug("store call timed out, trying again within the patience: {}", failed.getMessage());

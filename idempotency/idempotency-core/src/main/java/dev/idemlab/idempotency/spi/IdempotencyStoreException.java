@@ -46,9 +46,23 @@ public class IdempotencyStoreException extends IdempotencyException {
         return failure;
     }
 
-    /** Whether the call may have reached the server and landed although it failed (a timeout). */
+    /**
+     * Whether the call may have reached the server and landed although it failed: this failure was a
+     * timeout (or another answer that was not a result), or it carries as suppressed an earlier try of
+     * the same call that was. The coordinator attaches the first timed-out try to the last failure of
+     * a call it retried, so that a retry refused by a dropped connection does not hide a first try that
+     * may have landed.
+     */
     public boolean mayHaveLanded() {
-        return failure == Failure.TIMEOUT || failure == Failure.OTHER;
+        if (failure == Failure.TIMEOUT || failure == Failure.OTHER) {
+            return true;
+        }
+        for (Throwable earlier : getSuppressed()) {
+            if (earlier instanceof IdempotencyStoreException tried && tried.mayHaveLanded()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The name of the store that failed. */
