@@ -8,6 +8,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -60,9 +61,10 @@ class AsyncStagesAlwaysCompleteTest {
     void aShutDownExecutorCompletesTheStageExceptionallyAndNothingIsReserved() {
         ExecutorService shutDown = Executors.newSingleThreadExecutor();
         shutDown.shutdown();
-        CompletableFuture<IdempotentResult<Charge>> stage = waiter(coordinator(store), shutDown);
+        CompletableFuture<IdempotentResult<Charge>> refused = waiter(coordinator(store), shutDown);
 
-        assertThat(stage).failsWithin(30, TimeUnit.SECONDS).withThrowableOfType(java.util.concurrent.ExecutionException.class)
+        assertThat(refused).failsWithin(30, TimeUnit.SECONDS)
+                .withThrowableOfType(ExecutionException.class)
                 .withCauseInstanceOf(RejectedExecutionException.class);
         assertThat(waiterActions).hasValue(0);
         assertThat(store.lookup(chargeCall("k1", 10).namespace())).isEmpty();
@@ -85,7 +87,8 @@ class AsyncStagesAlwaysCompleteTest {
         stage.open(1);
 
         assertThat(holder.get(30, TimeUnit.SECONDS).id()).isEqualTo("ch_1");
-        assertThat(waiter).failsWithin(30, TimeUnit.SECONDS).withThrowableOfType(java.util.concurrent.ExecutionException.class)
+        assertThat(waiter).failsWithin(30, TimeUnit.SECONDS)
+                .withThrowableOfType(ExecutionException.class)
                 .withCauseInstanceOf(RejectedExecutionException.class);
         assertThat(store.openSubscriptions).hasValue(0);
         assertThat(waiterActions).hasValue(0);
@@ -104,7 +107,8 @@ class AsyncStagesAlwaysCompleteTest {
         CompletableFuture<Charge> holder = holder(coordinator);
         CompletableFuture<IdempotentResult<Charge>> waiter = waiter(coordinator, callers);
 
-        assertThat(waiter).failsWithin(30, TimeUnit.SECONDS).withThrowableOfType(java.util.concurrent.ExecutionException.class)
+        assertThat(waiter).failsWithin(30, TimeUnit.SECONDS)
+                .withThrowableOfType(ExecutionException.class)
                 .withCauseInstanceOf(IllegalStateException.class);
         stage.open(1);
         assertThat(holder.get(30, TimeUnit.SECONDS).id()).isEqualTo("ch_1");

@@ -95,7 +95,8 @@ class CallAndCallAsyncAnswerAlikeTest {
             case HELD_THEN_RELEASED -> heldThenReleased(mode, coordinator);
             case HELD_PAST_THE_WAIT_DEADLINE -> heldPastTheWaitDeadline(mode, coordinator);
             case HELD_THROUGH_A_STORE_OUTAGE_THEN_COMPLETED -> heldThenCompleted(mode, coordinator, true);
-            case HELD_THROUGH_A_STORE_OUTAGE_PAST_THE_SEEN_LEASE -> heldThroughAnOutagePastTheSeenLease(mode, coordinator);
+            case HELD_THROUGH_A_STORE_OUTAGE_PAST_THE_SEEN_LEASE ->
+                    heldThroughAnOutagePastTheSeenLease(mode, coordinator);
             case STORE_DOWN_FAILING_OPEN, STORE_DOWN_FAILING_CLOSED -> {
                 stage.openAll(1);
                 store.down = true;

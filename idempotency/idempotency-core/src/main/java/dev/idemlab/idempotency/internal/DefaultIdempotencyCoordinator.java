@@ -38,8 +38,9 @@ import org.slf4j.LoggerFactory;
  * The coordinator: reserve, run, complete; or replay, wait, refuse. See DESIGN section 3 for the
  * state machine. The owner's side of a call lives in {@link OwnerAttempt}, the waiter's in
  * {@link WaitForHolder} (driven by {@link InFlightWait} for {@code call}, by {@link AsyncCall} for
- * {@code callAsync}, which share every other decision through this class too), and how a slow or failing store is called in {@link StoreCalls}. Thread-safe:
- * all shared state lives in the store and in the counters.
+ * {@code callAsync}, which share every other decision through this class too), and how a slow or
+ * failing store is called in {@link StoreCalls}. Thread-safe: all shared state lives in the store
+ * and in the counters.
  */
 public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinator {
 
@@ -149,7 +150,8 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
                 return shaped(answer, reserveFailed(call, token, codec, action, e));
             }
             if (reservation instanceof Reservation.Acquired acquired) {
-                return new OwnerAttempt<T>(this, call, call.namespace(), token).run(acquired.fence(), codec, action, answer);
+                return new OwnerAttempt<T>(this, call, call.namespace(), token)
+                        .run(acquired.fence(), codec, action, answer);
             }
             IdempotencyRecord found = ((Reservation.Found) reservation).record();
             IdempotentResult<T> settled = answerFound(call, found, codec, waiting != null);

@@ -162,7 +162,8 @@ final class WaitForHolder {
     /** A read failed. */
     Step afterReadFailed(IdempotencyStoreException error, long now) {
         if (now - leaseEndsAt >= 0) {
-            coordinator.countStorageError(StorePhase.LOOKUP, "waiting for an in-flight result; the lease it saw has ended, "
+            coordinator.countStorageError(StorePhase.LOOKUP,
+                    "waiting for an in-flight result; the lease it saw has ended, "
                     + "contending for the key again", error);
             return CONTEND;
         }
@@ -174,7 +175,8 @@ final class WaitForHolder {
     private Step next(long now) {
         long left = deadline - now;
         if (left <= 0) {
-            return new GiveUp(new IdempotencyInProgressException(call.operation(), call.key(), current.leaseRemaining()));
+            return new GiveUp(
+                    new IdempotencyInProgressException(call.operation(), call.key(), current.leaseRemaining()));
         }
         if (notified) {
             long untilLeaseEnds = Math.max(0, leaseEndsAt - now) + LEASE_END_SLACK_NANOS;
