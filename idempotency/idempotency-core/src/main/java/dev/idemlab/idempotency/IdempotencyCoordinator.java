@@ -85,10 +85,18 @@ public interface IdempotencyCoordinator {
      * an identical request is in flight: under WAIT the stage completes when the store tells the
      * waiter that the holder finished (or its safety poll or the lease says so). Store calls and the
      * action run on {@code executor}. The stage completes exceptionally with what {@code call} would
-     * have thrown.
+     * have thrown: a waiter gives the same answers as {@code call}'s and outlasts storage errors the
+     * same way. The stage always completes: when {@code executor} rejects a step (it was shut down,
+     * or its queue is full), exceptionally with the {@code RejectedExecutionException}.
      *
-     * <p>This default runs {@code call} on the executor, holding a thread while it waits; the
-     * library's coordinator overrides it.
+     * <p>Cancelling the stage ({@code toCompletableFuture().cancel(...)}) before the action starts,
+     * while the call reserves or waits, means the action never runs; a reservation the call already
+     * took is released in the background, so the key is free for a retry. Once the action runs,
+     * cancelling does not interrupt it: it runs to its end and its result is stored as usual (a retry
+     * replays it), but the cancelled stage does not report it.
+     *
+     * <p>This default runs {@code call} on the executor, holding a thread while it waits, and does not
+     * look at cancellation; the library's coordinator overrides it.
      */
     default <T, E extends Exception> CompletionStage<IdempotentResult<T>> callAsync(
             IdempotentCall call, ResultCodec<T> codec, ContextualAction<T, E> action, Executor executor) {

@@ -39,9 +39,13 @@ class StorageErrorTest {
         callers.shutdownNow();
     }
 
-    /** A real store whose lookups fail while {@code failingLookups} is positive, counting down. */
+    /**
+     * A real store whose lookups fail while {@code failingLookups} is positive, counting down, and whose
+     * reserves fail while {@code failingReserves} is set.
+     */
     private static final class FlakyLookups extends ForwardingIdempotencyStore {
         final AtomicInteger failingLookups = new AtomicInteger();
+        final java.util.concurrent.atomic.AtomicBoolean failingReserves = new java.util.concurrent.atomic.AtomicBoolean();
         final Semaphore failures = new Semaphore(0);
 
         FlakyLookups(InMemoryIdempotencyStore delegate) {
@@ -55,6 +59,15 @@ class StorageErrorTest {
                 throw new IdempotencyStoreException("flaky", namespace, "command timed out", null);
             }
             return super.lookup(namespace);
+        }
+
+        @Override
+        public dev.idemlab.idempotency.spi.Reservation reserve(String namespace, String token, String fingerprint,
+                                                             Duration lease) {
+            if (failingReserves.get()) {
+                throw new IdempotencyStoreException("flaky", namespace, "connection reset", null);
+            }
+            return super.reserve(namespace, token, fingerprint, lease);
         }
     }
 
@@ -84,7 +97,7 @@ class StorageErrorTest {
     }
 
     @Test
-    void aWaiterFailsOpenOnlyOnceTheLeaseItSawWouldHaveRunOut() throws Exception {
+    void aWaiterContendsAgainOnceTheLeaseItSawWouldHaveRunOutAndFailsOpenOnTheFailingReserve() throws Exception {
         FlakyLookups store = new FlakyLookups(new InMemoryIdempotencyStore(ticker));
         IdempotencyCoordinator coordinator = IdempotencyCoordinator.builder(stage.observe(store)).ticker(ticker)
                 .config(IdempotencyConfig.custom().lease(Duration.ofSeconds(5)).build()).build();
@@ -93,6 +106,7 @@ class StorageErrorTest {
         store.failingLookups.set(Integer.MAX_VALUE);
         CompletableFuture<Charge> b = charge(coordinator);
         stage.awaitCallersFindingKeyHeld(1);
+        store.failingReserves.set(true); // B has seen the holder; now the whole store fails
         assertThat(store.failures.tryAcquire(2, 30, TimeUnit.SECONDS)).isTrue();
         assertThat(b).isNotDone();
 
@@ -100,11 +114,12 @@ class StorageErrorTest {
         // onto the deadline itself would let B, caught between a failed poll and its next deadline
         // check, give up as in progress instead of failing open.
         ticker.advance(Duration.ofMillis(5_500)); // the lease B saw has run out; the store still fails
-        stage.awaitCallsInsideProvider(1);      // so B fails open, as a takeover would have
+        stage.awaitCallsInsideProvider(1);      // so B contends again, its reserve fails, and it fails open
         stage.openAll(2);
         assertThat(b.get(30, TimeUnit.SECONDS).id()).isIn("ch_1", "ch_2");
         a.get(30, TimeUnit.SECONDS);
         assertThat(coordinator.stats().count(Outcome.FAILED_OPEN)).isEqualTo(1);
+        assertThat(coordinator.stats().storageErrors().get(StorePhase.RESERVE)).isEqualTo(1);
     }
 
     @Test

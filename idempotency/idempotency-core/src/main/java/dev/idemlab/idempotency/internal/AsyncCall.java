@@ -1,167 +1,229 @@
 package dev.idemlab.idempotency.internal;
 
 import dev.idemlab.idempotency.ContextualAction;
-import dev.idemlab.idempotency.IdempotencyConfig;
-import dev.idemlab.idempotency.IdempotencyInProgressException;
+import dev.idemlab.idempotency.IdempotencyRecordUnreadableException;
 import dev.idemlab.idempotency.IdempotentCall;
 import dev.idemlab.idempotency.IdempotentResult;
-import dev.idemlab.idempotency.InFlightPolicy;
-import dev.idemlab.idempotency.Outcome;
 import dev.idemlab.idempotency.ResultCodec;
 import dev.idemlab.idempotency.StorePhase;
-import dev.idemlab.idempotency.Ticker;
 import dev.idemlab.idempotency.spi.CompletionNotifications;
 import dev.idemlab.idempotency.spi.CompletionNotifications.Ending;
 import dev.idemlab.idempotency.spi.IdempotencyRecord;
-import dev.idemlab.idempotency.spi.IdempotencyRecord.Completed;
 import dev.idemlab.idempotency.spi.IdempotencyRecord.Pending;
-import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.idempotency.spi.IdempotencyStoreException;
 import dev.idemlab.idempotency.spi.Reservation;
 
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * One call of {@code callAsync}: the steps of the blocking call, run on an executor, except that a
- * WAIT caller holds no thread while the holder runs. It subscribes to the store's notification (if
- * the store sends them), re-reads, and returns its thread; the notification, the safety poll or the
- * lease running out resumes it, once, on the executor. Not thread-safe by itself: its steps run one
- * after the other, handed over through the executor.
+ * One call of {@code callAsync}: the blocking call's decisions (the coordinator's reserve,
+ * {@code answerFound}, {@code waitEnded}, the {@link OwnerAttempt}), run on the caller's executor,
+ * with the same {@link WaitForHolder} driven by timers instead of a parked thread. Between reads a
+ * waiter holds no thread: a timer on the {@link SharedScheduler}, the store's notification or the
+ * stage's cancellation resumes it, once per sleep, on the executor.
+ *
+ * <p>Its stage always completes: whatever a step throws, and an executor that rejects a
+ * resumption, complete it exceptionally. A stage that is done before its action would start
+ * (cancelled by the caller) never runs the action, and a reservation it took is released in the
+ * background. No resumption is handed to the executor while this call holds a reservation: the
+ * reserve and the action run in one step.
+ *
+ * <p>Thread-safety: its steps run one after another, each handed over through the executor or
+ * through the atomic {@link #napping}, which orders them; only the latest notified ending and the
+ * nap are touched by the store's and the timer's threads.
  */
-final class AsyncCall<T, E extends Exception> {
+final class AsyncCall<T, E extends Exception> implements CompletionNotifications.Listener {
 
     private final DefaultIdempotencyCoordinator coordinator;
     private final IdempotentCall call;
     private final ResultCodec<T> codec;
     private final ContextualAction<T, E> action;
     private final Executor executor;
-    private final IdempotencyStore store;
-    private final IdempotencyConfig config;
-    private final Ticker ticker;
     private final String token;
     private final CompletableFuture<IdempotentResult<T>> result = new CompletableFuture<>();
-    private long deadline;
-    private boolean waited;
+    private final AtomicReference<Ending> latest = new AtomicReference<>();
+    /** The sleep in progress; whoever takes it out (timer, notification, cancellation) resumes the wait. */
+    private final AtomicReference<Nap> napping = new AtomicReference<>();
+    private WaitForHolder waiting;
+    private CompletionNotifications.Subscription subscription;
 
     AsyncCall(DefaultIdempotencyCoordinator coordinator, IdempotentCall call, ResultCodec<T> codec,
-              ContextualAction<T, E> action, Executor executor, Ticker ticker, String token) {
+              ContextualAction<T, E> action, Executor executor, String token) {
         this.coordinator = coordinator;
         this.call = call;
         this.codec = codec;
         this.action = action;
         this.executor = executor;
-        this.store = coordinator.storeClient();
-        this.config = coordinator.config();
-        this.ticker = ticker;
         this.token = token;
     }
 
+    /** Starts the call on the executor; the future is the caller's, and cancelling it stops the call. */
     CompletableFuture<IdempotentResult<T>> start() {
-        executor.execute(this::attempt);
+        // A cancelled stage wakes its sleeping wait, so it lets go of its subscription and timer now.
+        result.whenComplete((value, failure) -> wake());
+        resume(this::attempt);
         return result;
     }
 
+    /** A step of the call, run on the executor. */
+    @FunctionalInterface
+    private interface Resumption {
+        void run() throws Exception;
+    }
+
+    private void resume(Resumption step) {
+        try {
+            executor.execute(() -> {
+                try {
+                    step.run();
+                } catch (Throwable failure) {
+                    fail(failure);
+                }
+            });
+        } catch (Throwable rejected) {
+            fail(rejected); // a shut-down or saturated executor: the stage still completes
+        }
+    }
+
+    private void fail(Throwable failure) {
+        stopWaiting();
+        if (failure instanceof IdempotencyRecordUnreadableException unreadable) {
+            coordinator.refused(unreadable);
+        }
+        result.completeExceptionally(failure);
+    }
+
     /** Reserve: run as the owner, replay, refuse, or wait without a thread. */
-    private void attempt() {
-        try {
-            Reservation reservation;
-            // Read here rather than inside withPatience: the owner's heartbeat counts its lease from it.
-            long start = coordinator.storeCalls().now();
-            try {
-                reservation = coordinator.storeCalls().withPatience(start,
-                        () -> store.reserve(call.namespace(), token, call.fingerprint().hex(), config.lease()));
-            } catch (IdempotencyStoreException e) {
-                result.complete(coordinator.reserveFailed(call, token, codec, action, e));
-                return;
-            }
-            if (reservation instanceof Reservation.Acquired acquired) {
-                result.complete(new OwnerAttempt<T>(coordinator, call, call.namespace(), token, start)
-                        .run(acquired.fence(), codec, action, IdempotentResult::new));
-                return;
-            }
-            settle(((Reservation.Found) reservation).record());
-        } catch (Throwable failure) {
-            result.completeExceptionally(failure);
+    private void attempt() throws E {
+        if (result.isDone()) {
+            return; // cancelled before the reserve: nothing was reserved
         }
-    }
-
-    /** {@link #settle} with the store's word on how the reservation ended, on the executor. */
-    private void settleGuarded(Completed completed) {
+        Reservation reservation;
+        // Read here: the owner's heartbeat counts its lease from it.
+        long start = coordinator.storeCalls().now();
         try {
-            settle(completed);
-        } catch (Throwable failure) {
-            result.completeExceptionally(failure);
-        }
-    }
-
-    private void settle(IdempotencyRecord found) {
-        if (found instanceof Completed completed) {
-            result.complete(coordinator.replay(call, completed, codec, waited ? Outcome.WAITED : Outcome.REPLAYED));
+            reservation = coordinator.reserve(call, token, start);
+        } catch (IdempotencyStoreException e) {
+            reserveFailed(e);
             return;
         }
-        Pending pending = (Pending) found;
-        coordinator.requireSameFingerprint(call, pending);
-        if (config.policy() == InFlightPolicy.RAISE) {
-            coordinator.counters().outcome(Outcome.IN_PROGRESS);
-            throw new IdempotencyInProgressException(call.operation(), call.key(), pending.leaseRemaining());
-        }
-        if (!waited) {
-            waited = true;
-            deadline = ticker.read() + config.waitTimeout().toNanos();
-        }
-        waitWithoutAThread(pending);
-    }
-
-    private void waitWithoutAThread(Pending seen) {
-        long left = deadline - ticker.read();
-        if (left <= 0) {
-            coordinator.counters().outcome(Outcome.IN_PROGRESS);
-            throw new IdempotencyInProgressException(call.operation(), call.key(), seen.leaseRemaining());
-        }
-        AtomicBoolean resumed = new AtomicBoolean();
-        CompletionNotifications.Subscription[] subscription = new CompletionNotifications.Subscription[1];
-        ScheduledFuture<?>[] timer = new ScheduledFuture<?>[1];
-        CompletionNotifications.Listener resume = ending -> {
-            if (resumed.compareAndSet(false, true)) {
-                if (subscription[0] != null) {
-                    subscription[0].close();
-                }
-                if (timer[0] != null) {
-                    timer[0].cancel(false);
-                }
-                executor.execute(ending instanceof Ending.Completed completed && ending.endedReservation(seen.token())
-                        ? () -> settleGuarded(completed.record()) : this::attempt);
+        if (reservation instanceof Reservation.Acquired acquired) {
+            if (result.isDone()) {
+                coordinator.releaseLater(call, token); // cancelled while reserving: the action never runs
+                return;
             }
-        };
-        CompletionNotifications notifications = CompletionNotifications.of(store);
-        boolean notified = notifications != null;
-        if (notified) {
-            subscription[0] = notifications.subscribe(call.namespace(), resume);
+            result.complete(new OwnerAttempt<T>(coordinator, call, call.namespace(), token, start)
+                    .run(acquired.fence(), codec, action, IdempotentResult::new));
+            return;
         }
-        long poll = notified ? config.safetyPollInterval().toNanos() : config.maxPollInterval().toNanos();
-        long untilLeaseEnds = seen.leaseRemaining().toNanos() + TimeUnit.MILLISECONDS.toNanos(1);
-        timer[0] = SharedScheduler.get().schedule(() -> resume.ended(Ending.UNKNOWN), Math.min(Math.min(poll, untilLeaseEnds), left),
-                TimeUnit.NANOSECONDS);
-        if (resumed.get()) {
-            timer[0].cancel(false);
+        IdempotencyRecord found = ((Reservation.Found) reservation).record();
+        IdempotentResult<T> settled = coordinator.answerFound(call, found, codec, waiting != null);
+        if (settled != null) {
+            result.complete(settled);
+            return;
         }
-        if (notified && changedSince(seen)) {
-            resume.ended(Ending.UNKNOWN); // subscribed, then re-read: it ended before the subscription
+        if (waiting == null) {
+            waiting = new WaitForHolder(coordinator, call);
+        }
+        CompletionNotifications notifications = coordinator.notifications();
+        if (notifications != null) {
+            subscription = notifications.subscribe(call.namespace(), this);
+        }
+        advance(waiting.watch((Pending) found));
+    }
+
+    private void reserveFailed(IdempotencyStoreException e) throws E {
+        if (!result.isDone()) {
+            result.complete(coordinator.reserveFailed(call, token, codec, action, e));
+            return;
+        }
+        // Cancelled meanwhile: the store-failure mode would run the action, and nobody waits for it.
+        coordinator.countStorageError(StorePhase.RESERVE, "the call was cancelled meanwhile, nothing runs", e);
+        if (e.mayHaveLanded()) {
+            coordinator.releaseLater(call, token);
         }
     }
 
-    private boolean changedSince(Pending seen) {
-        try {
-            Optional<IdempotencyRecord> now = store.lookup(call.namespace());
-            return now.isEmpty() || !(now.get() instanceof Pending pending) || !pending.token().equals(seen.token());
-        } catch (IdempotencyStoreException e) {
-            coordinator.countStorageError(StorePhase.LOOKUP, "re-reading for an in-flight result, still waiting", e);
-            return false;
+    /** Makes the reads the wait asks for, then sleeps on a timer or acts on the wait's end. */
+    private void advance(WaitForHolder.Step step) throws E {
+        if (result.isDone()) {
+            stopWaiting(); // cancelled while waiting
+            return;
+        }
+        step = waiting.readWhileAsked(step);
+        if (step instanceof WaitForHolder.Sleep sleep) {
+            nap(sleep.nanos());
+            return;
+        }
+        stopWaiting();
+        IdempotentResult<T> waited = coordinator.waitEnded(call, step, codec);
+        if (waited != null) {
+            result.complete(waited);
+        } else {
+            attempt();
+        }
+    }
+
+    private void nap(long nanos) {
+        Nap nap = new Nap();
+        napping.set(nap);
+        nap.timer = SharedScheduler.get().schedule(() -> wakeFrom(nap), nanos, TimeUnit.NANOSECONDS);
+        if (napping.get() != nap) {
+            nap.timer.cancel(false); // woken already: the timer would only keep this call reachable
+        }
+        // Told or cancelled before the nap was set: the listener found nothing to wake.
+        if (latest.get() != null || result.isDone()) {
+            wakeFrom(nap);
+        }
+    }
+
+    /** The store says a reservation under the key ended; on the store's thread. */
+    @Override
+    public void ended(Ending ending) {
+        latest.set(ending);
+        wake();
+    }
+
+    private void wake() {
+        Nap nap = napping.get();
+        if (nap != null) {
+            wakeFrom(nap);
+        }
+    }
+
+    private void wakeFrom(Nap nap) {
+        if (napping.compareAndSet(nap, null)) {
+            nap.cancelTimer();
+            resume(() -> advance(waiting.afterSleep(latest.getAndSet(null))));
+        }
+    }
+
+    /** Lets go of the timer and the subscription; by the one thread the call's state belongs to now. */
+    private void stopWaiting() {
+        Nap nap = napping.getAndSet(null);
+        if (nap != null) {
+            nap.cancelTimer();
+        }
+        if (subscription != null) {
+            subscription.close();
+            subscription = null;
+        }
+        latest.set(null);
+    }
+
+    /** One sleep of the wait, and the timer that ends it. */
+    private static final class Nap {
+        volatile ScheduledFuture<?> timer;
+
+        void cancelTimer() {
+            ScheduledFuture<?> set = timer;
+            if (set != null) {
+                set.cancel(false);
+            }
         }
     }
 }

@@ -20,6 +20,7 @@ import dev.idemlab.idempotency.ResultCodec;
 import dev.idemlab.idempotency.StoreFailureMode;
 import dev.idemlab.idempotency.StorePhase;
 import dev.idemlab.idempotency.Ticker;
+import dev.idemlab.idempotency.spi.CompletionNotifications;
 import dev.idemlab.idempotency.spi.IdempotencyRecord;
 import dev.idemlab.idempotency.spi.IdempotencyRecord.Completed;
 import dev.idemlab.idempotency.spi.IdempotencyRecord.Pending;
@@ -29,7 +30,6 @@ import dev.idemlab.idempotency.spi.Reservation;
 import dev.idemlab.idempotency.spi.StoreDescription;
 import dev.idemlab.idempotency.spi.StoredResult;
 import org.slf4j.Logger;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import org.slf4j.LoggerFactory;
@@ -37,8 +37,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The coordinator: reserve, run, complete; or replay, wait, refuse. See DESIGN section 3 for the
  * state machine. The owner's side of a call lives in {@link OwnerAttempt}, the waiter's in
- * {@link InFlightWait}, and how a slow or failing store is called in {@link StoreCalls}. Thread-safe:
- * all shared state lives in the store and in the counters.
+ * {@link WaitForHolder} (driven by {@link InFlightWait} for {@code call}, by {@link AsyncCall} for
+ * {@code callAsync}, which share every other decision through this class too), and how a slow or
+ * failing store is called in {@link StoreCalls}. Thread-safe: all shared state lives in the store
+ * and in the counters.
  */
 public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinator {
 
@@ -47,6 +49,7 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
     private final IdempotencyStore store;
     private final IdempotencyConfig config;
     private final StoreDescription storeDescription;
+    private final CompletionNotifications notifications;
     private final InFlightWait inFlightWait;
     private final CoordinatorCounters counters;
     private final OwnerTokens tokens = new OwnerTokens();
@@ -73,8 +76,8 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
         this.heartbeats = new Heartbeats(store, config.lease(), config.heartbeatInterval(), ticker,
                 e -> countStorageError(StorePhase.RENEW, "renewing a lease; tried again at the next heartbeat "
                         + "while the lease last confirmed lasts", e));
-        this.inFlightWait = new InFlightWait(store, config, ticker,
-                e -> countStorageError(StorePhase.LOOKUP, "polling for an in-flight result, still waiting", e));
+        this.notifications = CompletionNotifications.of(store);
+        this.inFlightWait = new InFlightWait(notifications);
     }
 
     @Override
@@ -112,10 +115,15 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
         try {
             return callWithReservation(call, codec, action, answer);
         } catch (IdempotencyRecordUnreadableException unreadable) {
-            counters.outcome(Outcome.RECORD_UNREADABLE);
-            LOG.error("{}", unreadable.getMessage());
-            throw unreadable;
+            throw refused(unreadable);
         }
+    }
+
+    /** Counts and logs a record the store cannot read, which refuses the call. */
+    IdempotencyRecordUnreadableException refused(IdempotencyRecordUnreadableException unreadable) {
+        counters.outcome(Outcome.RECORD_UNREADABLE);
+        LOG.error("{}", unreadable.getMessage());
+        return unreadable;
     }
 
     @Override
@@ -124,70 +132,96 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
         if (!call.hasKey()) {
             return IdempotencyCoordinator.super.callAsync(call, codec, action, executor);
         }
-        CompletableFuture<IdempotentResult<T>> unreadableCounted = new CompletableFuture<>();
-        new AsyncCall<>(this, call, codec, action, executor, ticker, tokens.next()).start()
-                .whenComplete((value, failure) -> {
-                    if (failure instanceof IdempotencyRecordUnreadableException) {
-                        counters.outcome(Outcome.RECORD_UNREADABLE);
-                    }
-                    if (failure != null) {
-                        unreadableCounted.completeExceptionally(failure);
-                    } else {
-                        unreadableCounted.complete(value);
-                    }
-                });
-        return unreadableCounted;
+        return new AsyncCall<>(this, call, codec, action, executor, tokens.next()).start();
     }
 
     /** Reserve first, then run, or find out what the holder of the key did. */
     private <T, E extends Exception, R> R callWithReservation(
             IdempotentCall call, ResultCodec<T> codec, ContextualAction<T, E> action, Answer<T, R> answer) throws E {
-        String namespace = call.namespace();
         String token = tokens.next();
-        InFlightWait.Deadline deadline = null;
+        WaitForHolder waiting = null;
         while (true) {
             Reservation reservation;
             long start = storeCalls.now();
             try {
-                try {
-                    reservation = store.reserve(namespace, token, call.fingerprint().hex(), config.lease());
-                } catch (IdempotencyStoreException first) {
-                    reservation = storeCalls.afterFailure(start, first,
-                            () -> store.reserve(namespace, token, call.fingerprint().hex(), config.lease()));
-                }
+                reservation = reserve(call, token, start);
             } catch (IdempotencyStoreException e) {
                 return shaped(answer, reserveFailed(call, token, codec, action, e));
             }
             if (reservation instanceof Reservation.Acquired acquired) {
-                return new OwnerAttempt<T>(this, call, namespace, token, start).run(acquired.fence(), codec, action, answer);
+                return new OwnerAttempt<T>(this, call, call.namespace(), token, start)
+                        .run(acquired.fence(), codec, action, answer);
             }
-            IdempotencyRecord existing = ((Reservation.Found) reservation).record();
-            while (existing instanceof Pending pending) {
-                requireSameFingerprint(call, pending);
-                if (config.policy() == InFlightPolicy.RAISE) {
-                    counters.outcome(Outcome.IN_PROGRESS);
-                    throw new IdempotencyInProgressException(call.operation(), call.key(), pending.leaseRemaining());
-                }
-                if (deadline == null) {
-                    deadline = inFlightWait.startDeadline();
-                }
-                try {
-                    existing = inFlightWait.awaitChange(call, pending, deadline).orElse(null);
-                } catch (IdempotencyInProgressException timedOut) {
-                    counters.outcome(Outcome.IN_PROGRESS);
-                    throw timedOut;
-                } catch (IdempotencyInterruptedException stopped) {
-                    counters.outcome(Outcome.INTERRUPTED);
-                    throw stopped;
-                } catch (IdempotencyStoreException e) {
-                    return shaped(answer, storageFailure(call, StorePhase.LOOKUP, e, null, action));
-                }
+            IdempotencyRecord found = ((Reservation.Found) reservation).record();
+            IdempotentResult<T> settled = answerFound(call, found, codec, waiting != null);
+            if (settled != null) {
+                return shaped(answer, settled);
             }
-            if (existing instanceof Completed completed) {
-                return shaped(answer, replay(call, completed, codec, deadline == null ? Outcome.REPLAYED : Outcome.WAITED));
+            if (waiting == null) {
+                waiting = new WaitForHolder(this, call);
             }
-            // The holder released the key or its lease ran out: contend for it again.
+            IdempotentResult<T> waited = waitEnded(call, inFlightWait.await(call, (Pending) found, waiting), codec);
+            if (waited != null) {
+                return shaped(answer, waited);
+            }
+            // The holder released the key, its lease ran out, or the store kept failing past it: contend again.
         }
+    }
+
+    /**
+     * One reserve, tried again within the patience while it times out. The first try is made here, so
+     * that a call whose store answers builds no supplier. {@code start} is the ticker's reading before
+     * it (the patience counts from it, and so does an acquired reservation's lease, as the holder sees it).
+     *
+     * @throws IdempotencyStoreException when the store failed
+     */
+    Reservation reserve(IdempotentCall call, String token, long start) {
+        String namespace = call.namespace();
+        try {
+            return store.reserve(namespace, token, call.fingerprint().hex(), config.lease());
+        } catch (IdempotencyStoreException first) {
+            return storeCalls.afterFailure(start, first,
+                    () -> store.reserve(namespace, token, call.fingerprint().hex(), config.lease()));
+        }
+    }
+
+    /**
+     * What a record the reserve found answers without waiting: the replay of a completed one (as
+     * {@code waited} says, after a wait or not); for a reservation of the same request, in progress
+     * under RAISE, and {@code null} under WAIT: the caller waits for it.
+     *
+     * @throws IdempotencyKeyReuseException when the record is another request's
+     * @throws IdempotencyInProgressException under RAISE
+     */
+    <T> IdempotentResult<T> answerFound(IdempotentCall call, IdempotencyRecord found, ResultCodec<T> codec,
+                                        boolean waited) {
+        if (found instanceof Completed completed) {
+            return replay(call, completed, codec, waited ? Outcome.WAITED : Outcome.REPLAYED);
+        }
+        Pending pending = (Pending) found;
+        requireSameFingerprint(call, pending);
+        if (config.policy() == InFlightPolicy.RAISE) {
+            counters.outcome(Outcome.IN_PROGRESS);
+            throw new IdempotencyInProgressException(call.operation(), call.key(), pending.leaseRemaining());
+        }
+        return null;
+    }
+
+    /**
+     * What the end of a wait answers: the replay of the holder's result, or in progress at the
+     * deadline; {@code null} when the caller contends for the key again.
+     *
+     * @throws IdempotencyInProgressException when the wait gave up
+     */
+    <T> IdempotentResult<T> waitEnded(IdempotentCall call, WaitForHolder.Step end, ResultCodec<T> codec) {
+        if (end instanceof WaitForHolder.Replay replay) {
+            return replay(call, replay.record(), codec, Outcome.WAITED);
+        }
+        if (end instanceof WaitForHolder.GiveUp gaveUp) {
+            counters.outcome(Outcome.IN_PROGRESS);
+            throw gaveUp.inProgress();
+        }
+        return null;
     }
 
     private static <T, R> R shaped(Answer<T, R> answer, IdempotentResult<T> result) {
@@ -229,7 +263,7 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
         return result;
     }
 
-    private void releaseLater(IdempotentCall call, String token) {
+    void releaseLater(IdempotentCall call, String token) {
         storeCalls.settleLater("releasing a reservation that may have landed late", config.lease(),
                 () -> store.release(call.namespace(), token));
     }
@@ -323,6 +357,15 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
 
     IdempotencyStore storeClient() {
         return store;
+    }
+
+    /** The store's notifications, or {@code null} when it sends none. */
+    CompletionNotifications notifications() {
+        return notifications;
+    }
+
+    Ticker ticker() {
+        return ticker;
     }
 
     StoreCalls storeCalls() {
