@@ -3,9 +3,10 @@ package dev.idemlab.idempotency.spi;
 import dev.idemlab.idempotency.IdempotencyException;
 
 /**
- * A store could not reach its server, or the server did not answer in time: a storage error. Stores
- * throw this; the coordinator counts it and, unless it was a timeout it can retry within its
- * patience, fails open or closed as configured. A record the server returned but the store cannot
+ * A store could not reach its server, or the server did not answer in time, or did not run the call:
+ * a storage error. Stores throw this; the coordinator counts it and, unless it was a timeout or a
+ * busy server that it can retry within its patience ({@link #isTransient()}), fails open or closed as
+ * configured. A record the server returned but the store cannot
  * read is not a storage error: that is {@link dev.idemlab.idempotency.IdempotencyRecordUnreadableException}.
  */
 public class IdempotencyStoreException extends IdempotencyException {
@@ -20,6 +21,14 @@ public class IdempotencyStoreException extends IdempotencyException {
         TIMEOUT,
         /** The store's circuit breaker is open after recent failures: failed without trying. */
         CIRCUIT_OPEN,
+        /**
+         * The server answered that it did not run the call and will shortly be able to: a Redis Cluster
+         * slot in migration (TRYAGAIN, or ASK / MOVED past the client's redirects), a cluster electing a
+         * new master (CLUSTERDOWN), a node still loading its data (LOADING), a demoted master (READONLY).
+         * Not an outage, so it neither opens the circuit nor fails a call at once: the coordinator
+         * retries it within its patience. Nothing was written, so the call has not landed.
+         */
+        BUSY,
         /** Anything else the server answered that was not a result. */
         OTHER
     }
@@ -44,6 +53,15 @@ public class IdempotencyStoreException extends IdempotencyException {
     /** What kind of failure it was. */
     public Failure failure() {
         return failure;
+    }
+
+    /**
+     * Whether trying again within a moment may succeed: a stall ({@link Failure#TIMEOUT}) or a server
+     * that refused to run the call for now ({@link Failure#BUSY}). Every store operation is safe to
+     * repeat, so the coordinator retries these within its patience.
+     */
+    public boolean isTransient() {
+        return failure == Failure.TIMEOUT || failure == Failure.BUSY;
     }
 
     /** Whether the call may have reached the server and landed although it failed (a timeout). */
