@@ -77,4 +77,33 @@ class BusyStoreTest {
         assertThat(coordinator.stats().count(Outcome.REPLAYED)).isEqualTo(1);
         assertThat(coordinator.stats().totalStorageErrors()).isZero();
     }
+
+    @Test
+    void aReserveThatTimedOutAndThenFoundTheServerBusyIsStillSettledAsLanded() {
+        AtomicInteger reserves = new AtomicInteger();
+        ForwardingIdempotencyStore store = new ForwardingIdempotencyStore(new InMemoryIdempotencyStore(ticker)) {
+            @Override
+            public Reservation reserve(String namespace, String token, String fingerprint, Duration lease) {
+                if (reserves.getAndIncrement() == 0) {
+                    super.reserve(namespace, token, fingerprint, lease);
+                    throw new IdempotencyStoreException("cluster", namespace, Failure.TIMEOUT, "reply timed out", null);
+                }
+                // Each "not now" costs the patience a second, so that it runs out after two of them.
+                ticker.advance(Duration.ofSeconds(1));
+                throw busy(namespace);
+            }
+        };
+        IdempotencyCoordinator coordinator = IdempotencyCoordinator.builder(store).ticker(ticker).build();
+        stage.openAll(2);
+
+        IdempotentResult<Charge> first = coordinator.call(chargeCall("k1", 10), CHARGE,
+                () -> stage.provider.charge("order-42", 10, "k1"));
+
+        // The first try's marker landed: it is completed in the background, so the client's retry replays.
+        assertThat(first.outcome()).isEqualTo(Outcome.FAILED_OPEN);
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() ->
+                store.lookup(chargeCall("k1", 10).namespace()).orElse(null)
+                        instanceof dev.idemlab.idempotency.spi.IdempotencyRecord.Completed);
+        assertThat(stage.provider.chargeIds()).containsExactly("ch_1");
+    }
 }

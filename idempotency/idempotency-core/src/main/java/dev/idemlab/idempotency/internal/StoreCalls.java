@@ -45,7 +45,8 @@ final class StoreCalls {
     /**
      * Runs {@code call}, and again while it fails transiently within the patience.
      *
-     * @throws IdempotencyStoreException the last failure, when it was not transient or the patience ran out
+     * @throws IdempotencyStoreException the last failure, when it was not transient or the patience ran out;
+     *     or, when a try may have landed and a later one did not, that try's (the later ones suppressed)
      */
     <T> T withPatience(Supplier<T> call) {
         return retry(ticker.read(), null, call);
@@ -69,11 +70,17 @@ final class StoreCalls {
 
     private <T> T retry(long start, IdempotencyStoreException failed, Supplier<T> call) {
         long pause = FIRST_RETRY_PAUSE_NANOS;
+        // A try that may have landed stays the answer when a later one did not run at all (a busy or an
+        // unreachable server): the caller must still settle the marker that try may have left.
+        IdempotencyStoreException landed = null;
         while (true) {
             if (failed != null) {
+                if (failed.mayHaveLanded()) {
+                    landed = failed;
+                }
                 if (!failed.isTransient() || Thread.currentThread().isInterrupted()
                         || ticker.read() - start + pause > patienceNanos) {
-                    throw failed;
+                    throw landed == null || landed == failed ? failed : withLater(landed, failed);
                 }
                 LOG.debug("store call failed for now, trying again within the patience: {}", failed.getMessage());
                 LockSupport.parkNanos(pause);
@@ -85,6 +92,12 @@ final class StoreCalls {
                 failed = e;
             }
         }
+    }
+
+    private static IdempotencyStoreException withLater(IdempotencyStoreException landed,
+                                                       IdempotencyStoreException later) {
+        landed.addSuppressed(later);
+        return landed;
     }
 
     /**
