@@ -194,4 +194,56 @@ class RedisClusterTopologyChangesTest {
         assertThat(store.complete(ns, "t2", FP, StoredResult.of("1"), LEASE.multipliedBy(10))).isTrue();
     }
 
+    /**
+     * The namespace's replica is frozen behind a backlog, a holder reserves on the master (its fence
+     * reaches no replica), the master dies and the replica takes over with the counter it had: the
+     * next reservation's fence is still above the lost holder's, so a provider that checks fences
+     * refuses the lost holder once the new one charged. Before, the promoted counter handed the lost
+     * holder's fence out again and the provider admitted both.
+     */
+    @Test
+    void afterFailoverToALaggingReplicaTheNextFenceExceedsEveryFenceTheOldMasterGave() {
+        String ns = "payment.charge:failover-" + UUID.randomUUID();
+        String recordKey = store.keyOf(ns);
+        // The same keys as the store's (each store the backend opens has a key prefix of its own), with WAIT.
+        try (RedisIdempotencyStore acknowledged = backend.openStore(b -> b.keyPrefix(store.config().keyPrefix())
+                .waitForReplicas(1, Duration.ofMillis(500)))) {
+            long replicated = fence(acknowledged.reserve(ns, "t0", FP, LEASE)); // the replica has this counter
+            assertThat(acknowledged.release(ns, "t0")).isTrue();
+            assertThat(replicated).isPositive();
+        }
+        Node master = cluster.masterOf(recordKey);
+        Node replica = cluster.replicaOf(master);
+        long lost;
+        cluster.freeze(replica);
+        try {
+            cluster.lagReplicaOf(master, recordKey + ":backlog", BACKLOG_BYTES);
+            lost = fence(store.reserve(ns, "stale", FP, LEASE)); // the holder that will be paused past all this
+            cluster.crash(master);
+        } finally {
+            cluster.thaw(replica);
+        }
+        cluster.takeOver(replica);
+        cluster.replace(master, replica);
+        assertThat(awaitStoreFollows(ns)).isEmpty(); // the lost holder's reservation died with the master
+
+        long next = fence(store.reserve(ns, "new", FP, LEASE));
+
+        assertThat(next).isGreaterThan(lost);
+        FakePaymentProvider provider = FakePaymentProvider.builder().latency(Duration.ZERO).checkFences(true).build();
+        ChargeRequest charge = ChargeRequest.of("order-" + ns, 10, ns);
+        assertThat(provider.charge(charge.withFence(next)).id()).isEqualTo("ch_1");
+        assertThatThrownBy(() -> provider.charge(charge.withFence(lost))).isInstanceOf(StaleFenceException.class);
+        assertThat(provider.chargeIds()).containsExactly("ch_1");
+    }
+
+    /** Waits until the store reaches the promoted master, and answers what it holds for {@code ns}. */
+    private static Optional<?> awaitStoreFollows(String ns) {
+        Optional<?>[] seen = new Optional<?>[1];
+        await().atMost(Duration.ofSeconds(30)).ignoreException(IdempotencyStoreException.class).until(() -> {
+            seen[0] = store.lookup(ns);
+            return true;
+        });
+        return seen[0];
+    }
 }
