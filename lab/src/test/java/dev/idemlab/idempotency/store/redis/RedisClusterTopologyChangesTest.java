@@ -97,6 +97,20 @@ class RedisClusterTopologyChangesTest {
         return ((Reservation.Acquired) reservation).fence();
     }
 
+    /** A caller that reserves {@code key} and, once inside its action, charges only when {@code mayCharge} opens. */
+    private CompletableFuture<IdempotentResult<Charge>> holdTheKey(IdempotencyCoordinator coordinator,
+            FakePaymentProvider provider, String key, CountDownLatch mayCharge) throws InterruptedException {
+        CountDownLatch inside = new CountDownLatch(1);
+        CompletableFuture<IdempotentResult<Charge>> holder = CompletableFuture.supplyAsync(() ->
+                coordinator.call(chargeCall(key), CHARGE, () -> {
+                    inside.countDown();
+                    awaitOpen(mayCharge);
+                    return provider.charge(key, 10, key);
+                }), callers);
+        assertThat(inside.await(30, TimeUnit.SECONDS)).isTrue();
+        return holder;
+    }
+
     private static void awaitOpen(CountDownLatch latch) {
         try {
             assertThat(latch.await(60, TimeUnit.SECONDS)).isTrue();
@@ -137,15 +151,8 @@ class RedisClusterTopologyChangesTest {
         // The default patience (2 s) is more than the steps below take; a loaded two-core box is given more.
         IdempotencyCoordinator coordinator = IdempotencyCoordinator.builder(watched)
                 .config(IdempotencyConfig.custom().lease(LEASE).storePatience(Duration.ofSeconds(20)).build()).build();
-        CountDownLatch holderInside = new CountDownLatch(1);
         CountDownLatch holderMayCharge = new CountDownLatch(1);
-        CompletableFuture<IdempotentResult<Charge>> holder = CompletableFuture.supplyAsync(() ->
-                coordinator.call(chargeCall(key), CHARGE, () -> {
-                    holderInside.countDown();
-                    awaitOpen(holderMayCharge);
-                    return provider.charge(key, 10, key);
-                }), callers);
-        assertThat(holderInside.await(30, TimeUnit.SECONDS)).isTrue();
+        CompletableFuture<IdempotentResult<Charge>> holder = holdTheKey(coordinator, provider, key, holderMayCharge);
 
         Node from = cluster.masterOf(recordKey);
         SlotMigration migration = cluster.beginMigration(SlotHash.getSlot(recordKey), from, anotherMasterThan(from));
