@@ -201,6 +201,21 @@ class RedisClusterTopologyChangesTest {
         assertThat(store.complete(ns, "t2", FP, StoredResult.of("1"), LEASE.multipliedBy(10))).isTrue();
     }
 
+    @Test
+    void aPlannedFailoverKeepsTheReservationAndTheFencesGrowing() {
+        String ns = "payment.charge:planned-" + UUID.randomUUID();
+        long before = fence(store.reserve(ns, "t1", FP, LEASE));
+        Node master = cluster.masterOf(store.keyOf(ns));
+        Node replica = cluster.replicaOf(master);
+
+        cluster.failOver(replica);
+
+        assertThat(cluster.masterOf(store.keyOf(ns)).id()).isEqualTo(replica.id());
+        assertThat(awaitStoreFollows(ns)).isPresent(); // nothing written is lost in a planned failover
+        assertThat(store.release(ns, "t1")).isTrue();
+        assertThat(fence(store.reserve(ns, "t2", FP, LEASE))).isGreaterThan(before);
+    }
+
     /**
      * The namespace's replica is frozen behind a backlog, a holder reserves on the master (its fence
      * reaches no replica), the master dies and the replica takes over with the counter it had: the
