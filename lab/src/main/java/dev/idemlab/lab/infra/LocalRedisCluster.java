@@ -21,7 +21,9 @@ import java.util.stream.Collectors;
  *
  * <p>It also plays the faults of the failover experiment on its own nodes: freeze a replica
  * (SIGSTOP), crash a master (SIGKILL), promote the replica (CLUSTER FAILOVER TAKEOVER), and put a
- * fresh node in the crashed one's place, so the cluster is three plus three again for the next run.
+ * fresh node in the crashed one's place, so the cluster is three plus three again for the next run;
+ * and the changes of a healthy cluster: a planned failover, and a slot moved from one master to
+ * another ({@link SlotMigration}).
  *
  * <p>Thread-safe for reads; faults are meant to be played by one thread at a time.
  */
@@ -102,6 +104,29 @@ public final class LocalRedisCluster implements AutoCloseable {
         return node(master);
     }
 
+    /** The masters running now, each serving some slots. */
+    public List<Node> masters() {
+        return view().stream().filter(n -> n.is(RedisClusterNode.NodeFlag.UPSTREAM) && !n.getSlots().isEmpty()
+                && processes.containsKey(n.getNodeId())).map(this::node)
+                .sorted(java.util.Comparator.comparingInt(Node::port)).toList();
+    }
+
+    /**
+     * Starts moving {@code slot} from the master {@code from} to the master {@code to}, to be played key
+     * by key and then finished: see {@link SlotMigration}. The nemesis's resharding, and the split
+     * moments a test wants to stand in.
+     */
+    public SlotMigration beginMigration(int slot, Node from, Node to) {
+        return SlotMigration.begin(admin, this::nodes, slot, from, to);
+    }
+
+    /** Moves {@code slot} with all its keys from {@code from} to {@code to}, and waits until every node agrees. */
+    public void migrateSlot(int slot, Node from, Node to) {
+        SlotMigration migration = beginMigration(slot, from, to);
+        migration.moveRemaining();
+        migration.finish();
+    }
+
     /** A replica of {@code master}. */
     public Node replicaOf(Node master) {
         // The master's own view: it knows its replicas first, before gossip tells the others.
@@ -144,6 +169,20 @@ public final class LocalRedisCluster implements AutoCloseable {
      */
     public void takeOver(Node replica) {
         admin.node(replica.port()).clusterFailover(false, true);
+        awaitServing(replica);
+    }
+
+    /**
+     * CLUSTER FAILOVER on {@code replica}, the planned kind: its master stops taking writes, the replica
+     * catches up with it and takes its slots over, and the old master becomes its replica, so nothing
+     * written is lost. Waits until every live node sees the replica as master and the cluster is ok.
+     */
+    public void failOver(Node replica) {
+        admin.node(replica.port()).clusterFailover(false);
+        awaitServing(replica);
+    }
+
+    private void awaitServing(Node replica) {
         ClusterAdmin.await("the replica " + replica.address() + " serves its master's slots", PATIENCE, () ->
                 processes.values().stream().allMatch(p -> {
                     RedisClusterNode seen = admin.view(p.port()).getPartitionByNodeId(replica.id());

@@ -107,18 +107,34 @@ final class RedisProvisioner {
      * @throws ProvisioningException if there is no local binary, or it does not start
      */
     static RedisProcess startClusterNode(List<String> nodeArgs) {
+        return startLocal(nodeArgs, "a local cluster");
+    }
+
+    /**
+     * Starts a local server (as {@link #startClusterNode}) whose RDB snapshot is {@code dir}/dump.rdb:
+     * it loads that file when it starts, and SAVE or BGSAVE write it. It never saves by itself, on
+     * shutdown neither, so the file holds exactly the last snapshot asked for.
+     *
+     * @throws ProvisioningException if there is no local binary, or it does not start
+     */
+    static RedisProcess startWithDataIn(Path dir) {
+        return startLocal(List.of("--dir", dir.toAbsolutePath().toString(), "--dbfilename", "dump.rdb"),
+                "a server with its own data directory");
+    }
+
+    private static RedisProcess startLocal(List<String> args, String purpose) {
         Optional<Path> system = onPath(BINARY);
         if (system.isPresent()) {
-            return RedisProcess.start(system.get(), Origin.SYSTEM, List.of(), nodeArgs);
+            return RedisProcess.start(system.get(), Origin.SYSTEM, List.of(), args);
         }
         Path binary;
         try {
             binary = bundledBinary();
         } catch (IOException | RuntimeException e) {
             throw new ProvisioningException("no " + BINARY + " on PATH and no bundled binary for this platform ("
-                    + e.getMessage() + "): a local cluster needs one", e);
+                    + e.getMessage() + "): " + purpose + " needs one", e);
         }
-        return RedisProcess.start(binary, Origin.BUNDLED, ServerRegistry.existing(binary.getParent()), nodeArgs);
+        return RedisProcess.start(binary, Origin.BUNDLED, ServerRegistry.existing(binary.getParent()), args);
     }
 
     /** A way to start servers of {@code origin}, or empty (with the reason added to {@code tried}). */

@@ -15,8 +15,9 @@ import java.util.function.Supplier;
  * How the coordinator calls its store when the store is slow or failing:
  *
  * <ul>
- *   <li>{@link #withPatience}: a call that timed out is a stall, not an outage, so it is tried again
- *       until the patience runs out. A refused connection or an open circuit fails at once. Every
+ *   <li>{@link #withPatience}: a call that timed out is a stall, and one the server did not run for now
+ *       (busy, {@link IdempotencyStoreException#isTransient()}) is not an outage either, so it is tried
+ *       again until the patience runs out. A refused connection or an open circuit fails at once. Every
  *       store operation is safe to repeat: a reserve with the same token acquires again, complete and
  *       release check the token.</li>
  *   <li>{@link #settleLater}: a best-effort call after the caller was already answered (a marker
@@ -42,12 +43,12 @@ final class StoreCalls {
     }
 
     /**
-     * Runs {@code call}, and again while it times out within the patience.
+     * Runs {@code call}, and again while it fails transiently within the patience.
      *
-     * @throws IdempotencyStoreException the last failure, when it was not a timeout or the patience ran
-     *     out; when an earlier try timed out and a later one failed otherwise, the last failure carries
-     *     the first timeout as suppressed, so that {@link IdempotencyStoreException#mayHaveLanded()}
-     *     still says the call may have landed
+     * @throws IdempotencyStoreException the last failure, when it was not transient (a timeout or a busy
+     *     server) or the patience ran out; when an earlier try timed out and a later one failed otherwise,
+     *     the last failure carries the first timeout as suppressed, so that
+     *     {@link IdempotencyStoreException#mayHaveLanded()} still says the call may have landed
      */
     <T> T withPatience(Supplier<T> call) {
         return retry(ticker.read(), null, call);
@@ -84,19 +85,19 @@ final class StoreCalls {
         IdempotencyStoreException firstTimeout = null;
         while (true) {
             if (failed != null) {
-                boolean stall = failed.failure() == IdempotencyStoreException.Failure.TIMEOUT;
-                if (stall && firstTimeout == null) {
+                if (failed.failure() == IdempotencyStoreException.Failure.TIMEOUT && firstTimeout == null) {
                     firstTimeout = failed;
                 }
-                if (!stall || Thread.currentThread().isInterrupted() || ticker.read() - start + pause > patienceNanos) {
-                    // A try that timed out may have landed, whatever a later one reported (a dropped connection):
-                    // the caller must still settle it, so the failure it gets says so.
+                if (!failed.isTransient() || Thread.currentThread().isInterrupted()
+                        || ticker.read() - start + pause > patienceNanos) {
+                    // A try that timed out may have landed, whatever a later one reported (a dropped connection,
+                    // a busy server): the caller must still settle it, so the failure it gets says so.
                     if (firstTimeout != null && firstTimeout != failed) {
                         failed.addSuppressed(firstTimeout);
                     }
                     throw failed;
                 }
-                LOG.debug("store call timed out, trying again within the patience: {}", failed.getMessage());
+                LOG.debug("store call failed for now, trying again within the patience: {}", failed.getMessage());
                 LockSupport.parkNanos(pause);
                 pause = Math.min(pause * 2, TimeUnit.MILLISECONDS.toNanos(200));
             }

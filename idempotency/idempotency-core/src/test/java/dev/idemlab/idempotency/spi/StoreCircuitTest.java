@@ -47,17 +47,19 @@ class StoreCircuitTest {
     }
 
     @Test
-    void aStallOrAnUnreadableAnswerLeavesTheCircuitClosed() {
+    void aStallABusyServerOrAnUnreadableAnswerLeavesTheCircuitClosed() {
         StoreCircuit circuit = new StoreCircuit("postgres", "postgres-test", Duration.ofMinutes(1));
 
         assertThatThrownBy(() -> circuit.call("payment.charge:k", () -> fails(Failure.TIMEOUT)))
+                .isInstanceOf(IdempotencyStoreException.class);
+        assertThatThrownBy(() -> circuit.call("payment.charge:k", () -> fails(Failure.BUSY)))
                 .isInstanceOf(IdempotencyStoreException.class);
         assertThatThrownBy(() -> circuit.call("payment.charge:k", () -> fails(Failure.OTHER)))
                 .isInstanceOf(IdempotencyStoreException.class);
 
         assertThat(circuit.state()).isEqualTo("CLOSED");
         assertThat(circuit.call("payment.charge:k", this::answers)).isEqualTo("answer");
-        assertThat(attempts).hasValue(3);
+        assertThat(attempts).hasValue(4);
     }
 
     @Test

@@ -95,6 +95,31 @@ final class PostgresTable {
         return Long.parseLong(single("SELECT last_value::text FROM " + config.table() + "_fence_seq WHERE ? IS NOT NULL", "-"));
     }
 
+    /**
+     * Hands the fence sequence back to {@code value}, as a restore from an older backup, or a promoted
+     * replica that had not replayed the last reservations, leaves it.
+     */
+    void rewindFenceSequence(long value) {
+        single("SELECT setval('" + config.table() + "_fence_seq', ?::bigint)::text", Long.toString(value));
+    }
+
+    /** Deletes the record, as a server that lost the last transactions has lost it. */
+    void lose(String namespace) {
+        execute("DELETE FROM " + config.table() + " WHERE namespace = ?", store.keyOf(namespace));
+    }
+
+    /** Sets the record's fence, as one written under a clock that has since stepped back. */
+    void setFence(String namespace, long fence) {
+        execute("UPDATE " + config.table() + " SET fence = ?::bigint WHERE namespace = ?", Long.toString(fence),
+                store.keyOf(namespace));
+    }
+
+    /** The server's clock in microseconds. */
+    long serverMicros() {
+        return Long.parseLong(single("SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint::text"
+                + " WHERE ? IS NOT NULL", "-"));
+    }
+
     private String single(String sql, String parameter) {
         try (Connection connection = connect(); PreparedStatement statement = connection.prepareStatement(sql)) {
             statement.setString(1, parameter);

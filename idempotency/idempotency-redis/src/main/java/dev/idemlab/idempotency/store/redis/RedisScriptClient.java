@@ -58,6 +58,18 @@ final class RedisScriptClient implements AutoCloseable {
      */
     private static final TimeoutOptions SYNC_ONLY = TimeoutOptions.builder().timeoutCommands(false).build();
 
+    /**
+     * The error replies with which a server refuses a command without running it, for a moment: during
+     * resharding a namespace's keys may be split between two nodes (TRYAGAIN), or sit on the other node
+     * (ASK, MOVED, once the client's own redirects are used up); a cluster that lost a master serves no
+     * slot until a replica takes over (CLUSTERDOWN); a node that restarted reads its data (LOADING); a
+     * master demoted by a failover refuses writes (READONLY) and a replica cut off from its master
+     * refuses reads (MASTERDOWN) until the client follows the new topology; a server running a slow
+     * script answers nothing else (BUSY). None of them wrote anything.
+     */
+    private static final List<String> NOT_RUN_NOW = List.of("TRYAGAIN", "ASK ", "MOVED ", "CLUSTERDOWN",
+            "LOADING", "READONLY", "MASTERDOWN", "BUSY ");
+
     private final RedisStoreConfig config;
     private final AbstractRedisClient client;
     private final StoreCircuit circuit;
@@ -301,10 +313,16 @@ final class RedisScriptClient implements AutoCloseable {
                 what + ": " + e.getClass().getSimpleName() + ": " + e.getMessage(), e);
     }
 
-    /** A timeout is a stall that may pass; a refused or dropped connection is an outage. */
-    private static Failure classify(RuntimeException e) {
+    /**
+     * A timeout is a stall that may pass; a refused or dropped connection is an outage; a server that
+     * answered it did not run the command for now ({@link #NOT_RUN_NOW}) is busy, to be tried again.
+     */
+    static Failure classify(RuntimeException e) {
         if (e instanceof RedisCommandTimeoutException) {
             return Failure.TIMEOUT;
+        }
+        if (notRunNow(e)) {
+            return Failure.BUSY;
         }
         if (e instanceof RedisConnectionException || (e instanceof RedisException
                 && e.getMessage() != null && e.getMessage().startsWith("Currently not connected"))) {
@@ -316,5 +334,17 @@ final class RedisScriptClient implements AutoCloseable {
             }
         }
         return Failure.OTHER;
+    }
+
+    /** Whether {@code e}, or what it wraps, is an error reply of {@link #NOT_RUN_NOW}. */
+    private static boolean notRunNow(RuntimeException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            String message = t.getMessage();
+            if (t instanceof RedisException && message != null
+                    && NOT_RUN_NOW.stream().anyMatch(message::startsWith)) {
+                return true;
+            }
+        }
+        return false;
     }
 }

@@ -35,10 +35,12 @@ public final class RedisStoreConfig {
     /** Keeps idempotency records apart from whatever else lives in the same database. */
     public static final String DEFAULT_KEY_PREFIX = "idempotency:";
     /**
-     * How long a namespace's fencing counter outlives its last reservation: the longest ttl a record
-     * may have, so that the counter is there as long as any record of its namespace can be.
+     * How long a namespace's fencing counter is kept after a reservation that was released or
+     * abandoned (a completed record deletes it): a day. Fences come from the server's clock as well,
+     * so the counter only matters when that clock steps back; it is the largest step back after a
+     * release that fences survive, and costs about 100 bytes per such namespace for that long.
      */
-    public static final Duration DEFAULT_FENCE_RETENTION = Duration.ofDays(30);
+    public static final Duration DEFAULT_FENCE_RETENTION = Duration.ofDays(1);
     /** The scheme of a Redis Cluster seed list: {@code redis-cluster://host:port[,host:port...]}. */
     public static final String CLUSTER_SCHEME = "redis-cluster";
     /**
@@ -114,7 +116,7 @@ public final class RedisStoreConfig {
         return seedUris;
     }
 
-    /** How long a namespace's fencing counter is kept after its last reservation. */
+    /** How long a namespace's fencing counter is kept after its last reservation, unless it completes. */
     public Duration fenceRetention() {
         return fenceRetention;
     }

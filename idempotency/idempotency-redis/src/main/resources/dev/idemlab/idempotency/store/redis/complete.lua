@@ -1,6 +1,8 @@
 -- Turns the reservation held by a token into a completed record, atomically. A holder whose lease ran
 -- out while the key stayed absent completes it too: nobody else ran the action (late completion).
--- KEYS[1] the record's key
+-- KEYS[1] the record's key, KEYS[2] the namespace's fence counter (see reserve.lua), deleted once the
+-- record is completed: no reservation of the namespace can be made until the completed record expires
+-- by this server's clock, and by then that clock lies past every fence the counter gave
 -- ARGV[1] owner token, ARGV[2] fingerprint (used when the reservation is gone),
 -- ARGV[3] 'c' (ARGV[4] is the result's JSON) or 'n' (ARGV[4] is why the result was not stored),
 -- ARGV[5] ttl in milliseconds, ARGV[6] the notification channel, ARGV[7] how: PUBLISH (the store's one
@@ -29,6 +31,7 @@ if current then
 end
 local completed = '2|' .. ARGV[3] .. '|' .. fingerprint .. '|' .. ARGV[4]
 redis.call('SET', KEYS[1], completed, 'PX', ARGV[5])
+redis.call('DEL', KEYS[2])
 if #completed > 65536 then
   redis.call(ARGV[7], ARGV[6], '2|u|' .. #KEYS[1] .. '|0|' .. KEYS[1])
 else

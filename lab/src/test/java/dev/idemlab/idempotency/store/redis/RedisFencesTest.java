@@ -1,0 +1,145 @@
+package dev.idemlab.idempotency.store.redis;
+
+import dev.idemlab.idempotency.spi.Reservation;
+import dev.idemlab.idempotency.spi.StoredResult;
+import dev.idemlab.lab.infra.PrivateRedisServer;
+import dev.idemlab.provider.ChargeRequest;
+import dev.idemlab.provider.FakePaymentProvider;
+import dev.idemlab.provider.StaleFenceException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Fences never repeat, also when the server lost its counter: a fence is the greater of the server's
+ * clock in microseconds and the namespace's last fence plus one. On real servers the lab starts with
+ * an RDB file of their own, so that one can come back from an older snapshot.
+ */
+class RedisFencesTest {
+
+    private static final String FP = "a".repeat(64);
+    private static final Duration LEASE = Duration.ofSeconds(30);
+    private static final long HOUR_US = Duration.ofHours(1).toNanos() / 1000;
+
+    @TempDir
+    static Path sharedDir;
+    private static PrivateRedisServer server;
+    private static RedisIdempotencyStore store;
+    private static RawRedis raw;
+
+    @BeforeAll
+    static void startServer() {
+        server = PrivateRedisServer.startWithDataIn(sharedDir);
+        store = new RedisIdempotencyStore(RedisStoreConfig.of(server.uri()));
+        raw = new RawRedis(server.uri());
+    }
+
+    @AfterAll
+    static void stopServer() {
+        raw.close();
+        store.close();
+        server.close();
+    }
+
+    private static String namespace() {
+        return "payment.charge:" + UUID.randomUUID();
+    }
+
+    private static long fence(RedisIdempotencyStore on, String ns, String token) {
+        return ((Reservation.Acquired) on.reserve(ns, token, FP, LEASE)).fence();
+    }
+
+    private static long serverMicros(RawRedis on) {
+        List<String> time = on.commands().time();
+        return Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1));
+    }
+
+    @Test
+    void aFenceIsTheServersClockInMicroseconds() {
+        long before = serverMicros(raw);
+        long fence = fence(store, namespace(), "t1");
+        assertThat(fence).isBetween(before, serverMicros(raw));
+    }
+
+    /** As after the server's clock stepped back an hour: the counter, ahead of it, keeps fences growing. */
+    @Test
+    void aCounterAheadOfTheClockIsFollowed() {
+        String ns = namespace();
+        long ahead = serverMicros(raw) + HOUR_US;
+        raw.commands().set(store.fenceKeyOf(ns), Long.toString(ahead));
+        assertThat(fence(store, ns, "t1")).isEqualTo(ahead + 1);
+        assertThat(store.release(ns, "t1")).isTrue();
+        assertThat(fence(store, ns, "t2")).isEqualTo(ahead + 2);
+    }
+
+    @Test
+    void aCompletedRecordDeletesItsCounterAndTheNextReservationStillGetsAGreaterFence() {
+        String ns = namespace();
+        long first = fence(store, ns, "t1");
+        assertThat(store.complete(ns, "t1", FP, StoredResult.of("1"), Duration.ofMinutes(5))).isTrue();
+        assertThat(raw.commands().exists(store.fenceKeyOf(ns))).isZero();
+        raw.expireNow(store.keyOf(ns));
+        assertThat(fence(store, ns, "t2")).isGreaterThan(first);
+    }
+
+    @Test
+    void aReleasedReservationKeepsItsCounterForTheRetention() {
+        String ns = namespace();
+        long first = fence(store, ns, "t1");
+        assertThat(store.release(ns, "t1")).isTrue();
+        assertThat(raw.commands().get(store.fenceKeyOf(ns))).isEqualTo(Long.toString(first));
+        assertThat(raw.commands().pttl(store.fenceKeyOf(ns))).isPositive()
+                .isLessThanOrEqualTo(RedisStoreConfig.DEFAULT_FENCE_RETENTION.toMillis());
+    }
+
+    /**
+     * SAVE after the first reservation, two more, then the server comes back from that snapshot with
+     * the first fence in its counter. Before, INCR handed out the second fence again, and a provider
+     * that checks fences let the holder that still had it charge beside the new one.
+     */
+    @Test
+    void aServerRestartedFromAnOlderSnapshotHandsOutAFenceAboveEveryEarlierOne(@TempDir Path dir) throws Exception {
+        String ns = namespace();
+        long saved;
+        long stale;
+        String counterKey;
+        try (PrivateRedisServer first = PrivateRedisServer.startWithDataIn(dir);
+             RedisIdempotencyStore before = new RedisIdempotencyStore(RedisStoreConfig.of(first.uri()));
+             RawRedis rawBefore = new RawRedis(first.uri())) {
+            counterKey = before.fenceKeyOf(ns);
+            saved = fence(before, ns, "t1");
+            assertThat(before.release(ns, "t1")).isTrue();
+            assertThat(rawBefore.commands().save()).isEqualTo("OK");
+            long second = fence(before, ns, "t2");
+            assertThat(before.release(ns, "t2")).isTrue();
+            stale = fence(before, ns, "t3"); // this holder is paused past the restart
+            assertThat(stale).isGreaterThan(second);
+        }
+        assertThat(Files.exists(dir.resolve("dump.rdb"))).isTrue();
+
+        try (PrivateRedisServer restarted = PrivateRedisServer.startWithDataIn(dir);
+             RedisIdempotencyStore after = new RedisIdempotencyStore(RedisStoreConfig.of(restarted.uri()));
+             RawRedis rawAfter = new RawRedis(restarted.uri())) {
+            assertThat(rawAfter.commands().get(counterKey)).as("the counter of the snapshot")
+                    .isEqualTo(Long.toString(saved));
+            long next = fence(after, ns, "t4");
+
+            assertThat(next).isGreaterThan(stale);
+            FakePaymentProvider provider = FakePaymentProvider.builder().latency(Duration.ZERO).checkFences(true).build();
+            ChargeRequest charge = ChargeRequest.of("order-" + ns, 10, ns);
+            assertThat(provider.charge(charge.withFence(next)).id()).isEqualTo("ch_1");
+            assertThatThrownBy(() -> provider.charge(charge.withFence(stale))).isInstanceOf(StaleFenceException.class);
+            assertThat(provider.chargeIds()).containsExactly("ch_1");
+        }
+    }
+}
