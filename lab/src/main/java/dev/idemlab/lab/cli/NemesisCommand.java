@@ -35,13 +35,14 @@ import java.util.concurrent.Callable;
                 + "a timeline and the command that replays the same schedule.")
 final class NemesisCommand implements Callable<Integer> {
 
-    static final List<String> STORES = List.of("memory", "redis", "postgres");
+    static final List<String> STORES = List.of("memory", "redis", "postgres", "redis-cluster");
 
     @Spec
     CommandSpec spec;
 
     @Option(names = "--store", paramLabel = "STORE", defaultValue = "memory",
-            description = "memory, redis or postgres. Default: ${DEFAULT-VALUE}.")
+            description = "memory, redis, postgres or redis-cluster (the lab's own local cluster). "
+                    + "Default: ${DEFAULT-VALUE}.")
     String store;
 
     @Option(names = "--seed", paramLabel = "N",
@@ -81,8 +82,7 @@ final class NemesisCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         String name = store.trim().toLowerCase(Locale.ROOT);
         if (!STORES.contains(name)) {
-            throw new UsageException("--store must be one of " + String.join(", ", STORES) + ", got '" + store + "'"
-                    + (name.equals("redis-cluster") ? " (the nemesis has no cluster faults yet)" : ""));
+            throw new UsageException("--store must be one of " + String.join(", ", STORES) + ", got '" + store + "'");
         }
         if (duration.compareTo(Duration.ofSeconds(1)) < 0) {
             throw new UsageException("--duration must be at least 1s, got " + duration.toMillis() + "ms");
@@ -103,6 +103,10 @@ final class NemesisCommand implements Callable<Integer> {
         err.flush();
         NemesisResult result;
         try (StoreBackend backend = open(name)) {
+            if (backend instanceof dev.idemlab.lab.infra.RedisClusterBackend cluster && cluster.localCluster().isEmpty()) {
+                throw new UsageException("--store redis-cluster: the nemesis plays its faults on the lab's own cluster "
+                        + "only; a cluster given by URL is never touched (drop the cluster URL)");
+            }
             result = NemesisRun.run(backend, settings, line -> {
                 err.println("nemesis: " + line);
                 err.flush();

@@ -28,6 +28,10 @@ public enum FaultKind {
     STOP_BACKENDS("stop-backends", "the store's backends stop, then continue (SIGSTOP, SIGCONT)", false),
     /** The records' table is locked by another transaction: {@code LOCK TABLE ... ACCESS EXCLUSIVE}. */
     LOCK_TABLE("lock-table", "another transaction holds the table (LOCK TABLE ACCESS EXCLUSIVE)", false),
+    /** A hash slot moves between two masters of a Redis Cluster, key by key, as resharding moves it. */
+    MIGRATE_SLOT("migrate-slot", "a slot moves between masters key by key: ASK and TRYAGAIN meanwhile (Redis Cluster)", false),
+    /** A replica takes over its master in a planned failover ({@code CLUSTER FAILOVER}): nothing is lost. */
+    FAILOVER("failover", "a replica takes over its master, planned (CLUSTER FAILOVER): nothing written is lost", false),
     /** The store's clock jumps past the lease: every reservation held ends at once. */
     CLOCK_JUMP("clock-jump", "the store's clock jumps past the lease (the memory store's ticker)", true),
     /** The executor that resumes asynchronous calls rejects every task for a while. */

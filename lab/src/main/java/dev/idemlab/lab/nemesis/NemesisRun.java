@@ -84,7 +84,7 @@ public final class NemesisRun {
         List<CallRecord> calls = new ArrayList<>(workload.calls());
         List<FaultEvent> faults;
         dev.idemlab.idempotency.IdempotencyStats stats;
-        try (NemesisTarget target = NemesisTarget.open(backend, settings.lease())) {
+        try (NemesisTarget target = NemesisTarget.open(backend, settings.lease(), settings.seed())) {
             IdempotencyStore store = settings.sabotage() == Sabotage.FORGETFUL_STORE
                     ? new ForgetfulStore(target.store(), settings.seed()) : target.store();
             Map<String, IdempotencyCoordinator> coordinators = coordinators(store, config);

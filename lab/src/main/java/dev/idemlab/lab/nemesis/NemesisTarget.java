@@ -41,12 +41,15 @@ abstract class NemesisTarget implements AutoCloseable {
      *
      * @throws IllegalArgumentException for a store the nemesis cannot work against yet
      */
-    static NemesisTarget open(StoreBackend backend, Duration lease) throws java.io.IOException {
+    static NemesisTarget open(StoreBackend backend, Duration lease, long seed) throws java.io.IOException {
         if (backend instanceof MemoryBackend) {
             return new MemoryTarget(lease);
         }
         if (backend instanceof RedisBackend redis) {
             return new RedisTarget(redis);
+        }
+        if (backend instanceof dev.idemlab.lab.infra.RedisClusterBackend cluster) {
+            return new ClusterTarget(cluster, seed);
         }
         if (backend instanceof PostgresBackend postgres) {
             return new PostgresTarget(postgres);

@@ -11,8 +11,7 @@ class NemesisCommandTest {
 
     @ParameterizedTest(name = "{0} {1} is refused naming the rule")
     @CsvSource({
-            "--store, redis-cluster, --store must be one of memory, redis, postgres",
-            "--store, mongo, --store must be one of memory, redis, postgres",
+            "--store, mongo, '--store must be one of memory, redis, postgres, redis-cluster'",
             "--lease-ms, 100, --lease-ms must be from 500 to 60000",
             "--sabotage, everything, must be none, result-cache or forgetful-store",
             "--duration, 500ms, --duration must be at least 1s",

@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class NemesisOnEveryStoreTest {
 
     @ParameterizedTest(name = "the nemesis on {0} finds no violation")
-    @ValueSource(strings = {"memory", "redis", "postgres"})
+    @ValueSource(strings = {"memory", "redis", "postgres", "redis-cluster"})
     void theNemesisFindsNoViolation(String store) throws Exception {
         NemesisSettings settings = new NemesisSettings(seed(), duration(), NemesisSettings.DEFAULT_LEASE, false,
                 Sabotage.NONE);
@@ -42,7 +42,7 @@ class NemesisOnEveryStoreTest {
     }
 
     private static Duration duration() {
-        String given = System.getProperty("nemesis.duration", "40s").trim();
+        String given = System.getProperty("nemesis.duration", "30s").trim();
         return Duration.ofSeconds(Long.parseLong(given.replaceAll("s$", "")));
     }
 }
