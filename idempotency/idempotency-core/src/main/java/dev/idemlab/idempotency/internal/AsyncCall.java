@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One call of {@code callAsync}: the blocking call's decisions (the coordinator's reserve,
- * {@code answerFound}, {@code waitEnded}, the {@link OwnerAttempt}), run on the caller's executor,
+ * {@link Replays}, the {@link OwnerAttempt}), run on the caller's executor,
  * with the same {@link WaitForHolder} driven by timers instead of a parked thread. Between reads a
  * waiter holds no thread: a timer on the {@link SharedScheduler}, the store's notification or the
  * stage's cancellation resumes it, once per sleep, on the executor.
@@ -121,7 +121,7 @@ final class AsyncCall<T, E extends Exception> implements CompletionNotifications
             return;
         }
         IdempotencyRecord found = ((Reservation.Found) reservation).record();
-        IdempotentResult<T> settled = coordinator.answerFound(call, found, codec, waiting != null);
+        IdempotentResult<T> settled = coordinator.replays().answerFound(call, found, codec, waiting != null);
         if (settled != null) {
             result.complete(settled);
             return;
@@ -160,7 +160,7 @@ final class AsyncCall<T, E extends Exception> implements CompletionNotifications
             return;
         }
         stopWaiting();
-        IdempotentResult<T> waited = coordinator.waitEnded(call, step, codec);
+        IdempotentResult<T> waited = coordinator.replays().waitEnded(call, step, codec);
         if (waited != null) {
             result.complete(waited);
         } else {

@@ -4,17 +4,13 @@ import dev.idemlab.idempotency.ContextualAction;
 import dev.idemlab.idempotency.IdempotencyConfig;
 import dev.idemlab.idempotency.IdempotencyContext;
 import dev.idemlab.idempotency.IdempotencyCoordinator;
-import dev.idemlab.idempotency.IdempotencyInProgressException;
 import dev.idemlab.idempotency.IdempotencyInterruptedException;
-import dev.idemlab.idempotency.IdempotencyKeyReuseException;
 import dev.idemlab.idempotency.IdempotencyRecordUnreadableException;
 import dev.idemlab.idempotency.IdempotencyStats;
 import dev.idemlab.idempotency.IdempotencyStoreUnavailableException;
 import dev.idemlab.idempotency.IdempotentAction;
 import dev.idemlab.idempotency.IdempotentCall;
-import dev.idemlab.idempotency.IdempotentReplayUnavailableException;
 import dev.idemlab.idempotency.IdempotentResult;
-import dev.idemlab.idempotency.InFlightPolicy;
 import dev.idemlab.idempotency.Outcome;
 import dev.idemlab.idempotency.ResultCodec;
 import dev.idemlab.idempotency.StoreFailureMode;
@@ -22,7 +18,6 @@ import dev.idemlab.idempotency.StorePhase;
 import dev.idemlab.idempotency.Ticker;
 import dev.idemlab.idempotency.spi.CompletionNotifications;
 import dev.idemlab.idempotency.spi.IdempotencyRecord;
-import dev.idemlab.idempotency.spi.IdempotencyRecord.Completed;
 import dev.idemlab.idempotency.spi.IdempotencyRecord.Pending;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.idempotency.spi.IdempotencyStoreException;
@@ -30,9 +25,10 @@ import dev.idemlab.idempotency.spi.Reservation;
 import dev.idemlab.idempotency.spi.StoreDescription;
 import dev.idemlab.idempotency.spi.StoredResult;
 import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
-import org.slf4j.LoggerFactory;
 
 /**
  * The coordinator: reserve, run, complete; or replay, wait, refuse. See DESIGN section 3 for the
@@ -57,6 +53,7 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
     private final ResultEncoder encoder;
     private final Ticker ticker;
     private final Heartbeats heartbeats;
+    private final Replays replays;
 
     /**
      * @param meterRegistry a Micrometer {@code MeterRegistry}, or {@code null} for none; typed as
@@ -73,6 +70,7 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
         this.ticker = ticker;
         this.storeCalls = new StoreCalls(ticker, config.storePatience());
         this.encoder = new ResultEncoder(config.maxResultBytes(), counters);
+        this.replays = new Replays(config.policy(), counters);
         this.heartbeats = new Heartbeats(store, config.lease(), config.heartbeatInterval(), ticker,
                 e -> countStorageError(StorePhase.RENEW, "renewing a lease; tried again at the next heartbeat "
                         + "while the lease last confirmed lasts", e));
@@ -153,14 +151,14 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
                         .run(acquired.fence(), codec, action, answer);
             }
             IdempotencyRecord found = ((Reservation.Found) reservation).record();
-            IdempotentResult<T> settled = answerFound(call, found, codec, waiting != null);
+            IdempotentResult<T> settled = replays.answerFound(call, found, codec, waiting != null);
             if (settled != null) {
                 return shaped(answer, settled);
             }
             if (waiting == null) {
                 waiting = new WaitForHolder(this, call);
             }
-            IdempotentResult<T> waited = waitEnded(call, inFlightWait.await(call, (Pending) found, waiting), codec);
+            IdempotentResult<T> waited = replays.waitEnded(call, inFlightWait.await(call, (Pending) found, waiting), codec);
             if (waited != null) {
                 return shaped(answer, waited);
             }
@@ -183,45 +181,6 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
             return storeCalls.afterFailure(start, first,
                     () -> store.reserve(namespace, token, call.fingerprint().hex(), config.lease()));
         }
-    }
-
-    /**
-     * What a record the reserve found answers without waiting: the replay of a completed one (as
-     * {@code waited} says, after a wait or not); for a reservation of the same request, in progress
-     * under RAISE, and {@code null} under WAIT: the caller waits for it.
-     *
-     * @throws IdempotencyKeyReuseException when the record is another request's
-     * @throws IdempotencyInProgressException under RAISE
-     */
-    <T> IdempotentResult<T> answerFound(IdempotentCall call, IdempotencyRecord found, ResultCodec<T> codec,
-                                        boolean waited) {
-        if (found instanceof Completed completed) {
-            return replay(call, completed, codec, waited ? Outcome.WAITED : Outcome.REPLAYED);
-        }
-        Pending pending = (Pending) found;
-        requireSameFingerprint(call, pending);
-        if (config.policy() == InFlightPolicy.RAISE) {
-            counters.outcome(Outcome.IN_PROGRESS);
-            throw new IdempotencyInProgressException(call.operation(), call.key(), pending.leaseRemaining());
-        }
-        return null;
-    }
-
-    /**
-     * What the end of a wait answers: the replay of the holder's result, or in progress at the
-     * deadline; {@code null} when the caller contends for the key again.
-     *
-     * @throws IdempotencyInProgressException when the wait gave up
-     */
-    <T> IdempotentResult<T> waitEnded(IdempotentCall call, WaitForHolder.Step end, ResultCodec<T> codec) {
-        if (end instanceof WaitForHolder.Replay replay) {
-            return replay(call, replay.record(), codec, Outcome.WAITED);
-        }
-        if (end instanceof WaitForHolder.GiveUp gaveUp) {
-            counters.outcome(Outcome.IN_PROGRESS);
-            throw gaveUp.inProgress();
-        }
-        return null;
     }
 
     private static <T, R> R shaped(Answer<T, R> answer, IdempotentResult<T> result) {
@@ -299,35 +258,6 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
         return new IdempotentResult<>(value, Outcome.FAILED_OPEN);
     }
 
-    <T> IdempotentResult<T> replay(IdempotentCall call, Completed completed, ResultCodec<T> codec,
-                                           Outcome outcome) {
-        requireSameFingerprint(call, completed);
-        StoredResult result = completed.result();
-        if (!result.isStored()) {
-            counters.outcome(Outcome.REPLAY_UNAVAILABLE);
-            throw new IdempotentReplayUnavailableException(call.operation(), call.key(), result.notStoredReason(), null);
-        }
-        T value;
-        try {
-            value = codec.decode(result.json());
-        } catch (RuntimeException e) {
-            counters.outcome(Outcome.REPLAY_UNAVAILABLE);
-            throw new IdempotentReplayUnavailableException(call.operation(), call.key(),
-                    "the stored result cannot be decoded: " + e.getMessage(), e);
-        }
-        counters.outcome(outcome);
-        return new IdempotentResult<>(value, outcome);
-    }
-
-    void requireSameFingerprint(IdempotentCall call, IdempotencyRecord record) {
-        String requested = call.fingerprint().hex();
-        if (!record.fingerprint().equals(requested)) {
-            counters.outcome(Outcome.KEY_REUSE);
-            throw new IdempotencyKeyReuseException(call.operation(), call.key(), record.fingerprint(), requested,
-                    record instanceof Pending);
-        }
-    }
-
     /**
      * The context {@code action} runs with; {@code null} for an action that never reads it (a plain
      * {@code IdempotentAction}), which spares every such call the downstream key's hash.
@@ -360,6 +290,10 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
     }
 
     /** The store's notifications, or {@code null} when it sends none. */
+    Replays replays() {
+        return replays;
+    }
+
     CompletionNotifications notifications() {
         return notifications;
     }
