@@ -4,6 +4,7 @@ import dev.idemlab.idempotency.spi.ForwardingIdempotencyStore;
 import dev.idemlab.idempotency.spi.IdempotencyStoreException;
 import dev.idemlab.idempotency.store.memory.InMemoryIdempotencyStore;
 import dev.idemlab.provider.Charge;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -98,6 +99,9 @@ class RenewalSurvivesStoreErrorsTest {
         CompletableFuture<IdempotentResult<Charge>> holder = charge(coordinator);
         stage.awaitCallsInsideProvider(1);
         assertThat(store.failed.tryAcquire(2, 30, TimeUnit.SECONDS)).isTrue();
+        // The store fails a renewal before the heartbeat counts it: wait for the count, not the failure.
+        Awaitility.await().atMost(Duration.ofSeconds(30))
+                .until(() -> coordinator.stats().storageErrors().get(StorePhase.RENEW) >= 2);
         assertThat(holder).as("failed renewals alone do not end the call").isNotDone();
         ticker.advance(LEASE); // by the holder's own clock, the lease it last confirmed has run out
         stage.open(1);

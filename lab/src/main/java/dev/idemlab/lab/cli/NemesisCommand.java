@@ -8,7 +8,7 @@ import dev.idemlab.lab.nemesis.NemesisResult;
 import dev.idemlab.lab.nemesis.NemesisRun;
 import dev.idemlab.lab.nemesis.NemesisSettings;
 import dev.idemlab.lab.nemesis.Sabotage;
-import dev.idemlab.lab.report.ReportFile;
+import dev.idemlab.lab.report.ReportFormat;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Mixin;
@@ -70,7 +70,7 @@ final class NemesisCommand implements Callable<Integer> {
     @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
             description = "table (the report as text) or markdown (the results page's row, then the report). "
                     + "Default: ${DEFAULT-VALUE}.")
-    String format;
+    ReportFormat format;
 
     @Option(names = "--out", paramLabel = "FILE", description = OutputOptions.OUT_HELP)
     Path out;
@@ -90,11 +90,13 @@ final class NemesisCommand implements Callable<Integer> {
         if (leaseMillis < 500 || leaseMillis > 60_000) {
             throw new UsageException("--lease-ms must be from 500 to 60000, got " + leaseMillis);
         }
-        String form = format.trim().toLowerCase(Locale.ROOT);
-        if (!form.equals("table") && !form.equals("markdown")) {
-            throw new UsageException("--format must be table or markdown, got '" + format + "'");
+        if (format == ReportFormat.JSON) {
+            throw new UsageException("--format must be table or markdown, got 'json'");
         }
-        ReportFile file = reportFile();
+        OutputOptions output = new OutputOptions();
+        output.format = format;
+        output.out = out;
+        output.validate();
         long chosenSeed = seed != null ? seed : System.nanoTime() ^ Double.doubleToLongBits(Math.random());
         NemesisSettings settings = new NemesisSettings(chosenSeed, duration, Duration.ofMillis(leaseMillis),
                 downstreamKey, sabotage);
@@ -112,19 +114,8 @@ final class NemesisCommand implements Callable<Integer> {
                 err.flush();
             });
         }
-        String report = form.equals("markdown") ? NemesisReport.markdown(result) : NemesisReport.text(result);
-        PrintWriter stdout = spec.commandLine().getOut();
-        if (file == null) {
-            stdout.print(report);
-        } else {
-            try {
-                file.write(report);
-            } catch (Exception e) {
-                throw new CommandFailure("--out " + out + ": the report could not be written: " + e.getMessage());
-            }
-            stdout.println("wrote the nemesis report to " + out + (result.passed() ? "" : " (violations found)"));
-        }
-        stdout.flush();
+        output.emit(format == ReportFormat.MARKDOWN ? NemesisReport.markdown(result) : NemesisReport.text(result),
+                spec.commandLine().getOut());
         return result.passed() ? 0 : 1;
     }
 
@@ -133,17 +124,6 @@ final class NemesisCommand implements Callable<Integer> {
             return StoreBackends.open(name, servers.provisioning(List.of(name)));
         } catch (ProvisioningException unavailable) {
             throw new CommandFailure(name + " could not be had: " + unavailable.getMessage());
-        }
-    }
-
-    private ReportFile reportFile() {
-        if (out == null) {
-            return null;
-        }
-        try {
-            return ReportFile.check(out);
-        } catch (ReportFile.Refused refused) {
-            throw new UsageException("--out " + out + ": " + refused.getMessage());
         }
     }
 

@@ -15,7 +15,8 @@ class NemesisCommandTest {
             "--lease-ms, 100, --lease-ms must be from 500 to 60000",
             "--sabotage, everything, must be none, result-cache or forgetful-store",
             "--duration, 500ms, --duration must be at least 1s",
-            "--format, json, --format must be table or markdown"})
+            "--format, json, --format must be table or markdown",
+            "--format, csv, Invalid value for option '--format'"})
     void badOptionsAreUsageErrors(String option, String value, String message) {
         LabRun run = LabRun.of("nemesis", option, value);
         assertThat(run.exitCode()).as(run.err()).isEqualTo(2);
