@@ -41,7 +41,9 @@ final class NemesisCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--store", paramLabel = "STORE", defaultValue = "memory",
-            description = "memory, redis, postgres or redis-cluster (the lab's own local cluster). "
+            description = "memory, redis, postgres or redis-cluster (the lab's own local cluster). On a server "
+                    + "given by URL only the network's faults are played (the proxy's freeze, dropped replies and "
+                    + "resets), never pauses, kills or locks that would hit its other clients. "
                     + "Default: ${DEFAULT-VALUE}.")
     String store;
 
@@ -50,7 +52,7 @@ final class NemesisCommand implements Callable<Integer> {
     Long seed;
 
     @Option(names = "--duration", paramLabel = "TIME", defaultValue = "60s", converter = DurationConverter.class,
-            description = "How long requests keep arriving, 1s to 1h (500ms, 20s, 1m). Default: ${DEFAULT-VALUE}.")
+            description = "How long requests keep arriving, 1s to 1h (20s, 1m, 30m). Default: ${DEFAULT-VALUE}.")
     Duration duration;
 
     @Option(names = "--lease-ms", paramLabel = "MS", defaultValue = "3000",
@@ -105,10 +107,6 @@ final class NemesisCommand implements Callable<Integer> {
         err.flush();
         NemesisResult result;
         try (StoreBackend backend = open(name)) {
-            if (backend instanceof dev.idemlab.lab.infra.RedisClusterBackend cluster && cluster.localCluster().isEmpty()) {
-                throw new UsageException("--store redis-cluster: the nemesis plays its faults on the lab's own cluster "
-                        + "only; a cluster given by URL is never touched (drop the cluster URL)");
-            }
             result = NemesisRun.run(backend, settings, line -> {
                 err.println("nemesis: " + line);
                 err.flush();
@@ -120,8 +118,15 @@ final class NemesisCommand implements Callable<Integer> {
     }
 
     private StoreBackend open(String name) {
+        dev.idemlab.lab.infra.ProvisioningOptions provisioning = servers.provisioning(List.of(name));
+        String redisUrl = provisioning.effectiveRedisUrl();
+        if (name.equals(dev.idemlab.lab.infra.RedisClusterBackend.NAME) && redisUrl != null
+                && dev.idemlab.lab.infra.RedisClusterBackend.isClusterUrl(redisUrl)) {
+            throw new UsageException("--store redis-cluster: the nemesis plays its faults on the lab's own cluster "
+                    + "only; a cluster given by URL is never touched (drop the cluster URL)");
+        }
         try {
-            return StoreBackends.open(name, servers.provisioning(List.of(name)));
+            return StoreBackends.open(name, provisioning);
         } catch (ProvisioningException unavailable) {
             throw new CommandFailure(name + " could not be had: " + unavailable.getMessage());
         }

@@ -14,6 +14,7 @@ public final class LoadKeys {
 
     private static final String KEY_PREFIX = "load-";
     private static final String CHARGE_PREFIX = "ch_";
+    private static final String ORDER_PREFIX = "order-";
 
     private LoadKeys() { }
 
@@ -24,7 +25,12 @@ public final class LoadKeys {
 
     /** The order logical request {@code index} pays for. */
     public static String orderId(int index) {
-        return "order-" + index;
+        return ORDER_PREFIX + index;
+    }
+
+    /** The index behind an order of the load ({@code order-i}), or -1 for any other order id. */
+    public static int indexOfOrder(String orderId) {
+        return orderId != null && orderId.startsWith(ORDER_PREFIX) ? parse(orderId, ORDER_PREFIX.length()) : -1;
     }
 
     /** The amount logical request {@code index} charges, in minor units: 100 to 9999. */

@@ -128,6 +128,14 @@ final class ClusterTarget extends NemesisTarget {
 
     @Override
     public void close() {
+        for (Node each : cluster.nodes()) {
+            try {
+                node(each).dispatch(CommandType.CLIENT, new StatusOutput<>(StringCodec.UTF8),
+                        new CommandArgs<>(StringCodec.UTF8).add("UNPAUSE"));
+            } catch (RuntimeException gone) {
+                // best effort: a pause ends by itself
+            }
+        }
         store.close();
         connections.values().forEach(StatefulRedisConnection::close);
         clients.values().forEach(RedisClient::shutdown);

@@ -25,6 +25,8 @@ final class Nemesis {
     private final long start;
     private final List<FaultEvent> events = Collections.synchronizedList(new ArrayList<>());
     private final Thread thread;
+    private volatile boolean stopping;
+    private volatile boolean betweenFaults = true;
 
     Nemesis(NemesisTarget target, RejectingExecutor stages, FaultSchedule schedule, long start) {
         this.target = target;
@@ -51,9 +53,16 @@ final class Nemesis {
         return events.size();
     }
 
-    /** Ends the fault in progress and the schedule; returns every fault as it happened. */
+    /**
+     * Ends the schedule: a fault in progress is held to its end and cleaned up as usual (an interrupt
+     * would break its clean-up, a slot migration left half done), the wait for the next one is cut
+     * short. Returns every fault as it happened.
+     */
     List<FaultEvent> stop() throws InterruptedException {
-        thread.interrupt();
+        stopping = true;
+        if (betweenFaults) {
+            thread.interrupt();
+        }
         thread.join(TimeUnit.SECONDS.toMillis(30));
         synchronized (events) {
             return List.copyOf(events);
@@ -70,16 +79,22 @@ final class Nemesis {
             } catch (InterruptedException stopped) {
                 return;
             }
+            betweenFaults = false;
+            if (stopping) {
+                return;
+            }
+            Thread.interrupted(); // an interrupt meant for the wait above must not cut the fault's clean-up
             long began = System.nanoTime() - start;
             String failure = null;
             try {
                 inject(planned.kind(), Duration.ofMillis(planned.lengthMillis()));
             } catch (Exception e) {
                 failure = e.toString();
-                LOG.warn("the nemesis could not inject {}: {}", planned.kind().id(), failure);
+                LOG.warn("the nemesis could not inject {} in full: {}", planned.kind().id(), failure);
             }
             events.add(new FaultEvent(planned.kind(), began, System.nanoTime() - start, failure));
-            if (Thread.currentThread().isInterrupted()) {
+            betweenFaults = true;
+            if (stopping) {
                 return;
             }
         }

@@ -15,17 +15,20 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Reads a nemesis history, and only the history, against the coordinator's contract:
  *
  * <ul>
- *   <li>at most one charge per key, unless the extra charges are explained: by a counted fail-open
- *       (the call's outcome says it ran without a reservation), by a counted lease loss of an earlier
- *       holder while a fault of the store was on (its outcome says so, or its caller cancelled the stage
- *       and so never saw it; and the key was taken over after it), or by
- *       a fault that broke a promise of the store on purpose; with the provider deduplicating on the key
- *       nothing explains a second charge;</li>
+ *   <li>at most one run of the action per key that charges, unless each run beyond the first is
+ *       explained: it failed open (its outcome says so, or, for a stage whose caller cancelled and never
+ *       saw it, its action had no fencing number) while a fault of the store was on or had just ended;
+ *       or it took the key over from an earlier holder that lost its lease (its outcome says so, or its
+ *       caller never saw) at least a lease earlier, while for the whole lease before the takeover the
+ *       store could not be reached but for calms shorter than a renewal; or a fault broke a promise of
+ *       the store on purpose meanwhile. With the provider deduplicating on the key the coordinator
+ *       passes, the ledger must hold one charge per key, whatever explains the runs;</li>
  *   <li>every caller that got a charge got one the ledger holds for its key (so replays equal the
  *       first answer: they name that key's only charge);</li>
  *   <li>every call answered, and within its bound;</li>
@@ -35,6 +38,14 @@ import java.util.TreeMap;
  * <p>The ledger side is the load harness's {@link HistoryChecker}, fed the same history. Stateless.
  */
 final class NemesisChecker {
+
+    /** After a fault ends, how long the store may still fail: the circuit's cool-down, a reconnection. */
+    static final long RECOVERY = TimeUnit.SECONDS.toNanos(1);
+    /** How long before a fail-open a fault may have ended and still explain it: recovery plus the patience. */
+    static final long FAIL_OPEN_AFTERMATH = TimeUnit.SECONDS.toNanos(3);
+    /** Beyond the heartbeat's interval, what a renewal's own round trip and a late timer may take. */
+    static final long RENEWAL_SLACK = TimeUnit.MILLISECONDS.toNanos(500);
+    private static final long TICK = TimeUnit.MILLISECONDS.toNanos(50);
 
     private NemesisChecker() { }
 
@@ -46,7 +57,7 @@ final class NemesisChecker {
         Map<Integer, List<Charge>> chargesByKey = new HashMap<>();
         Map<String, Integer> keyOfCharge = new HashMap<>();
         for (Charge charge : history.ledger()) {
-            int key = LoadKeys.index(charge.idempotencyKey());
+            int key = LoadKeys.indexOfOrder(charge.orderId());
             chargesByKey.computeIfAbsent(key, k -> new ArrayList<>()).add(charge);
             keyOfCharge.put(charge.id(), key);
         }
@@ -56,13 +67,21 @@ final class NemesisChecker {
         for (Map.Entry<Integer, List<CallRecord>> entry : byKey.entrySet()) {
             int key = entry.getKey();
             List<CallRecord> calls = entry.getValue();
-            int extra = chargesByKey.getOrDefault(key, List.of()).size() - 1;
+            int charges = chargesByKey.getOrDefault(key, List.of()).size();
+            if (history.settings().downstreamKey() && charges > 1) {
+                violations.add(new Violation("duplicate-charge", key, charges + " charges "
+                        + chargesByKey.get(key).stream().map(Charge::id).toList() + " although the provider "
+                        + "deduplicates on the key the coordinator passes it: two calls passed different keys"));
+                continue;
+            }
+            // With the provider deduplicating, the ledger hides a second run of the action: count the runs.
+            int extra = Math.max(charges, (int) calls.stream().filter(call -> call.charged() != null).count()) - 1;
             if (extra > 0) {
                 String why = explanation(history, calls, extra);
                 if (why == null) {
-                    violations.add(new Violation("duplicate-charge", key, (extra + 1) + " charges "
-                            + chargesByKey.get(key).stream().map(Charge::id).toList() + " and nothing explains "
-                            + (extra == 1 ? "the second" : "them")));
+                    violations.add(new Violation("duplicate-charge", key, (extra + 1) + " runs of the action, charges "
+                            + chargesByKey.getOrDefault(key, List.of()).stream().map(Charge::id).toList()
+                            + ", and nothing explains " + (extra == 1 ? "the second" : "them")));
                 } else {
                     explained += extra;
                     explanations.merge(why, extra, Integer::sum);
@@ -97,39 +116,94 @@ final class NemesisChecker {
     }
 
     /**
-     * Why a key was charged {@code extra} more times than once, or {@code null} when nothing the run
-     * counted explains it. Never an explanation when the provider deduplicated on the key.
+     * Why a key's actions charged {@code extra} more times than once, or {@code null} when nothing the
+     * run counted explains it. Every charge beyond the first needs an explanation of its own: a call
+     * that failed open while the store was faulted (or just after), wherever it stands among the key's
+     * charging calls; a call that took the key over from an earlier holder that lost its lease while the
+     * store could not be reached but for moments shorter than a renewal; or a fault that broke a store
+     * promise meanwhile.
      */
     private static String explanation(NemesisHistory history, List<CallRecord> calls, int extra) {
-        if (history.settings().downstreamKey()) {
-            return null;
-        }
         List<CallRecord> charging = calls.stream().filter(call -> call.charged() != null)
                 .sorted(Comparator.comparingLong(CallRecord::actionStartedAt)).toList();
-        int failedOpen = (int) charging.stream().filter(NemesisChecker::failedOpen).count();
-        if (failedOpen >= extra) {
-            return "counted fail-open";
-        }
-        int leaseLost = 0;
-        for (int i = 0; i < charging.size() - 1; i++) {
-            CallRecord earlier = charging.get(i);
-            if ((earlier.outcome() == Outcome.LEASE_LOST || earlier.outcome() == null) && storeFaultDuring(history, earlier)) {
-                leaseLost++;
+        Map<String, Integer> reasons = new TreeMap<>();
+        for (int i = 0; i < charging.size(); i++) {
+            String why = whyItRan(history, charging, i);
+            if (why != null) {
+                reasons.merge(why, 1, Integer::sum);
             }
         }
-        if (failedOpen + leaseLost >= extra) {
-            return leaseLost > 0 ? "counted lease loss under a fault" : "counted fail-open";
+        int explained = reasons.values().stream().mapToInt(Integer::intValue).sum();
+        return explained < extra ? null : reasons.keySet().iterator().next();
+    }
+
+    /** Why the {@code i}th charging call of a key may honestly have charged beside another, or {@code null}. */
+    private static String whyItRan(NemesisHistory history, List<CallRecord> charging, int i) {
+        CallRecord call = charging.get(i);
+        if (failedOpen(call) && storeFaulted(history, call.sentAt() - FAIL_OPEN_AFTERMATH, call.actionStartedAt())) {
+            return "counted fail-open under a fault";
         }
-        if (!charging.isEmpty()) {
-            long from = charging.get(0).actionStartedAt();
-            long to = charging.get(charging.size() - 1).actionStartedAt();
-            for (FaultEvent fault : history.faults()) {
-                if (fault.kind().breaksStorePromise() && fault.injected() && fault.overlaps(from, to)) {
-                    return "store promise broken on purpose (" + fault.kind().id() + ")";
-                }
+        if (i == 0) {
+            return null;
+        }
+        for (int earlier = 0; earlier < i; earlier++) {
+            if (lostItsLeaseTo(history, charging.get(earlier), call)) {
+                return "counted lease loss under a long fault";
+            }
+        }
+        long from = charging.get(0).actionStartedAt();
+        for (FaultEvent fault : history.faults()) {
+            if (fault.kind().breaksStorePromise() && fault.overlaps(from, call.actionStartedAt())) {
+                return "store promise broken on purpose (" + fault.kind().id() + ")";
             }
         }
         return null;
+    }
+
+    /**
+     * Whether {@code holder} may honestly have lost the key to {@code taker}: it says it lost its lease
+     * (or its caller cancelled and never saw), it held the key at least a lease before the taker ran,
+     * and during the lease before the taker ran the store could not be reached but for moments too short
+     * for a renewal to get through: a renewal is tried every interval, so a longer calm would have
+     * confirmed the lease.
+     */
+    private static boolean lostItsLeaseTo(NemesisHistory history, CallRecord holder, CallRecord taker) {
+        if (holder.outcome() != Outcome.LEASE_LOST && holder.outcome() != null) {
+            return false;
+        }
+        long lease = history.settings().lease().toNanos();
+        long takenAt = taker.actionStartedAt();
+        if (takenAt - holder.actionStartedAt() < lease - TICK) {
+            return false;
+        }
+        long renewal = lease / 3 + RENEWAL_SLACK;
+        return longestCalm(history, takenAt - lease, takenAt) < renewal;
+    }
+
+    /** Whether a fault of the store was on, or just over, at some moment between {@code from} and {@code to}. */
+    private static boolean storeFaulted(NemesisHistory history, long from, long to) {
+        return history.faults().stream().anyMatch(fault -> fault.kind() != FaultKind.REJECT_RESUMPTIONS
+                && fault.overlaps(from, to + RECOVERY));
+    }
+
+    /**
+     * The longest stretch between {@code from} and {@code to} with no fault of the store on and none
+     * ended less than {@link #RECOVERY} before (the circuit's cool-down, a reconnection).
+     */
+    private static long longestCalm(NemesisHistory history, long from, long to) {
+        List<long[]> faulted = history.faults().stream().filter(fault -> fault.kind() != FaultKind.REJECT_RESUMPTIONS)
+                .map(fault -> new long[] {fault.startedAt(), fault.endedAt() + RECOVERY})
+                .sorted(Comparator.comparingLong(window -> window[0])).toList();
+        long calm = 0;
+        long cursor = from;
+        for (long[] window : faulted) {
+            if (window[1] < cursor || window[0] > to) {
+                continue;
+            }
+            calm = Math.max(calm, window[0] - cursor);
+            cursor = Math.max(cursor, window[1]);
+        }
+        return Math.max(calm, to - cursor);
     }
 
     /**
@@ -139,13 +213,6 @@ final class NemesisChecker {
      */
     private static boolean failedOpen(CallRecord call) {
         return call.outcome() == Outcome.FAILED_OPEN || (call.outcome() == null && call.ranWithoutReservation());
-    }
-
-    /** Whether a fault of the store was on while {@code holder}'s action ran. */
-    private static boolean storeFaultDuring(NemesisHistory history, CallRecord holder) {
-        long until = holder.answered() ? holder.answeredAt() : history.elapsedNanos();
-        return history.faults().stream().anyMatch(fault -> fault.kind() != FaultKind.REJECT_RESUMPTIONS
-                && fault.injected() && fault.overlaps(holder.actionStartedAt(), until));
     }
 
     /** The load harness's check of the same history against the same ledger. */
@@ -160,7 +227,10 @@ final class NemesisChecker {
             }
         }
         LabPolicy policy = history.settings().sabotage() == Sabotage.RESULT_CACHE ? LabPolicy.RUN : LabPolicy.WAIT;
-        return HistoryChecker.check(policy, charges, history.ledger(), history.stats());
+        // The action passes the coordinator's downstream key: the ledger says which request a charge was by its order.
+        List<Charge> byLoadKey = history.ledger().stream().map(charge -> new Charge(charge.id(), charge.orderId(),
+                charge.amount(), LoadKeys.key(LoadKeys.indexOfOrder(charge.orderId())))).toList();
+        return HistoryChecker.check(policy, charges, byLoadKey, history.stats());
     }
 
     static String millis(long nanos) {

@@ -1,5 +1,6 @@
 package dev.idemlab.lab.nemesis;
 
+import dev.idemlab.idempotency.ContextualAction;
 import dev.idemlab.idempotency.Fingerprint;
 import dev.idemlab.idempotency.IdempotencyConfig;
 import dev.idemlab.idempotency.IdempotencyCoordinator;
@@ -23,6 +24,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -104,8 +106,11 @@ public final class NemesisRun {
                 }
             }
             nemesis.start();
-            awaitAnswers(answered, calls, nemesis, bound);
-            faults = nemesis.stop();
+            try {
+                awaitAnswers(answered, calls, nemesis, bound);
+            } finally {
+                faults = nemesis.stop();
+            }
             stats = NemesisHistory.sum(new java.util.HashSet<>(coordinators.values()).stream()
                     .map(IdempotencyCoordinator::stats).toList());
         } finally {
@@ -147,30 +152,45 @@ public final class NemesisRun {
         int key = record.key;
         IdempotentCall call = IdempotentCall.of(LoadKeys.OPERATION, LoadKeys.key(key),
                 Fingerprint.ofFields(Map.of("order_id", LoadKeys.orderId(key), "amount", LoadKeys.amount(key))));
-        dev.idemlab.idempotency.ContextualAction<Charge, Exception> action = context -> {
+        ContextualAction<Charge, Exception> action = context -> {
             record.actionStarted(now(), context != null && context.reserved());
             Thread.sleep(caller.actionMillis());
             if (caller.actionFails()) {
                 throw new ProviderTimeoutException(LoadKeys.orderId(key));
             }
-            Charge charge = provider.charge(LoadKeys.orderId(key), LoadKeys.amount(key), LoadKeys.key(key));
+            // The key the coordinator hands the action, as a service passes it on: a provider that deduplicates
+            // on it charges once only if every path of the coordinator passes the same one.
+            String downstream = context != null && context.downstreamKey() != null ? context.downstreamKey()
+                    : LoadKeys.key(key);
+            Charge charge = provider.charge(LoadKeys.orderId(key), LoadKeys.amount(key), downstream);
             record.charged(charge.id());
             return charge;
         };
-        if (!caller.async()) {
-            syncCallers.execute(() -> {
-                record.sent(now());
-                try {
-                    IdempotentResult<Charge> result = coordinator.call(call, CHARGE, action);
-                    record.answered(now(), result.value().id(), result.outcome());
-                } catch (Throwable failure) {
-                    record.failed(now(), failure);
-                } finally {
-                    answered.countDown();
-                }
-            });
-            return;
+        if (caller.async()) {
+            sendAsync(coordinator, call, action, caller, record, answered);
+        } else {
+            sendSync(coordinator, call, action, record, answered);
         }
+    }
+
+    private void sendSync(IdempotencyCoordinator coordinator, IdempotentCall call,
+                          ContextualAction<Charge, Exception> action, CallRecord record, CountDownLatch answered) {
+        syncCallers.execute(() -> {
+            record.sent(now());
+            try {
+                IdempotentResult<Charge> result = coordinator.call(call, CHARGE, action);
+                record.answered(now(), result.value().id(), result.outcome());
+            } catch (Throwable failure) {
+                record.failed(now(), failure);
+            } finally {
+                answered.countDown();
+            }
+        });
+    }
+
+    private void sendAsync(IdempotencyCoordinator coordinator, IdempotentCall call,
+                           ContextualAction<Charge, Exception> action, Workload.Caller caller, CallRecord record,
+                           CountDownLatch answered) {
         record.sent(now());
         CompletableFuture<IdempotentResult<Charge>> stage;
         try {
@@ -183,7 +203,7 @@ public final class NemesisRun {
         }
         stage.whenComplete((result, failure) -> {
             if (failure != null) {
-                record.failed(now(), failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+                record.failed(now(), failure instanceof CompletionException && failure.getCause() != null
                         ? failure.getCause() : failure);
             } else {
                 record.answered(now(), result.value().id(), result.outcome());

@@ -21,9 +21,10 @@ import java.util.List;
 
 /**
  * PostgreSQL under the nemesis: the store's pool connects through a TCP proxy (freeze, dropped
- * replies, resets), and a JDBC connection of the nemesis's own, straight to the server, terminates the
- * store's backends, locks its table, and (on a private server, whose processes the lab started) stops
- * the store's backends with {@code SIGSTOP}.
+ * replies, resets), and on a private server (one the lab started, so no one else's clients are hit) a
+ * JDBC connection of the nemesis's own, straight to the server, terminates the store's backends, locks
+ * its table, and stops the store's backends with {@code SIGSTOP}. A server given by URL gets the
+ * proxy's faults only.
  */
 final class PostgresTarget extends NemesisTarget {
 
@@ -39,14 +40,18 @@ final class PostgresTarget extends NemesisTarget {
     PostgresTarget(PostgresBackend backend) throws IOException {
         InetSocketAddress server = backend.address();
         this.proxy = TcpProxy.to(server.getHostString(), server.getPort());
-        this.store = backend.openStoreThrough(proxy.port());
+        PostgresIdempotencyStore opened = null;
         try {
+            opened = backend.openStoreThrough(proxy.port());
             this.admin = DriverManager.getConnection(backend.jdbcUrl(), backend.user(), backend.password());
-        } catch (SQLException e) {
-            store.close();
+        } catch (SQLException | RuntimeException e) {
+            if (opened != null) {
+                opened.close();
+            }
             proxy.close();
-            throw new IOException("the nemesis's own connection to PostgreSQL failed: " + e.getMessage(), e);
+            throw new IOException("the nemesis could not set up PostgreSQL: " + e.getMessage(), e);
         }
+        this.store = opened;
         Origin origin = backend.server().origin();
         this.privateServer = origin == Origin.BUNDLED || origin == Origin.SYSTEM;
     }
@@ -58,10 +63,10 @@ final class PostgresTarget extends NemesisTarget {
 
     @Override
     List<FaultKind> kinds() {
-        List<FaultKind> kinds = new ArrayList<>(List.of(FaultKind.KILL_CONNECTIONS, FaultKind.LOCK_TABLE,
-                FaultKind.FREEZE, FaultKind.DROP_REPLIES, FaultKind.RESET));
+        List<FaultKind> kinds = new ArrayList<>(List.of(FaultKind.FREEZE, FaultKind.DROP_REPLIES, FaultKind.RESET));
         if (privateServer) {
-            kinds.add(FaultKind.STOP_BACKENDS);
+            // Faults played on the server itself reach every client of it: only on a server the lab started.
+            kinds.addAll(List.of(FaultKind.KILL_CONNECTIONS, FaultKind.LOCK_TABLE, FaultKind.STOP_BACKENDS));
         }
         return kinds;
     }

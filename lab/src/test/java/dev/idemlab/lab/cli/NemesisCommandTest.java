@@ -24,6 +24,13 @@ class NemesisCommandTest {
     }
 
     @Test
+    void aClusterGivenByUrlIsNeverFaulted() {
+        LabRun run = LabRun.of("nemesis", "--store", "redis-cluster", "--redis-url", "redis-cluster://127.0.0.1:1");
+        assertThat(run.exitCode()).as(run.err()).isEqualTo(2);
+        assertThat(run.err()).contains("the nemesis plays its faults on the lab's own cluster only");
+    }
+
+    @Test
     void aShortRunOnTheMemoryStorePrintsTheSeedTheFaultsAndTheVerdict() {
         LabRun run = LabRun.of("nemesis", "--store", "memory", "--seed", "20261201", "--duration", "3s");
         assertThat(run.err()).contains("seed 20261201");

@@ -16,6 +16,7 @@ import dev.idemlab.idempotency.store.postgres.PostgresIdempotencyStore;
 import dev.idemlab.idempotency.store.postgres.PostgresStoreConfig;
 import dev.idemlab.idempotency.store.redis.RedisIdempotencyStore;
 import dev.idemlab.idempotency.store.redis.RedisStoreConfig;
+import dev.idemlab.lab.faults.TcpProxy;
 import dev.idemlab.lab.infra.PostgresBackend;
 import dev.idemlab.lab.infra.ProvisioningOptions;
 import dev.idemlab.lab.infra.RedisBackend;
@@ -31,13 +32,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.netcrusher.core.reactor.NioReactor;
-import org.netcrusher.tcp.TcpCrusher;
-import org.netcrusher.tcp.TcpCrusherBuilder;
 
-import java.io.IOException;
 import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -118,9 +114,9 @@ class WaitersOutlastAStoreOutageTest {
     void aWaiterThatSawTheHolderOutlastsAStoreOutageAndReplaysItsCharge(String store, String mode) throws Exception {
         StoreBackend backend = backends.get(store);
         String prefix = "outage-" + UUID.randomUUID() + ":";
-        try (Proxy proxy = Proxy.to(serverAddress(backend));
+        try (TcpProxy proxy = TcpProxy.to(serverAddress(backend).getHost(), serverAddress(backend).getPort());
              IdempotencyStore direct = openStore(backend, null, prefix);
-             WatchedStore throughProxy = new WatchedStore(openStore(backend, proxy.port, prefix))) {
+             WatchedStore throughProxy = new WatchedStore(openStore(backend, proxy.port(), prefix))) {
             IdempotencyCoordinator holderSide = IdempotencyCoordinator.builder(direct).build();
             IdempotencyCoordinator waiterSide = IdempotencyCoordinator.builder(throughProxy)
                     .config(IdempotencyConfig.custom().waitTimeout(Duration.ofSeconds(20)).build()).build();
@@ -137,13 +133,13 @@ class WaitersOutlastAStoreOutageTest {
                             .toCompletableFuture();
             throughProxy.awaitTheHolderSeen();
 
-            proxy.crusher.close(); // every connection of the waiter's client is cut, and new ones are refused
+            proxy.disconnect(); // every connection of the waiter's client is cut, and new ones are refused
             // The outage has reached the waiter (a read, or the reserve of a waiter that gave up its wait).
             await().atMost(Duration.ofSeconds(30)).until(() -> waiterSide.stats().totalStorageErrors() >= 1);
             letTimePass(OUTAGE);
             holderGate.countDown(); // the holder completes while the waiter's store is still unreachable
             IdempotentResult<Charge> held = holder.get(30, TimeUnit.SECONDS);
-            proxy.crusher.open();
+            proxy.reconnect();
 
             IdempotentResult<Charge> waited = waiter.get(30, TimeUnit.SECONDS);
             assertThat(held.outcome()).isEqualTo(Outcome.EXECUTED);
@@ -215,43 +211,6 @@ class WaitersOutlastAStoreOutageTest {
         void awaitTheHolderSeen() throws InterruptedException {
             assertThat(foundHeld.tryAcquire(30, TimeUnit.SECONDS)).as("the waiter found the key held").isTrue();
             assertThat(answeredLookups.tryAcquire(30, TimeUnit.SECONDS)).as("the waiter read in its wait").isTrue();
-        }
-    }
-
-    /** A NetCrusher TCP proxy on 127.0.0.1 in front of one server. */
-    private static final class Proxy implements AutoCloseable {
-        final NioReactor reactor;
-        final TcpCrusher crusher;
-        final int port;
-
-        private Proxy(NioReactor reactor, TcpCrusher crusher, int port) {
-            this.reactor = reactor;
-            this.crusher = crusher;
-            this.port = port;
-        }
-
-        static Proxy to(URI server) throws IOException {
-            int port;
-            try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-                port = probe.getLocalPort();
-            }
-            NioReactor reactor = new NioReactor();
-            try {
-                TcpCrusher crusher = TcpCrusherBuilder.builder().withReactor(reactor)
-                        .withBindAddress("127.0.0.1", port)
-                        .withConnectAddress(server.getHost(), server.getPort())
-                        .buildAndOpen();
-                return new Proxy(reactor, crusher, port);
-            } catch (RuntimeException e) {
-                reactor.close();
-                throw e;
-            }
-        }
-
-        @Override
-        public void close() {
-            crusher.close();
-            reactor.close();
         }
     }
 }

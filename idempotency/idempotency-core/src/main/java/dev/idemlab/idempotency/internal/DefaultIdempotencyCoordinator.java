@@ -289,7 +289,7 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
         return store;
     }
 
-    /** The store's notifications, or {@code null} when it sends none. */
+    /** What found records answer, shared with the asynchronous path. */
     Replays replays() {
         return replays;
     }
