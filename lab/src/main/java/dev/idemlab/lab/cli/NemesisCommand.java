@@ -30,8 +30,8 @@ import java.util.concurrent.Callable;
         description = "Sends a seeded random workload (keys shared by 2-8 callers, call and callAsync, cancels, "
                 + "WAIT and RAISE, actions longer than the lease, actions that fail) to a real store while a "
                 + "nemesis injects faults on a random schedule (pauses, dropped connections, a proxy that freezes, "
-                + "drops replies or resets, stopped servers, locked tables, a jumping clock), then checks the whole "
-                + "history against the provider's ledger. Exits 1 on a violation, printing the key's history, "
+                + "drops replies or resets, stopped servers, servers restarted from an older snapshot, locked tables, "
+                + "a jumping clock), then checks the whole history against the provider's ledger. Exits 1 on a violation, printing the key's history, "
                 + "a timeline and the command that replays the same schedule.")
 final class NemesisCommand implements Callable<Integer> {
 

@@ -32,6 +32,12 @@ public enum FaultKind {
     MIGRATE_SLOT("migrate-slot", "a slot moves between masters key by key: ASK and TRYAGAIN meanwhile (Redis Cluster)", false),
     /** A replica takes over its master in a planned failover ({@code CLUSTER FAILOVER}): nothing is lost. */
     FAILOVER("failover", "a replica takes over its master, planned (CLUSTER FAILOVER): nothing written is lost", false),
+    /**
+     * The server is saved ({@code SAVE}), takes writes a while, then dies ({@code SIGKILL}) and comes
+     * back from that snapshot: what was written since is gone, reservations and results alike.
+     */
+    RESTART_FROM_SNAPSHOT("restart-from-snapshot",
+            "the server dies and comes back from its last RDB snapshot: writes since it are lost", true),
     /** The store's clock jumps past the lease: every reservation held ends at once. */
     CLOCK_JUMP("clock-jump", "the store's clock jumps past the lease (the memory store's ticker)", true),
     /** The executor that resumes asynchronous calls rejects every task for a while. */

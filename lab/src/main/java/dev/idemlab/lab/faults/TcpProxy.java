@@ -13,24 +13,30 @@ import java.net.ServerSocket;
  * A NetCrusher TCP proxy on 127.0.0.1 in front of a store's server, for the network's faults: freeze
  * every connection (bytes are held, nothing is lost), drop the server's replies (the requests arrive
  * and run; the answers vanish), and reset every connection. A store that connects through
- * {@link #port()} meets them. Thread-safe; closing it closes every proxied connection.
+ * {@link #port()} meets them, and keeps meeting them when the proxy is pointed at another server (one
+ * that replaced a server that died). Thread-safe; closing it closes every proxied connection.
  */
 public final class TcpProxy implements AutoCloseable {
 
     private final NioReactor reactor;
-    private final TcpCrusher crusher;
     private final int port;
+    private final TransformFilter replies;
+    private volatile TcpCrusher crusher;
     private volatile boolean droppingReplies;
 
     private TcpProxy(NioReactor reactor, int port, String host, int targetPort) {
         this.reactor = reactor;
         this.port = port;
-        TransformFilter replies = buffer -> {
+        this.replies = buffer -> {
             if (droppingReplies) {
                 buffer.position(buffer.limit());
             }
         };
-        this.crusher = TcpCrusherBuilder.builder().withReactor(reactor)
+        this.crusher = crusherTo(host, targetPort);
+    }
+
+    private TcpCrusher crusherTo(String host, int targetPort) {
+        return TcpCrusherBuilder.builder().withReactor(reactor)
                 .withBindAddress("127.0.0.1", port)
                 .withConnectAddress(host, targetPort)
                 .withIncomingTransformFilterFactory(client -> replies)
@@ -87,13 +93,32 @@ public final class TcpProxy implements AutoCloseable {
         crusher.open();
     }
 
+    /**
+     * Points the proxy at {@code host:targetPort} from now on, on the same local port, so that a store
+     * connected through {@link #port()} reaches the new server when it reconnects: every proxied
+     * connection is closed and the proxy listens again. A frozen proxy is unfrozen by it; dropping
+     * replies stays as it was.
+     *
+     * @throws IllegalStateException when the local port cannot be listened on again (another process
+     *     took it meanwhile); the proxy then listens nowhere, and the store reaches no server
+     */
+    public synchronized void retarget(String host, int targetPort) {
+        crusher.close();
+        try {
+            crusher = crusherTo(host, targetPort);
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("the proxy cannot listen on 127.0.0.1:" + port + " again to reach "
+                    + host + ":" + targetPort + " (" + e + "): a store connected through it reaches no server", e);
+        }
+    }
+
     /** Closes every proxied connection at once, as a reset would; new connections are accepted. */
     public void reset() {
         crusher.closeAllPairs();
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
         crusher.close();
         reactor.close();
     }

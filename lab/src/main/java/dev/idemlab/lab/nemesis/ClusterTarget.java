@@ -41,6 +41,7 @@ final class ClusterTarget extends NemesisTarget {
     private final Map<Integer, StatefulRedisConnection<String, String>> connections = new HashMap<>();
 
     ClusterTarget(RedisClusterBackend backend, long seed) {
+        super(backend.server());
         this.cluster = backend.localCluster().orElseThrow(() -> new IllegalArgumentException(
                 "the nemesis plays its faults on the lab's own cluster only, never on a cluster given by URL"));
         this.store = backend.openStore();

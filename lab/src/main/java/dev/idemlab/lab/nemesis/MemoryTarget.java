@@ -20,7 +20,8 @@ final class MemoryTarget extends NemesisTarget {
     private final Duration lease;
     private final InMemoryIdempotencyStore store;
 
-    MemoryTarget(Duration lease) {
+    MemoryTarget(dev.idemlab.lab.infra.ServerInfo server, Duration lease) {
+        super(server);
         this.lease = lease;
         Ticker jumping = () -> System.nanoTime() + jumped.get();
         this.store = new InMemoryIdempotencyStore(jumping);

@@ -86,6 +86,7 @@ public final class NemesisRun {
         List<CallRecord> calls = new ArrayList<>(workload.calls());
         List<FaultEvent> faults;
         dev.idemlab.idempotency.IdempotencyStats stats;
+        dev.idemlab.lab.infra.ServerInfo server;
         try (NemesisTarget target = NemesisTarget.open(backend, settings.lease(), settings.seed())) {
             IdempotencyStore store = settings.sabotage() == Sabotage.FORGETFUL_STORE
                     ? new ForgetfulStore(target.store(), settings.seed()) : target.store();
@@ -111,6 +112,8 @@ public final class NemesisRun {
             } finally {
                 faults = nemesis.stop();
             }
+            // After the faults: a target that restarted its server reports the one that runs now.
+            server = target.server();
             stats = NemesisHistory.sum(new java.util.HashSet<>(coordinators.values()).stream()
                     .map(IdempotencyCoordinator::stats).toList());
         } finally {
@@ -119,7 +122,7 @@ public final class NemesisRun {
             asyncStages.shutdownNow();
             rejectingStages.shutdownNow();
         }
-        NemesisHistory history = new NemesisHistory(settings, backend.server(), calls, faults, provider.ledger(),
+        NemesisHistory history = new NemesisHistory(settings, server, calls, faults, provider.ledger(),
                 System.nanoTime() - start, stats);
         return new NemesisResult(history, NemesisChecker.check(history), null);
     }

@@ -5,6 +5,7 @@ import dev.idemlab.lab.faults.FaultKind;
 import dev.idemlab.lab.infra.MemoryBackend;
 import dev.idemlab.lab.infra.PostgresBackend;
 import dev.idemlab.lab.infra.RedisBackend;
+import dev.idemlab.lab.infra.ServerInfo;
 import dev.idemlab.lab.infra.StoreBackend;
 
 import java.time.Duration;
@@ -15,10 +16,22 @@ import java.util.List;
  * coordinators share (connected through a TCP proxy where the network is one of the faults), and one
  * injector per {@link FaultKind} it offers. An injection holds its fault for the length asked and
  * always ends it before it returns, also when it is interrupted. Closing the target ends any fault and
- * closes what it opened; the servers belong to the backend. Not thread-safe: the nemesis injects one
- * fault at a time.
+ * closes what it opened; the servers belong to the backend, but for those a target starts for itself.
+ * Not thread-safe: the nemesis injects one fault at a time.
  */
 abstract class NemesisTarget implements AutoCloseable {
+
+    private final ServerInfo server;
+
+    /** @param server the backend's server, which the store works against unless the target says otherwise */
+    NemesisTarget(ServerInfo server) {
+        this.server = server;
+    }
+
+    /** The server the store works against, for the history: the backend's unless the target runs its own. */
+    ServerInfo server() {
+        return server;
+    }
 
     /** The store client under test. */
     abstract IdempotencyStore store();
@@ -43,7 +56,7 @@ abstract class NemesisTarget implements AutoCloseable {
      */
     static NemesisTarget open(StoreBackend backend, Duration lease, long seed) throws java.io.IOException {
         if (backend instanceof MemoryBackend) {
-            return new MemoryTarget(lease);
+            return new MemoryTarget(backend.server(), lease);
         }
         if (backend instanceof RedisBackend redis) {
             return new RedisTarget(redis);

@@ -38,6 +38,7 @@ final class PostgresTarget extends NemesisTarget {
     private final List<Long> stopped = new ArrayList<>();
 
     PostgresTarget(PostgresBackend backend) throws IOException {
+        super(backend.server());
         InetSocketAddress server = backend.address();
         this.proxy = TcpProxy.to(server.getHostString(), server.getPort());
         PostgresIdempotencyStore opened = null;

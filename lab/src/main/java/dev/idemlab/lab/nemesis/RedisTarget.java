@@ -4,10 +4,15 @@ import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.idempotency.store.redis.RedisIdempotencyStore;
 import dev.idemlab.lab.faults.FaultKind;
 import dev.idemlab.lab.faults.TcpProxy;
+import dev.idemlab.lab.infra.PrivateRedisServer;
 import dev.idemlab.lab.infra.RedisBackend;
+import dev.idemlab.lab.infra.ServerDurability;
+import dev.idemlab.lab.infra.ServerInfo;
 import dev.idemlab.lab.infra.Signals;
+import dev.idemlab.lab.infra.SnapshotRedisServer;
 import io.lettuce.core.KillArgs;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.StringCodec;
@@ -25,24 +30,49 @@ import java.util.OptionalLong;
 /**
  * Redis under the nemesis: the store connects through a TCP proxy (freeze, dropped replies, resets),
  * and a connection of the nemesis's own, straight to the server, pauses it ({@code CLIENT PAUSE}) and
- * drops the store's connections ({@code CLIENT KILL}); a private server is also stopped with
- * {@code SIGSTOP}.
+ * drops the store's connections ({@code CLIENT KILL}); a server the lab started is also stopped
+ * ({@code SIGSTOP}). When the backend's server is one the lab started (and not durable), the target
+ * starts a server of its own whose RDB snapshot lives in a directory of its own, and uses it instead:
+ * that one it also restarts from its last snapshot, which loses every write since. A server given by
+ * URL is used as it is, and never stopped or restarted.
  */
 final class RedisTarget extends NemesisTarget {
 
     private final TcpProxy proxy;
     private final RedisIdempotencyStore store;
     private final RedisClient adminClient;
-    private final StatefulRedisConnection<String, String> admin;
-    private final OptionalLong serverPid;
+    /** The target's own server, whose process a restart replaces; {@code null} when it uses the backend's. */
+    private final SnapshotRedisServer owned;
+    /** The backend's private server, stopped when the target uses it; empty for one given by URL. */
+    private final OptionalLong backendPid;
+    private volatile StatefulRedisConnection<String, String> admin;
+    private volatile ServerInfo server;
 
     RedisTarget(RedisBackend backend) throws IOException {
-        URI server = URI.create(backend.uri());
-        this.proxy = TcpProxy.to(server.getHost(), server.getPort());
+        super(backend.server());
+        // The backend's private server has no data directory to come back from: one of the target's own
+        // has. Not when the backend runs durable: an append-only file would bring every write back, and
+        // the run would no longer be on the durable server it asked for.
+        this.backendPid = backend.serverPid();
+        this.owned = backendPid.isPresent() && !appendOnly(backend.server()) ? SnapshotRedisServer.start() : null;
+        String uri = owned != null ? owned.current().uri() : backend.uri();
+        try {
+            URI address = URI.create(uri);
+            this.proxy = TcpProxy.to(address.getHost(), address.getPort());
+        } catch (IOException | RuntimeException e) {
+            closeOwned();
+            throw e;
+        }
         this.store = backend.openStoreThrough(proxy.port());
-        this.adminClient = RedisClient.create(backend.uri());
-        this.admin = adminClient.connect();
-        this.serverPid = backend.serverPid();
+        this.adminClient = RedisClient.create();
+        this.admin = adminClient.connect(RedisURI.create(uri));
+        this.server = owned != null ? describeOwned() : backend.server();
+    }
+
+    /** The server in use: the backend's, or (on a private backend) the target's own, as it runs now. */
+    @Override
+    ServerInfo server() {
+        return server;
     }
 
     @Override
@@ -54,8 +84,11 @@ final class RedisTarget extends NemesisTarget {
     List<FaultKind> kinds() {
         List<FaultKind> kinds = new ArrayList<>(List.of(FaultKind.PAUSE_ALL, FaultKind.PAUSE_WRITE,
                 FaultKind.KILL_CONNECTIONS, FaultKind.FREEZE, FaultKind.DROP_REPLIES, FaultKind.RESET));
-        if (serverPid.isPresent()) {
+        if (owned != null || backendPid.isPresent()) {
             kinds.add(FaultKind.STOP_SERVER);
+        }
+        if (owned != null) {
+            kinds.add(FaultKind.RESTART_FROM_SNAPSHOT);
         }
         return kinds;
     }
@@ -83,7 +116,8 @@ final class RedisTarget extends NemesisTarget {
             case DROP_REPLIES -> dropReplies(proxy, length);
             case RESET -> proxy.reset();
             case STOP_SERVER -> {
-                long pid = serverPid.orElseThrow();
+                long pid = serverPid().orElseThrow(() -> new IllegalArgumentException(
+                        FaultKind.STOP_SERVER.id() + " needs a server the lab started"));
                 Signals.send("STOP", pid);
                 try {
                     hold(length);
@@ -91,8 +125,52 @@ final class RedisTarget extends NemesisTarget {
                     Signals.send("CONT", pid);
                 }
             }
+            case RESTART_FROM_SNAPSHOT -> restartFromSnapshot(length);
             default -> throw new IllegalArgumentException(kind.id() + " is not a fault of the redis store");
         }
+    }
+
+    /**
+     * SAVE, then writes go on for {@code length}, then the server dies and a new one comes back from
+     * that snapshot: the store, through the proxy, and the nemesis's own connection reach the new one.
+     * Stopped during the hold, the server is left running and the fault counts as not injected, so that
+     * no duplicate is excused by a restart that never happened.
+     */
+    private void restartFromSnapshot(Duration length) {
+        if (owned == null) {
+            throw new IllegalArgumentException(FaultKind.RESTART_FROM_SNAPSHOT.id() + " needs a server the lab started");
+        }
+        admin.sync().save();
+        hold(length);
+        if (Thread.currentThread().isInterrupted()) {
+            throw new IllegalStateException("stopped before the restart: the server saved, and was not killed");
+        }
+        PrivateRedisServer restarted = owned.restartFromSnapshot();
+        URI uri = URI.create(restarted.uri());
+        proxy.retarget(uri.getHost(), uri.getPort());
+        StatefulRedisConnection<String, String> dead = admin;
+        admin = adminClient.connect(RedisURI.create(restarted.uri()));
+        dead.close();
+        // Same binary, same settings: only where it listens changed. Asking the new server would wait
+        // on the store's reconnection and could fail a restart that did happen.
+        server = new ServerInfo(server.store(), server.version(), restarted.origin(), restarted.address(),
+                server.durability());
+    }
+
+    /** The pid of the server in use, where the lab started it. */
+    private OptionalLong serverPid() {
+        return owned != null ? owned.current().pid() : backendPid;
+    }
+
+    private static boolean appendOnly(ServerInfo server) {
+        return server.durability() != null && server.durability().startsWith("appendonly=yes");
+    }
+
+    /** The target's own server as it starts, its version and durability settings as it says. */
+    private ServerInfo describeOwned() {
+        PrivateRedisServer current = owned.current();
+        return new ServerInfo("redis", store.describe().serverVersion(), current.origin(), current.address(),
+                ServerDurability.redis(current.uri(), false));
     }
 
     /**
@@ -117,7 +195,7 @@ final class RedisTarget extends NemesisTarget {
 
     @Override
     public void close() {
-        serverPid.ifPresent(pid -> Signals.sendQuietly("CONT", pid));
+        serverPid().ifPresent(pid -> Signals.sendQuietly("CONT", pid));
         try {
             admin.sync().dispatch(CommandType.CLIENT, new StatusOutput<>(StringCodec.UTF8),
                     new CommandArgs<>(StringCodec.UTF8).add("UNPAUSE"));
@@ -128,5 +206,12 @@ final class RedisTarget extends NemesisTarget {
         admin.close();
         adminClient.shutdown();
         proxy.close();
+        closeOwned();
+    }
+
+    private void closeOwned() {
+        if (owned != null) {
+            owned.close();
+        }
     }
 }
