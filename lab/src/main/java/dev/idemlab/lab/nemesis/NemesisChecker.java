@@ -24,9 +24,9 @@ import java.util.concurrent.TimeUnit;
  *   <li>at most one run of the action per key that charges, unless each run beyond the first is
  *       explained: it failed open (its outcome says so, or, for a stage whose caller cancelled and never
  *       saw it, its action had no fencing number) while a fault of the store was on or had just ended;
- *       or it took the key over from an earlier holder that lost its lease (its outcome says so, or its
- *       caller never saw) at least a lease earlier, while for the whole lease before the takeover the
- *       store could not be reached but for calms shorter than a renewal; or a fault broke a promise of
+ *       or it took the key over from a holder of at least a lease earlier while for the whole lease
+ *       before the takeover the store could not be reached but for calms too short for a renewal (the
+ *       holder's lease lost, or its completion not written, both counted); or a fault broke a promise of
  *       the store on purpose meanwhile. With the provider deduplicating on the key the coordinator
  *       passes, the ledger must hold one charge per key, whatever explains the runs;</li>
  *   <li>every caller that got a charge got one the ledger holds for its key (so replays equal the
@@ -43,8 +43,11 @@ final class NemesisChecker {
     static final long RECOVERY = TimeUnit.SECONDS.toNanos(1);
     /** How long before a fail-open a fault may have ended and still explain it: recovery plus the patience. */
     static final long FAIL_OPEN_AFTERMATH = TimeUnit.SECONDS.toNanos(3);
-    /** Beyond the heartbeat's interval, what a renewal's own round trip and a late timer may take. */
-    static final long RENEWAL_SLACK = TimeUnit.MILLISECONDS.toNanos(500);
+    /**
+     * The longest calm in which a holder might honestly fail to renew: a failed renewal is tried again
+     * within 200 ms, plus its own round trip and a late timer on a busy machine.
+     */
+    static final long RENEWAL_CALM = TimeUnit.MILLISECONDS.toNanos(750);
     private static final long TICK = TimeUnit.MILLISECONDS.toNanos(50);
 
     private NemesisChecker() { }
@@ -148,7 +151,7 @@ final class NemesisChecker {
         }
         for (int earlier = 0; earlier < i; earlier++) {
             if (lostItsLeaseTo(history, charging.get(earlier), call)) {
-                return "counted lease loss under a long fault";
+                return "key taken over after a lease of outage";
             }
         }
         long from = charging.get(0).actionStartedAt();
@@ -161,23 +164,20 @@ final class NemesisChecker {
     }
 
     /**
-     * Whether {@code holder} may honestly have lost the key to {@code taker}: it says it lost its lease
-     * (or its caller cancelled and never saw), it held the key at least a lease before the taker ran,
-     * and during the lease before the taker ran the store could not be reached but for moments too short
-     * for a renewal to get through: a renewal is tried every interval, so a longer calm would have
-     * confirmed the lease.
+     * Whether {@code holder} may honestly have lost the key to {@code taker}: it held the key at least a
+     * lease before the taker ran, and during the lease before the taker ran the store could not be
+     * reached but for calms too short for a renewal to get through (a failed renewal is tried again
+     * within 200 ms, so a longer calm would have confirmed the lease). Whatever the holder was told: its
+     * lease lost, or its completion not written (the caller still gets its result, and the duplicate
+     * risk is counted), the store's lease ended while it could not be reached.
      */
     private static boolean lostItsLeaseTo(NemesisHistory history, CallRecord holder, CallRecord taker) {
-        if (holder.outcome() != Outcome.LEASE_LOST && holder.outcome() != null) {
-            return false;
-        }
         long lease = history.settings().lease().toNanos();
         long takenAt = taker.actionStartedAt();
         if (takenAt - holder.actionStartedAt() < lease - TICK) {
             return false;
         }
-        long renewal = lease / 3 + RENEWAL_SLACK;
-        return longestCalm(history, takenAt - lease, takenAt) < renewal;
+        return longestCalm(history, takenAt - lease, takenAt) < RENEWAL_CALM;
     }
 
     /** Whether a fault of the store was on, or just over, at some moment between {@code from} and {@code to}. */

@@ -14,7 +14,9 @@ import java.util.concurrent.TimeUnit;
  * the shared scheduler, the first one an interval after the action started.
  *
  * <p>A renewal that fails with a storage error (a timeout, a dropped connection, an open circuit) is
- * not a lost lease: it is counted and tried again at the next beat. The lease is lost only when the
+ * not a lost lease: it is counted and tried again soon (within {@link #RETRY_AFTER_FAILURE_NANOS}, or a
+ * quarter of the interval if that is shorter), as well as at the next beat; one renewal runs at a time.
+ * The lease is lost only when the
  * store says this token no longer holds it ({@code renew} answers {@code false}), or when the lease the
  * holder last confirmed has run out by the coordinator's own ticker: the start of the last renewal
  * that succeeded (at first, of the reserve) plus the lease. Counting from the start of the call that
@@ -38,10 +40,15 @@ abstract class Heartbeat {
 
     private static final Logger LOG = LoggerFactory.getLogger(Heartbeat.class);
     private static final VarHandle CONFIRMED_AT;
+    private static final VarHandle RENEWING;
+    /** After a renewal failed, how soon the next is tried (at most; a quarter of the interval if shorter). */
+    static final long RETRY_AFTER_FAILURE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
     static {
         try {
-            CONFIRMED_AT = MethodHandles.lookup().findVarHandle(Heartbeat.class, "confirmedAtNanos", long.class);
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            CONFIRMED_AT = lookup.findVarHandle(Heartbeat.class, "confirmedAtNanos", long.class);
+            RENEWING = lookup.findVarHandle(Heartbeat.class, "renewing", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -59,6 +66,9 @@ abstract class Heartbeat {
      */
     @SuppressWarnings("unused") // reached through CONFIRMED_AT
     private long confirmedAtNanos;
+    /** 1 while a renewal runs: the beat and a retry after a failure never renew at once. Through {@link #RENEWING}. */
+    @SuppressWarnings("unused") // reached through RENEWING
+    private int renewing;
     private volatile ScheduledFuture<?> renewals;
     private volatile boolean stopped;
     private volatile boolean lost;
@@ -119,38 +129,57 @@ abstract class Heartbeat {
     }
 
     private void renew() {
-        if (stopped) {
+        if (stopped || !RENEWING.compareAndSet(this, 0, 1)) {
             return;
         }
+        boolean failed;
+        try {
+            failed = renewOnce();
+        } finally {
+            RENEWING.setRelease(this, 0);
+        }
+        if (failed && !stopped) {
+            // The store may be back long before the next beat (a circuit opens for a second, a reconnect takes
+            // milliseconds): try again soon, so that two short outages on two beats do not cost the lease.
+            SharedScheduler.get().schedule(this::renew,
+                    Math.min(RETRY_AFTER_FAILURE_NANOS, shared().intervalNanos() / 4), TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /** One renewal; {@code true} when it failed with a storage error and the lease may still be held. */
+    private boolean renewOnce() {
         Heartbeats shared = shared();
         long startedAt = shared.ticker().read();
         if (ranOut(startedAt)) {
             lose(() -> logRanOut(startedAt, null));
-            return;
+            return false;
         }
         boolean held;
         try {
             held = shared.store().renew(namespace, token, shared.lease());
         } catch (IdempotencyStoreException e) {
-            if (!stopped) {
-                shared.onRenewFailed().accept(e);
-                long now = shared.ticker().read();
-                if (ranOut(now)) {
-                    lose(() -> logRanOut(now, e));
-                }
+            if (stopped) {
+                return false;
             }
-            return;
+            shared.onRenewFailed().accept(e);
+            long now = shared.ticker().read();
+            if (ranOut(now)) {
+                lose(() -> logRanOut(now, e));
+                return false;
+            }
+            return true;
         } catch (RuntimeException e) {
             // An answer, but not this attempt's reservation (an unreadable record, say): nothing vouches for the lease.
             lose(() -> logLost("the store answered with something other than this attempt's reservation: "
                     + e.getMessage()));
-            return;
+            return false;
         }
         if (held) {
             CONFIRMED_AT.setRelease(this, startedAt);
         } else {
             lose(() -> logLost("the store says another attempt holds the key, or the reservation ran out there"));
         }
+        return false;
     }
 
     private boolean ranOut(long now) {

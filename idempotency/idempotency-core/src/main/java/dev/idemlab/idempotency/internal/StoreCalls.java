@@ -31,8 +31,10 @@ final class StoreCalls {
 
     private static final Logger LOG = LoggerFactory.getLogger(StoreCalls.class);
     private static final long FIRST_RETRY_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
-    private static final long FIRST_SETTLE_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
-    private static final long MAX_SETTLE_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(1);
+    // Short, and never long: a settle races the lease of the marker it settles (a completion that did not land
+    // leaves the key to whoever reserves once that lease ends), and a store that is down fails each try fast.
+    private static final long FIRST_SETTLE_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    private static final long MAX_SETTLE_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
 
     private final Ticker ticker;
     private final long patienceNanos;
