@@ -10,8 +10,13 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The owner's lease renewal while its action runs: a token-checked {@code renew} at a fixed rate on
- * the shared scheduler, the first one an interval after the action started.
+ * The owner's lease renewal while its action runs: a token-checked {@code renew} at every beat of a
+ * fixed-rate timer task on the shared scheduler, the first beat an interval after the action started.
+ * The timer only triggers: the renewal itself runs on {@link SharedScheduler#storeCalls()}, because
+ * a renewal blocked for a whole command timeout on the timer's threads would hold up the renewals of
+ * every other holder, and a fault on one part of the store would cost leases on the healthy parts.
+ * At most one renewal per heartbeat is in flight: a beat that finds the previous one still running is
+ * skipped, so a stalled store costs one blocked thread per holder, not one per beat.
  *
  * <p>A renewal that fails with a storage error (a timeout, a dropped connection, an open circuit) is
  * not a lost lease: it is counted and tried again at the next beat. The lease is lost only when the
@@ -23,9 +28,8 @@ import java.util.concurrent.TimeUnit;
  * attempt took the key over meanwhile, so its outcome must say so whatever a late renewal would
  * answer; its complete is token-checked anyway, and still lands if nobody took the key.
  *
- * <p>The rate is fixed rather than the delay so that a renewal that took a whole timeout to fail does
- * not push the next one a full interval further: the next starts on the original schedule, or at once
- * when that moment has passed.
+ * <p>The rate is fixed rather than the delay so that the renewals keep the original schedule: a
+ * renewal that took a whole timeout to fail is followed by one at the first beat after it ended.
  *
  * <p>A heartbeat is not put on the timer when it starts: {@link Heartbeats} does that in batches, for
  * the heartbeats whose action is still running a short while later, so that the many calls whose
@@ -38,10 +42,13 @@ abstract class Heartbeat {
 
     private static final Logger LOG = LoggerFactory.getLogger(Heartbeat.class);
     private static final VarHandle CONFIRMED_AT;
+    private static final VarHandle RENEWAL_IN_FLIGHT;
 
     static {
         try {
-            CONFIRMED_AT = MethodHandles.lookup().findVarHandle(Heartbeat.class, "confirmedAtNanos", long.class);
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            CONFIRMED_AT = lookup.findVarHandle(Heartbeat.class, "confirmedAtNanos", long.class);
+            RENEWAL_IN_FLIGHT = lookup.findVarHandle(Heartbeat.class, "renewalInFlight", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -59,6 +66,12 @@ abstract class Heartbeat {
      */
     @SuppressWarnings("unused") // reached through CONFIRMED_AT
     private long confirmedAtNanos;
+    /**
+     * Whether a renewal was handed to the store-call pool and has not returned; set by the beat that
+     * hands it over, cleared by the renewal. Never written on the path of a fast action.
+     */
+    @SuppressWarnings("unused") // reached through RENEWAL_IN_FLIGHT
+    private volatile boolean renewalInFlight;
     private volatile ScheduledFuture<?> renewals;
     private volatile boolean stopped;
     private volatile boolean lost;
@@ -77,15 +90,17 @@ abstract class Heartbeat {
     abstract Heartbeats shared();
 
     /**
-     * Puts the renewals on the timer, the first one after {@code firstDelayNanos}, unless the action
+     * Puts the beats on the timer, the first one after {@code firstDelayNanos}, unless the action
      * already returned. Called once, by the batch.
      */
     void schedule(long firstDelayNanos) {
         if (stopped) {
             return;
         }
+        // Built here, once per heartbeat that outlives its batch: a fast action never pays for them.
+        Runnable renewal = this::renewInFlight;
         ScheduledFuture<?> scheduled = SharedScheduler.get().scheduleAtFixedRate(
-                this::renew, firstDelayNanos, shared().intervalNanos(), TimeUnit.NANOSECONDS);
+                () -> beat(renewal), firstDelayNanos, shared().intervalNanos(), TimeUnit.NANOSECONDS);
         renewals = scheduled;
         // stop() may have run between the check above and the assignment: then it saw no future to cancel.
         if (stopped) {
@@ -116,6 +131,28 @@ abstract class Heartbeat {
             }
         }
         return lost;
+    }
+
+    /** On the timer: hands a renewal to the store-call pool, unless the previous one is still in flight. */
+    private void beat(Runnable renewal) {
+        if (stopped || !RENEWAL_IN_FLIGHT.compareAndSet(this, false, true)) {
+            return;
+        }
+        try {
+            SharedScheduler.storeCalls().execute(renewal);
+        } catch (RuntimeException rejected) {
+            // Not rethrown: a fixed-rate task that throws is never run again. Tried at the next beat.
+            RENEWAL_IN_FLIGHT.setVolatile(this, false);
+            LOG.warn("could not start a renewal of a lease on {}: {}", operation(), rejected.toString());
+        }
+    }
+
+    private void renewInFlight() {
+        try {
+            renew();
+        } finally {
+            RENEWAL_IN_FLIGHT.setVolatile(this, false);
+        }
     }
 
     private void renew() {
@@ -174,6 +211,10 @@ abstract class Heartbeat {
 
     private void logLost(String why) {
         LOG.warn("lease on {} lost while its action runs ({}); another attempt may take the key over",
-                namespace.substring(0, namespace.indexOf(':')), why);
+                operation(), why);
+    }
+
+    private String operation() {
+        return namespace.substring(0, namespace.indexOf(':'));
     }
 }
