@@ -155,6 +155,16 @@ abstract class Heartbeat {
         }
     }
 
+    /**
+     * Whether the lease this holder last confirmed still lasts by its own ticker, read now, and the store
+     * never said otherwise. Until it runs out the store's lease has not ended either (it was set later,
+     * by the store's clock), so no other attempt can have reserved the key: what the key holds is this
+     * holder's doing.
+     */
+    final boolean leaseStillConfirmed() {
+        return !lost && !ranOut(shared().ticker().read());
+    }
+
     private void renew() {
         if (stopped) {
             return;
