@@ -13,7 +13,10 @@ import java.net.ServerSocket;
  * A NetCrusher TCP proxy on 127.0.0.1 in front of a store's server, for the network's faults: freeze
  * every connection (bytes are held, nothing is lost), drop the server's replies (the requests arrive
  * and run; the answers vanish), and reset every connection. A store that connects through
- * {@link #port()} meets them. Thread-safe; closing it closes every proxied connection.
+ * {@link #port()} meets them. Every connection it closes is reset (SO_LINGER 0: an RST, not a FIN), as a
+ * peer or a middlebox that drops a connection does: a client then loses the command it has in flight
+ * to a "connection reset", the failure a store must not take for one that never left. Thread-safe;
+ * closing it closes every proxied connection.
  */
 public final class TcpProxy implements AutoCloseable {
 
@@ -33,6 +36,7 @@ public final class TcpProxy implements AutoCloseable {
         this.crusher = TcpCrusherBuilder.builder().withReactor(reactor)
                 .withBindAddress("127.0.0.1", port)
                 .withConnectAddress(host, targetPort)
+                .withLingerMs(0)
                 .withIncomingTransformFilterFactory(client -> replies)
                 .buildAndOpen();
     }
