@@ -117,7 +117,7 @@ class RenewalsOfHealthyKeysOutliveStalledOnesTest {
         assertThatThrownBy(() -> coordinator.call(chargeCall("healthy", 10), CHARGE,
                 () -> stage.provider.charge("order-42", 10, "healthy")))
                 .as("a retry on the healthy key finds its holder").isInstanceOf(IdempotencyInProgressException.class);
-        assertThat(store.stalledRenewals).as("one renewal in flight per holder: the blocked ones' beats are skipped")
+        assertThat(store.stalledRenewals).as("one renewal in flight per holder: beats that come while it blocks wait for it")
                 .hasValue(STALLED_HOLDERS);
         stage.open(1);
         assertThat(healthy.get(30, TimeUnit.SECONDS).outcome()).isEqualTo(Outcome.EXECUTED);

@@ -15,8 +15,9 @@ import java.util.concurrent.TimeUnit;
  * The timer only triggers: the renewal itself runs on {@link SharedScheduler#storeCalls()}, because
  * a renewal blocked for a whole command timeout on the timer's threads would hold up the renewals of
  * every other holder, and a fault on one part of the store would cost leases on the healthy parts.
- * At most one renewal per heartbeat is in flight: a beat that finds the previous one still running is
- * skipped, so a stalled store costs one blocked thread per holder, not one per beat.
+ * At most one renewal per heartbeat is in flight, so a stalled store costs one blocked thread per
+ * holder, not one per beat: a beat that finds the previous renewal still running is not lost, but
+ * folded into one renewal that starts as soon as that one returns, however many beats it overlapped.
  *
  * <p>A renewal that fails with a storage error (a timeout, a dropped connection, an open circuit) is
  * not a lost lease: it is counted and tried again at the next beat. The lease is lost only when the
@@ -28,8 +29,9 @@ import java.util.concurrent.TimeUnit;
  * attempt took the key over meanwhile, so its outcome must say so whatever a late renewal would
  * answer; its complete is token-checked anyway, and still lands if nobody took the key.
  *
- * <p>The rate is fixed rather than the delay so that the renewals keep the original schedule: a
- * renewal that took a whole timeout to fail is followed by one at the first beat after it ended.
+ * <p>The rate is fixed rather than the delay so that a renewal that took a whole timeout to fail does
+ * not push the next one a full interval further: the next starts on the original schedule, or at once
+ * when that moment passed while the slow one was in flight.
  *
  * <p>A heartbeat is not put on the timer when it starts: {@link Heartbeats} does that in batches, for
  * the heartbeats whose action is still running a short while later, so that the many calls whose
@@ -42,13 +44,19 @@ abstract class Heartbeat {
 
     private static final Logger LOG = LoggerFactory.getLogger(Heartbeat.class);
     private static final VarHandle CONFIRMED_AT;
-    private static final VarHandle RENEWAL_IN_FLIGHT;
+    private static final VarHandle RENEWAL;
+    /** No renewal in flight. */
+    private static final int IDLE = 0;
+    /** A renewal in flight, and no beat came meanwhile. */
+    private static final int IN_FLIGHT = 1;
+    /** A renewal in flight, and a beat came meanwhile: another renewal follows it at once. */
+    private static final int BEAT_MISSED = 2;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             CONFIRMED_AT = lookup.findVarHandle(Heartbeat.class, "confirmedAtNanos", long.class);
-            RENEWAL_IN_FLIGHT = lookup.findVarHandle(Heartbeat.class, "renewalInFlight", boolean.class);
+            RENEWAL = lookup.findVarHandle(Heartbeat.class, "renewal", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -67,11 +75,12 @@ abstract class Heartbeat {
     @SuppressWarnings("unused") // reached through CONFIRMED_AT
     private long confirmedAtNanos;
     /**
-     * Whether a renewal was handed to the store-call pool and has not returned; set by the beat that
-     * hands it over, cleared by the renewal. Never written on the path of a fast action.
+     * {@link #IDLE}, {@link #IN_FLIGHT} or {@link #BEAT_MISSED}: whether a renewal was handed to the
+     * store-call pool and has not returned, and whether a beat came meanwhile. Moved by the beats and
+     * by the renewal; never written on the path of a fast action.
      */
-    @SuppressWarnings("unused") // reached through RENEWAL_IN_FLIGHT
-    private volatile boolean renewalInFlight;
+    @SuppressWarnings("unused") // reached through RENEWAL
+    private volatile int renewal;
     private volatile ScheduledFuture<?> renewals;
     private volatile boolean stopped;
     private volatile boolean lost;
@@ -133,25 +142,52 @@ abstract class Heartbeat {
         return lost;
     }
 
-    /** On the timer: hands a renewal to the store-call pool, unless the previous one is still in flight. */
-    private void beat(Runnable renewal) {
-        if (stopped || !RENEWAL_IN_FLIGHT.compareAndSet(this, false, true)) {
-            return;
+    /**
+     * On the timer: hands a renewal to the store-call pool, or, while one is in flight, marks the beat
+     * missed so that the renewal in flight is followed by another at once.
+     */
+    private void beat(Runnable renewalTask) {
+        while (!stopped) {
+            int state = (int) RENEWAL.getVolatile(this);
+            if (state == IDLE && RENEWAL.compareAndSet(this, IDLE, IN_FLIGHT)) {
+                start(renewalTask);
+                return;
+            }
+            if (state == BEAT_MISSED || (state == IN_FLIGHT && RENEWAL.compareAndSet(this, IN_FLIGHT, BEAT_MISSED))) {
+                return;
+            }
         }
+    }
+
+    private void start(Runnable renewalTask) {
         try {
-            SharedScheduler.storeCalls().execute(renewal);
+            SharedScheduler.storeCalls().execute(renewalTask);
         } catch (RuntimeException rejected) {
             // Not rethrown: a fixed-rate task that throws is never run again. Tried at the next beat.
-            RENEWAL_IN_FLIGHT.setVolatile(this, false);
+            RENEWAL.setVolatile(this, IDLE);
             LOG.warn("could not start a renewal of a lease on {}: {}", operation(), rejected.toString());
         }
     }
 
+    /** On the store-call pool: renews, and again at once for each time a beat came meanwhile. */
     private void renewInFlight() {
-        try {
+        do {
             renew();
-        } finally {
-            RENEWAL_IN_FLIGHT.setVolatile(this, false);
+        } while (beatMissedMeanwhile());
+    }
+
+    /**
+     * Ends the renewal in flight, unless a beat came meanwhile: then it stays in flight and this
+     * answers {@code true}, for one more renewal (which returns at once if the heartbeat stopped).
+     */
+    private boolean beatMissedMeanwhile() {
+        while (true) {
+            if (RENEWAL.compareAndSet(this, IN_FLIGHT, IDLE)) {
+                return false;
+            }
+            if (RENEWAL.compareAndSet(this, BEAT_MISSED, IN_FLIGHT)) {
+                return true;
+            }
         }
     }
 
