@@ -130,15 +130,23 @@ public final class IdempotencyConfig {
      * How often the owner renews its lease while its action runs, at a fixed rate from one interval
      * after the action started; below half the lease. Default: a third of the lease.
      *
+     * <p>Each beat starts a renewal, unless the holder's previous renewal is still in flight: then the
+     * next one starts as soon as that one returns (one, however many beats it overlapped), so a holder
+     * never has more than one renewal in flight and a slow one does not push the next a full interval
+     * further. Renewals run on a pool of their own, not on the timer that beats: renewals that stall
+     * on one part of the store (a paused shard, waiting out its command timeout) do not delay those of
+     * holders on healthy parts.
+     *
      * <p>A renewal that fails with a storage error (a timeout, a dropped connection, an open circuit)
-     * does not lose the lease: it is counted and tried again at the next beat. The lease is lost only
-     * when the store says another attempt holds the key, or when the lease last confirmed (counted
-     * from the start of the renewal, or the reserve, that confirmed it) has run out by the
-     * coordinator's ticker. So, after a confirmation, one renewal may fail, taking up to an interval
-     * to do so, and the holder keeps its lease if the next one answers within {@code lease - 2 *
-     * interval} of that confirmation: a third of the lease with the default (10 s of the default 30 s),
-     * room for a store's command timeout plus the store patience (default 2 s), since a renewal that
-     * failed is retried at the next beat, not within the patience. For the first renewal that room is
+     * does not lose the lease: it is counted and tried again at the next beat, not within the store
+     * patience. The lease is lost only when the store says another attempt holds the key, or when the
+     * lease last confirmed (counted from the start of the renewal, or the reserve, that confirmed it)
+     * has run out by the coordinator's ticker. So, after a renewal confirmed the lease, the next may
+     * fail, taking up to an interval to do so, and the holder keeps its lease if the one after it,
+     * starting two intervals after the confirmation, reaches the store within the {@code lease - 2 *
+     * interval} left: a third of the lease with the default (10 s of the default 30 s), room for a
+     * store's command timeout plus the store patience (default 2 s). A failed renewal that takes longer
+     * than an interval leaves the one after it that much less. For the first renewal that room is
      * shortened by how long the reserve took. A lease with less room than a store timeout
      * ({@code lease - 2 * interval} below it) survives no failed renewal.
      */

@@ -89,11 +89,18 @@ public interface IdempotencyCoordinator {
      * same way. The stage always completes: when {@code executor} rejects a step (it was shut down,
      * or its queue is full), exceptionally with the {@code RejectedExecutionException}.
      *
-     * <p>Cancelling the stage ({@code toCompletableFuture().cancel(...)}) before the action starts,
-     * while the call reserves or waits, means the action never runs; a reservation the call already
-     * took is released in the background, so the key is free for a retry. Once the action runs,
-     * cancelling does not interrupt it: it runs to its end and its result is stored as usual (a retry
-     * replays it), but the cancelled stage does not report it.
+     * <p>Cancelling the stage ({@code toCompletableFuture().cancel(...)}) succeeds only before the
+     * action starts, while the call reserves or waits: {@code cancel} returns {@code true}, the stage
+     * completes as cancelled, and the action never runs; a reservation the call already took is
+     * released in the background, so the key is free for a retry. Once the call has started its action
+     * (as the key's holder, or failing open), {@code cancel} returns {@code false} and changes nothing:
+     * the action is not interrupted, its result is stored as usual (a retry replays it), and the stage
+     * completes with it, or with what the action threw. Whether the call was cancelled is decided
+     * atomically with the start of the action, so a {@code true} from {@code cancel} always means the
+     * action did not run and will not. A stage completed otherwise before the action starts (its
+     * {@code complete} or {@code completeExceptionally}, an {@code orTimeout}) does not run the action
+     * either; after it started, such a completion only changes what the stage reports. Stages derived
+     * from this one ({@code thenApply} and the like) are not the call: cancelling them leaves it alone.
      *
      * <p>This default runs {@code call} on the executor, holding a thread while it waits, and does not
      * look at cancellation; the library's coordinator overrides it.

@@ -14,7 +14,10 @@ import java.net.ServerSocket;
  * every connection (bytes are held, nothing is lost), drop the server's replies (the requests arrive
  * and run; the answers vanish), and reset every connection. A store that connects through
  * {@link #port()} meets them, and keeps meeting them when the proxy is pointed at another server (one
- * that replaced a server that died). Thread-safe; closing it closes every proxied connection.
+ * that replaced a server that died). Every connection it closes is reset (SO_LINGER 0: an RST, not a
+ * FIN), as a peer or a middlebox that drops a connection does: a client then loses the command it has
+ * in flight to a "connection reset", the failure a store must not take for one that never left.
+ * Thread-safe; closing it closes every proxied connection.
  */
 public final class TcpProxy implements AutoCloseable {
 
@@ -39,6 +42,7 @@ public final class TcpProxy implements AutoCloseable {
         return TcpCrusherBuilder.builder().withReactor(reactor)
                 .withBindAddress("127.0.0.1", port)
                 .withConnectAddress(host, targetPort)
+                .withLingerMs(0)
                 .withIncomingTransformFilterFactory(client -> replies)
                 .buildAndOpen();
     }

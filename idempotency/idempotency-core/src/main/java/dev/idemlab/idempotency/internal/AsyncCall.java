@@ -5,6 +5,7 @@ import dev.idemlab.idempotency.IdempotencyRecordUnreadableException;
 import dev.idemlab.idempotency.IdempotentCall;
 import dev.idemlab.idempotency.IdempotentResult;
 import dev.idemlab.idempotency.ResultCodec;
+import dev.idemlab.idempotency.StoreFailureMode;
 import dev.idemlab.idempotency.StorePhase;
 import dev.idemlab.idempotency.spi.CompletionNotifications;
 import dev.idemlab.idempotency.spi.CompletionNotifications.Ending;
@@ -27,10 +28,11 @@ import java.util.concurrent.atomic.AtomicReference;
  * stage's cancellation resumes it, once per sleep, on the executor.
  *
  * <p>Its stage always completes: whatever a step throws, and an executor that rejects a
- * resumption, complete it exceptionally. A stage that is done before its action would start
- * (cancelled by the caller) never runs the action, and a reservation it took is released in the
- * background. No resumption is handed to the executor while this call holds a reservation: the
- * reserve and the action run in one step.
+ * resumption, complete it exceptionally. The stage is an {@link AsyncStage}: the call claims the
+ * action on it right before running it (as the owner, or failing open), and a stage that was
+ * cancelled or completed before that claim never runs the action; a reservation it took is released
+ * in the background. After the claim, a cancel is refused. No resumption is handed to the executor
+ * while this call holds a reservation: the reserve and the action run in one step.
  *
  * <p>Thread-safety: its steps run one after another, each handed over through the executor or
  * through the atomic {@link #napping}, which orders them; only the latest notified ending and the
@@ -44,7 +46,7 @@ final class AsyncCall<T, E extends Exception> implements CompletionNotifications
     private final ContextualAction<T, E> action;
     private final Executor executor;
     private final String token;
-    private final CompletableFuture<IdempotentResult<T>> result = new CompletableFuture<>();
+    private final AsyncStage<IdempotentResult<T>> result = new AsyncStage<>();
     private final AtomicReference<Ending> latest = new AtomicReference<>();
     /** The sleep in progress; whoever takes it out (timer, notification, cancellation) resumes the wait. */
     private final AtomicReference<Nap> napping = new AtomicReference<>();
@@ -61,7 +63,7 @@ final class AsyncCall<T, E extends Exception> implements CompletionNotifications
         this.token = token;
     }
 
-    /** Starts the call on the executor; the future is the caller's, and cancelling it stops the call. */
+    /** Starts the call on the executor; the future is the caller's, and cancelling it stops the call until its action is claimed. */
     CompletableFuture<IdempotentResult<T>> start() {
         // A cancelled stage wakes its sleeping wait, so it lets go of its subscription and timer now.
         result.whenComplete((value, failure) -> wake());
@@ -112,7 +114,7 @@ final class AsyncCall<T, E extends Exception> implements CompletionNotifications
             return;
         }
         if (reservation instanceof Reservation.Acquired acquired) {
-            if (result.isDone()) {
+            if (!result.claimAction()) {
                 coordinator.releaseLater(call, token); // cancelled while reserving: the action never runs
                 return;
             }
@@ -137,7 +139,9 @@ final class AsyncCall<T, E extends Exception> implements CompletionNotifications
     }
 
     private void reserveFailed(IdempotencyStoreException e) throws E {
-        if (!result.isDone()) {
+        // Failing open runs the action, so it is claimed first; failing closed runs nothing to claim.
+        boolean failsOpen = coordinator.config().storeFailureMode() == StoreFailureMode.FAIL_OPEN;
+        if (failsOpen ? result.claimAction() : !result.isDone()) {
             result.complete(coordinator.reserveFailed(call, token, codec, action, e));
             return;
         }

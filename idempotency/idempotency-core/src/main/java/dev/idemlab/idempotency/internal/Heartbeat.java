@@ -10,13 +10,20 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The owner's lease renewal while its action runs: a token-checked {@code renew} at a fixed rate on
- * the shared scheduler, the first one an interval after the action started.
+ * The owner's lease renewal while its action runs: a token-checked {@code renew} at every beat of a
+ * fixed-rate timer task on the shared scheduler, the first beat an interval after the action started.
+ * The timer only triggers: the renewal itself runs on {@link SharedScheduler#storeCalls()}, because
+ * a renewal blocked for a whole command timeout on the timer's threads would hold up the renewals of
+ * every other holder, and a fault on one part of the store would cost leases on the healthy parts.
+ * At most one renewal per heartbeat is in flight, so a stalled store costs one blocked thread per
+ * holder, not one per beat: a beat that finds the previous renewal still running is not lost, but
+ * folded into one renewal that starts as soon as that one returns, however many beats it overlapped.
  *
  * <p>A renewal that fails with a storage error (a timeout, a dropped connection, an open circuit) is
  * not a lost lease: it is counted and tried again soon (within {@link #RETRY_AFTER_FAILURE_NANOS}, or a
- * quarter of the interval if that is shorter), as well as at the next beat; one renewal runs at a time.
- * The lease is lost only when the
+ * quarter of the interval if that is shorter) as well as at the next beat, since the store may be back
+ * long before that beat (a circuit opens for a second, a reconnection takes milliseconds): two short
+ * outages on two beats must not cost a live holder its lease. The lease is lost only when the
  * store says this token no longer holds it ({@code renew} answers {@code false}), or when the lease the
  * holder last confirmed has run out by the coordinator's own ticker: the start of the last renewal
  * that succeeded (at first, of the reserve) plus the lease. Counting from the start of the call that
@@ -27,7 +34,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>The rate is fixed rather than the delay so that a renewal that took a whole timeout to fail does
  * not push the next one a full interval further: the next starts on the original schedule, or at once
- * when that moment has passed.
+ * when that moment passed while the slow one was in flight.
  *
  * <p>A heartbeat is not put on the timer when it starts: {@link Heartbeats} does that in batches, for
  * the heartbeats whose action is still running a short while later, so that the many calls whose
@@ -40,15 +47,21 @@ abstract class Heartbeat {
 
     private static final Logger LOG = LoggerFactory.getLogger(Heartbeat.class);
     private static final VarHandle CONFIRMED_AT;
-    private static final VarHandle RENEWING;
+    private static final VarHandle RENEWAL;
     /** After a renewal failed, how soon the next is tried (at most; a quarter of the interval if shorter). */
     static final long RETRY_AFTER_FAILURE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+    /** No renewal in flight. */
+    private static final int IDLE = 0;
+    /** A renewal in flight, and no beat came meanwhile. */
+    private static final int IN_FLIGHT = 1;
+    /** A renewal in flight, and a beat came meanwhile: another renewal follows it at once. */
+    private static final int BEAT_MISSED = 2;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             CONFIRMED_AT = lookup.findVarHandle(Heartbeat.class, "confirmedAtNanos", long.class);
-            RENEWING = lookup.findVarHandle(Heartbeat.class, "renewing", int.class);
+            RENEWAL = lookup.findVarHandle(Heartbeat.class, "renewal", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -66,10 +79,16 @@ abstract class Heartbeat {
      */
     @SuppressWarnings("unused") // reached through CONFIRMED_AT
     private long confirmedAtNanos;
-    /** 1 while a renewal runs: the beat and a retry after a failure never renew at once. Through {@link #RENEWING}. */
-    @SuppressWarnings("unused") // reached through RENEWING
-    private int renewing;
+    /**
+     * {@link #IDLE}, {@link #IN_FLIGHT} or {@link #BEAT_MISSED}: whether a renewal was handed to the
+     * store-call pool and has not returned, and whether a beat came meanwhile. Moved by the beats and
+     * by the renewal; never written on the path of a fast action.
+     */
+    @SuppressWarnings("unused") // reached through RENEWAL
+    private volatile int renewal;
     private volatile ScheduledFuture<?> renewals;
+    /** The beat, for a retry after a failed renewal; set with {@link #renewals}, before the first beat. */
+    private volatile Runnable retryBeat;
     private volatile boolean stopped;
     private volatile boolean lost;
 
@@ -87,15 +106,19 @@ abstract class Heartbeat {
     abstract Heartbeats shared();
 
     /**
-     * Puts the renewals on the timer, the first one after {@code firstDelayNanos}, unless the action
+     * Puts the beats on the timer, the first one after {@code firstDelayNanos}, unless the action
      * already returned. Called once, by the batch.
      */
     void schedule(long firstDelayNanos) {
         if (stopped) {
             return;
         }
+        // Built here, once per heartbeat that outlives its batch: a fast action never pays for them.
+        Runnable renewal = this::renewInFlight;
+        Runnable beat = () -> beat(renewal);
+        retryBeat = beat;
         ScheduledFuture<?> scheduled = SharedScheduler.get().scheduleAtFixedRate(
-                this::renew, firstDelayNanos, shared().intervalNanos(), TimeUnit.NANOSECONDS);
+                beat, firstDelayNanos, shared().intervalNanos(), TimeUnit.NANOSECONDS);
         renewals = scheduled;
         // stop() may have run between the check above and the assignment: then it saw no future to cancel.
         if (stopped) {
@@ -128,26 +151,76 @@ abstract class Heartbeat {
         return lost;
     }
 
-    private void renew() {
-        if (stopped || !RENEWING.compareAndSet(this, 0, 1)) {
-            return;
-        }
-        boolean failed;
-        try {
-            failed = renewOnce();
-        } finally {
-            RENEWING.setRelease(this, 0);
-        }
-        if (failed && !stopped) {
-            // The store may be back long before the next beat (a circuit opens for a second, a reconnect takes
-            // milliseconds): try again soon, so that two short outages on two beats do not cost the lease.
-            SharedScheduler.get().schedule(this::renew,
-                    Math.min(RETRY_AFTER_FAILURE_NANOS, shared().intervalNanos() / 4), TimeUnit.NANOSECONDS);
+    /**
+     * On the timer: hands a renewal to the store-call pool, or, while one is in flight, marks the beat
+     * missed so that the renewal in flight is followed by another at once.
+     */
+    private void beat(Runnable renewalTask) {
+        while (!stopped) {
+            int state = (int) RENEWAL.getVolatile(this);
+            if (state == IDLE && RENEWAL.compareAndSet(this, IDLE, IN_FLIGHT)) {
+                start(renewalTask);
+                return;
+            }
+            if (state == BEAT_MISSED || (state == IN_FLIGHT && RENEWAL.compareAndSet(this, IN_FLIGHT, BEAT_MISSED))) {
+                return;
+            }
         }
     }
 
+    private void start(Runnable renewalTask) {
+        try {
+            SharedScheduler.storeCalls().execute(renewalTask);
+        } catch (RuntimeException rejected) {
+            // Not rethrown: a fixed-rate task that throws is never run again. Tried at the next beat.
+            RENEWAL.setVolatile(this, IDLE);
+            LOG.warn("could not start a renewal of a lease on {}: {}", operation(), rejected.toString());
+        }
+    }
+
+    /** On the store-call pool: renews, and again at once for each time a beat came meanwhile. */
+    private void renewInFlight() {
+        boolean failed;
+        do {
+            failed = renew();
+        } while (beatMissedMeanwhile());
+        Runnable beat = retryBeat;
+        if (failed && !stopped && beat != null) {
+            SharedScheduler.get().schedule(beat, Math.min(RETRY_AFTER_FAILURE_NANOS, shared().intervalNanos() / 4),
+                    TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /**
+     * Ends the renewal in flight, unless a beat came meanwhile: then it stays in flight and this
+     * answers {@code true}, for one more renewal (which returns at once if the heartbeat stopped).
+     */
+    private boolean beatMissedMeanwhile() {
+        while (true) {
+            if (RENEWAL.compareAndSet(this, IN_FLIGHT, IDLE)) {
+                return false;
+            }
+            if (RENEWAL.compareAndSet(this, BEAT_MISSED, IN_FLIGHT)) {
+                return true;
+            }
+        }
+    }
+
+    /**
+     * Whether the lease this holder last confirmed still lasts by its own ticker, read now, and the store
+     * never said otherwise. Until it runs out the store's lease has not ended either (it was set later,
+     * by the store's clock), so no other attempt can have reserved the key: what the key holds is this
+     * holder's doing.
+     */
+    final boolean leaseStillConfirmed() {
+        return !lost && !ranOut(shared().ticker().read());
+    }
+
     /** One renewal; {@code true} when it failed with a storage error and the lease may still be held. */
-    private boolean renewOnce() {
+    private boolean renew() {
+        if (stopped) {
+            return false;
+        }
         Heartbeats shared = shared();
         long startedAt = shared.ticker().read();
         if (ranOut(startedAt)) {
@@ -203,6 +276,10 @@ abstract class Heartbeat {
 
     private void logLost(String why) {
         LOG.warn("lease on {} lost while its action runs ({}); another attempt may take the key over",
-                namespace.substring(0, namespace.indexOf(':')), why);
+                operation(), why);
+    }
+
+    private String operation() {
+        return namespace.substring(0, namespace.indexOf(':'));
     }
 }

@@ -46,7 +46,7 @@ final class Heartbeats {
      * Heartbeats that renew reservations in {@code store} for {@code lease} every {@code interval},
      * and tell by {@code ticker} when the lease a holder last confirmed has run out.
      * {@code onRenewFailed} runs for every renewal that failed with a storage error (it is tried again
-     * at the next beat), on the timer's thread.
+     * at the next beat), on the thread of {@link SharedScheduler#storeCalls()} that ran it.
      */
     Heartbeats(IdempotencyStore store, Duration lease, Duration interval, Ticker ticker,
                Consumer<IdempotencyStoreException> onRenewFailed) {

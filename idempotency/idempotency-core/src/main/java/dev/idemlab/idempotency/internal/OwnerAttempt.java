@@ -85,7 +85,8 @@ final class OwnerAttempt<T> extends Heartbeat {
      * stale); a store that keeps failing leaves the reservation to run out, counted as a duplicate
      * risk, and the write is settled in the background once the store answers. A retry after a
      * timed-out try that finds the key completed may be finding that very try, landed: it counts as
-     * written when the record holds this call's fingerprint and this result.
+     * written when the record holds this call's fingerprint and this result and the lease still lasts
+     * (see {@link #completedByAnEarlierTry}).
      */
     private boolean complete(StoredResult stored) {
         IdempotencyStore store = coordinator.storeClient();
@@ -121,13 +122,23 @@ final class OwnerAttempt<T> extends Heartbeat {
 
     /**
      * Only a retry (an earlier try timed out) gets here, so the completed record it found may be its own
-     * first try's: then it holds this call's fingerprint and this very result. A store that cannot
-     * answer leaves the completion counted as stale, as before this look.
+     * first try's: then it holds this call's fingerprint and this very result. An equal record is not
+     * proof, though: if that try never landed and the lease ended meanwhile, another attempt may have
+     * reserved, run and completed with an equal result. So the record counts as this attempt's only
+     * while the lease it last confirmed still lasts by its own ticker, read after the lookup: no other
+     * attempt can take the key before the store's lease ends. Otherwise, and when the store cannot
+     * answer, the completion counts as stale, as before this look.
      */
     private boolean completedByAnEarlierTry(String fingerprint, StoredResult stored) {
         try {
-            return coordinator.storeClient().lookup(namespace).orElse(null) instanceof Completed completed
+            boolean equal = coordinator.storeClient().lookup(namespace).orElse(null) instanceof Completed completed
                     && completed.fingerprint().equals(fingerprint) && completed.result().equals(stored);
+            if (equal && !leaseStillConfirmed()) {
+                LOG.debug("a completed record of {} equal to this attempt's was found after its lease ran out: "
+                        + "another attempt may have written it", call.operation());
+                return false;
+            }
+            return equal;
         } catch (RuntimeException e) {
             LOG.debug("could not read whether a retried completion of {} landed on an earlier try: {}",
                     call.operation(), e.toString());

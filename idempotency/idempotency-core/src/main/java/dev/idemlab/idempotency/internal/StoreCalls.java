@@ -21,8 +21,10 @@ import java.util.function.Supplier;
  *       store operation is safe to repeat: a reserve with the same token acquires again, complete and
  *       release check the token.</li>
  *   <li>{@link #settleLater}: a best-effort call after the caller was already answered (a marker
- *       that may have landed late), retried in the background on the shared scheduler with a growing
- *       pause, for a bounded time, so that no caller waits out a second timeout.</li>
+ *       that may have landed late), retried in the background with a growing pause, for a bounded
+ *       time, so that no caller waits out a second timeout. The calls run on
+ *       {@link SharedScheduler#storeCalls()}; the timer only starts the retries, so a settle that
+ *       waits out a timeout never delays a lease's renewal.</li>
  * </ul>
  *
  * <p>Thread-safe.
@@ -138,6 +140,11 @@ final class StoreCalls {
     }
 
     private static void schedule(Runnable task, long delayNanos) {
-        SharedScheduler.get().schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+        if (delayNanos == 0) {
+            SharedScheduler.storeCalls().execute(task);
+        } else {
+            SharedScheduler.get().schedule(() -> SharedScheduler.storeCalls().execute(task), delayNanos,
+                    TimeUnit.NANOSECONDS);
+        }
     }
 }

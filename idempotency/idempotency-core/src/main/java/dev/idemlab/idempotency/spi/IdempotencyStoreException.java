@@ -15,9 +15,16 @@ public class IdempotencyStoreException extends IdempotencyException {
 
     /** What kind of failure it was, which decides whether waiting a little may help. */
     public enum Failure {
-        /** The server could not be reached: refused, reset, disconnected. Retrying at once will not help. */
+        /**
+         * The server could not be reached, and the call was never sent: refused, rejected while the
+         * client is disconnected. Retrying at once will not help. A connection lost while the call was
+         * in flight is a {@link #TIMEOUT}: the call may have run.
+         */
         UNREACHABLE,
-        /** The server did not answer in time: a stall, which may pass. The call may have landed. */
+        /**
+         * The server did not answer in time (a stall, which may pass), or the connection was lost (reset,
+         * closed) while the call was in flight, its answer with it. The call may have landed.
+         */
         TIMEOUT,
         /** The store's circuit breaker is open after recent failures: failed without trying. */
         CIRCUIT_OPEN,

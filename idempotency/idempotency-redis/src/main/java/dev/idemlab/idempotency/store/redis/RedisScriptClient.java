@@ -203,8 +203,9 @@ final class RedisScriptClient implements AutoCloseable {
                 return redis.eval(script.body(), ScriptOutputType.MULTI, keys, args);
             }
         } catch (RuntimeException e) {
+            // A stall says nothing of the topology; a lost connection or a refusal may be a node gone.
             if (config.cluster() && client instanceof RedisClusterClient cluster
-                    && classify(e) != Failure.TIMEOUT) {
+                    && !(e instanceof RedisCommandTimeoutException)) {
                 cluster.refreshPartitionsAsync();
             }
             throw failure(namespace, script.resource() + " failed", e);
@@ -314,8 +315,14 @@ final class RedisScriptClient implements AutoCloseable {
     }
 
     /**
-     * A timeout is a stall that may pass; a refused or dropped connection is an outage; a server that
-     * answered it did not run the command for now ({@link #NOT_RUN_NOW}) is busy, to be tried again.
+     * A timeout is a stall that may pass; a server that answered it did not run the command for now
+     * ({@link #NOT_RUN_NOW}) is busy, to be tried again. A connection failure is one of two: a command
+     * Lettuce rejected before sending it ({@link #neverSent}) never landed, and the server is
+     * unreachable; a command whose connection was lost while it was in flight ({@link #lostInFlight})
+     * may have run there, its reply lost, which is a timeout's case: tried again within the patience
+     * (the same token acquires again, complete and release check it) and, if that fails, settled in
+     * the background. Such a loss does not open the circuit by itself: while the client reconnects,
+     * the next command is rejected unsent, in microseconds, and that opens it.
      */
     static Failure classify(RuntimeException e) {
         if (e instanceof RedisCommandTimeoutException) {
@@ -324,16 +331,54 @@ final class RedisScriptClient implements AutoCloseable {
         if (notRunNow(e)) {
             return Failure.BUSY;
         }
-        if (e instanceof RedisConnectionException || (e instanceof RedisException
-                && e.getMessage() != null && e.getMessage().startsWith("Currently not connected"))) {
+        if (neverSent(e)) {
             return Failure.UNREACHABLE;
         }
-        for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
-            if (t instanceof java.net.ConnectException || t instanceof java.io.IOException) {
-                return Failure.UNREACHABLE;
-            }
+        if (lostInFlight(e)) {
+            return Failure.TIMEOUT;
         }
         return Failure.OTHER;
+    }
+
+    /**
+     * Rejected before it was written: no connection could be made (refused, a failed handshake), or the
+     * endpoint refused the write because it is disconnected ({@code REJECT_COMMANDS}) or was closed.
+     */
+    private static boolean neverSent(RuntimeException e) {
+        if (e instanceof RedisConnectionException) {
+            return true;
+        }
+        String message = e.getMessage();
+        if (e instanceof RedisException && message != null
+                && (message.startsWith("Currently not connected") || message.equals("Connection is closed"))) {
+            return true;
+        }
+        for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
+            if (t instanceof java.net.ConnectException || t instanceof RedisConnectionException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Written, then its connection went: the command at the head of the connection's queue gets the
+     * I/O error itself (a reset by the peer, a broken pipe), and the others Lettuce fails as the channel
+     * goes inactive ("Connection disconnected" while commands are rejected, "Connection closed" for a
+     * connection being closed).
+     */
+    private static boolean lostInFlight(RuntimeException e) {
+        String message = e.getMessage();
+        if (e instanceof RedisException && ("Connection disconnected".equals(message)
+                || "Connection closed".equals(message))) {
+            return true;
+        }
+        for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
+            if (t instanceof java.io.IOException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether {@code e}, or what it wraps, is an error reply of {@link #NOT_RUN_NOW}. */

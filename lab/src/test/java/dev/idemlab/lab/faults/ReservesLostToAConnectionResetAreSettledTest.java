@@ -1,0 +1,137 @@
+package dev.idemlab.lab.faults;
+
+import dev.idemlab.idempotency.IdempotencyConfig;
+import dev.idemlab.idempotency.IdempotencyCoordinator;
+import dev.idemlab.idempotency.IdempotentCall;
+import dev.idemlab.idempotency.IdempotentResult;
+import dev.idemlab.idempotency.Outcome;
+import dev.idemlab.idempotency.spi.ForwardingIdempotencyStore;
+import dev.idemlab.idempotency.spi.IdempotencyRecord;
+import dev.idemlab.idempotency.spi.IdempotencyRecord.Completed;
+import dev.idemlab.idempotency.spi.IdempotencyStore;
+import dev.idemlab.idempotency.spi.IdempotencyStoreException;
+import dev.idemlab.idempotency.spi.Reservation;
+import dev.idemlab.idempotency.store.redis.RedisIdempotencyStore;
+import dev.idemlab.lab.infra.ProvisioningOptions;
+import dev.idemlab.lab.infra.RedisBackend;
+import dev.idemlab.lab.infra.StoreBackends;
+import dev.idemlab.provider.Charge;
+import dev.idemlab.provider.FakePaymentProvider;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static dev.idemlab.lab.faults.FaultRig.CHARGE;
+import static dev.idemlab.lab.faults.FaultRig.call;
+import static dev.idemlab.lab.faults.FaultRig.key;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * On a real Redis through a TCP proxy: a reserve that ran on the server and whose connection then
+ * reset, its reply still on the way, was reported as a server that could not be reached, as if it
+ * never landed; the call failed open, nothing settled the marker, and a retry found the key held by
+ * nobody until the lease ran out, then ran the action again. A command lost in flight may have
+ * landed: the reserve is settled in the background and a later retry replays. The wrappers only pick
+ * the moment (the marker is on the server, the reply is held back) and record what the store answered;
+ * the reset is the proxy's.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ReservesLostToAConnectionResetAreSettledTest {
+
+    private RedisBackend redis;
+
+    @BeforeAll
+    void startServer() {
+        redis = (RedisBackend) StoreBackends.open("redis", ProvisioningOptions.defaults());
+    }
+
+    @AfterAll
+    void stopServer() {
+        if (redis != null) {
+            redis.close();
+        }
+    }
+
+    @Test
+    void aReserveThatLandedAndWhoseConnectionResetIsSettledSoTheRetryReplays() throws Exception {
+        java.net.URI server = java.net.URI.create(redis.uri());
+        try (TcpProxy proxy = TcpProxy.to(server.getHost(), server.getPort());
+             RedisIdempotencyStore throughProxy = redis.openStoreThrough(proxy.port());
+             RedisIdempotencyStore direct = new RedisIdempotencyStore(throughProxy.config().toBuilder()
+                     .uri(redis.uri()).build())) {
+            throughProxy.lookup("payment.charge:warm-up"); // the proxied connection is open
+            IdempotentCall call = call(key(), 10);
+            List<IdempotencyStoreException> reserveFailures = new CopyOnWriteArrayList<>();
+            AtomicBoolean injected = new AtomicBoolean();
+            IdempotencyStore store = new ForwardingIdempotencyStore(throughProxy) {
+                @Override
+                public Reservation reserve(String namespace, String token, String fingerprint, Duration lease) {
+                    boolean first = injected.compareAndSet(false, true);
+                    proxy.dropReplies(first); // the first reserve reaches Redis; its reply is held back
+                    CompletableFuture<Void> reset = first ? resetOnceLanded(proxy, direct, namespace)
+                            : CompletableFuture.completedFuture(null);
+                    try {
+                        return super.reserve(namespace, token, fingerprint, lease);
+                    } catch (IdempotencyStoreException e) {
+                        reserveFailures.add(e);
+                        if (first) {
+                            reset.join();
+                            proxy.dropReplies(false);
+                            proxy.disconnect(); // no new connection is let in: the patience retry fails too
+                            awaitStoreSeesItGone(throughProxy);
+                        }
+                        throw e;
+                    }
+                }
+            };
+            FakePaymentProvider provider = FaultRig.provider();
+            IdempotencyCoordinator coordinator = IdempotencyCoordinator.builder(store)
+                    .config(IdempotencyConfig.ofDefaults()).build();
+
+            IdempotentResult<Charge> first = coordinator.call(call, CHARGE, () -> provider.charge("o-1", 10, null));
+            assertThat(reserveFailures).as("the reset reached the reserve in flight").isNotEmpty();
+            assertThat(reserveFailures.get(0).mayHaveLanded()).as("lost in flight: " + reserveFailures.get(0))
+                    .isTrue();
+            assertThat(first.outcome()).isEqualTo(Outcome.FAILED_OPEN);
+
+            proxy.reconnect(); // the network is back
+            Awaitility.await().atMost(Duration.ofSeconds(30))
+                    .until(() -> direct.lookup(call.namespace()).orElse(null) instanceof Completed);
+            IdempotentResult<Charge> retry = coordinator.call(call, CHARGE, () -> provider.charge("o-1", 10, null));
+            assertThat(retry.outcome()).isEqualTo(Outcome.REPLAYED);
+            assertThat(retry.value().id()).isEqualTo("ch_1");
+            assertThat(provider.chargeIds()).containsExactly("ch_1");
+        }
+    }
+
+    /** Resets every proxied connection once the reserve's marker is on the server, its reply held back. */
+    private static CompletableFuture<Void> resetOnceLanded(TcpProxy proxy, IdempotencyStore direct, String namespace) {
+        return CompletableFuture.runAsync(() -> {
+            Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
+                    .until(() -> direct.lookup(namespace).orElse(null) instanceof IdempotencyRecord.Pending);
+            proxy.reset();
+        }).orTimeout(30, TimeUnit.SECONDS);
+    }
+
+    /** Waits until the store's own calls fail as unreachable (or on the circuit that opened), not as a timeout. */
+    private static void awaitStoreSeesItGone(IdempotencyStore store) {
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
+            try {
+                store.lookup("payment.charge:probe");
+                return false;
+            } catch (IdempotencyStoreException e) {
+                return e.failure() == IdempotencyStoreException.Failure.UNREACHABLE
+                        || e.failure() == IdempotencyStoreException.Failure.CIRCUIT_OPEN;
+            }
+        });
+    }
+}
