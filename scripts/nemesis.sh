@@ -2,7 +2,8 @@
 # The nemesis, run long: on every store, a seeded random workload while faults from the lab's one
 # vocabulary are injected on a random schedule, each history checked against the provider's ledger.
 # Writes results/nemesis/README.md (a row per store, then each store's report).
-# Usage: bash scripts/nemesis.sh [DURATION] [STORE...]   (default: 30m on memory, redis and postgres,
+# Usage: bash scripts/nemesis.sh [DURATION] [STORE...]   (default: 30m on memory, redis, postgres and
+# redis-cluster (the lab's own local cluster),
 # the stores run one after the other; NEMESIS_PARALLEL=1 runs them at once, each in its own JVM).
 # Seeds are fresh and printed; rerun one with: java -jar lab/target/lab.jar nemesis --store S --seed N.
 set -euo pipefail
@@ -11,7 +12,7 @@ cd "$(dirname "$0")/.."
 duration="${1:-30m}"
 shift || true
 stores=("$@")
-[[ ${#stores[@]} -gt 0 ]] || stores=(memory redis postgres)
+[[ ${#stores[@]} -gt 0 ]] || stores=(memory redis postgres redis-cluster)
 jar=lab/target/lab.jar
 if [[ ! -f "$jar" ]]; then
   echo "building $jar"
@@ -21,6 +22,10 @@ out=results/nemesis
 mkdir -p "$out"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
+# The commit and the jar as they are now: the runs take half an hour, and the tree may move meanwhile.
+commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
+cp "$jar" "$work/lab.jar"
+jar="$work/lab.jar"
 
 run_store() {
   local store="$1" seed
@@ -80,15 +85,17 @@ status=0
   echo "## How it was run"
   echo
   echo "* command: \`bash scripts/nemesis.sh $duration ${stores[*]}\` (per store: \`java -jar lab/target/lab.jar nemesis --store S --seed N --duration $duration --format markdown\`)"
-  echo "* commit: \`$(git rev-parse --short HEAD 2>/dev/null || echo unknown)\`$(git diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
+  echo "* commit: \`$commit\`"
   echo "* JDK: $(java -version 2>&1 | head -1); cores: $(nproc)"
   echo "* servers: the ones each row names, private servers the lab provisioned on 127.0.0.1; the store's"
   echo "  client connects through a TCP proxy of the nemesis's own (NetCrusher), its admin connection straight"
   echo "  to the server"
-  echo "* what they promise: the private Redis runs without persistence (appendonly no); the bundled PostgreSQL"
-  echo "  runs with fsync and synchronous_commit off. No fault here restarts a server, so none of these runs"
-  echo "  depends on surviving a crash; the memory store's clock jump is the one fault that breaks a store"
-  echo "  promise on purpose (every lease it holds ends at once)."
+  echo "* what they promise: the private Redis runs without persistence (appendonly no); for"
+  echo "  \`restart-from-snapshot\` the nemesis runs its own private Redis whose RDB snapshot is written only on"
+  echo "  SAVE, so a restart loses every write since the snapshot: a store promise broken on purpose, as the"
+  echo "  memory store's \`clock-jump\` is. The bundled PostgreSQL runs with fsync and synchronous_commit off, and"
+  echo "  no fault here crashes it; the lab's Redis Cluster runs without persistence and its failovers are the"
+  echo "  planned kind (nothing written is lost)."
 } > "$out/README.md"
 echo "wrote $out/README.md"
 exit "$status"

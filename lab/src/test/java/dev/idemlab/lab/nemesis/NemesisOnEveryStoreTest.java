@@ -42,7 +42,7 @@ class NemesisOnEveryStoreTest {
     }
 
     private static Duration duration() {
-        String given = System.getProperty("nemesis.duration", "30s").trim();
+        String given = System.getProperty("nemesis.duration", "20s").trim();
         return Duration.ofSeconds(Long.parseLong(given.replaceAll("s$", "")));
     }
 }
