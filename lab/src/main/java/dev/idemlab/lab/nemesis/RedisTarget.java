@@ -63,9 +63,25 @@ final class RedisTarget extends NemesisTarget {
             closeOwned();
             throw e;
         }
-        this.store = backend.openStoreThrough(proxy.port());
-        this.adminClient = RedisClient.create();
-        this.admin = adminClient.connect(RedisURI.create(uri));
+        RedisIdempotencyStore opened = null;
+        RedisClient client = null;
+        try {
+            opened = backend.openStoreThrough(proxy.port());
+            client = RedisClient.create();
+            this.admin = client.connect(RedisURI.create(uri));
+        } catch (RuntimeException e) {
+            if (opened != null) {
+                opened.close();
+            }
+            if (client != null) {
+                client.shutdown();
+            }
+            proxy.close();
+            closeOwned();
+            throw e;
+        }
+        this.store = opened;
+        this.adminClient = client;
         this.server = owned != null ? describeOwned() : backend.server();
     }
 
@@ -82,11 +98,14 @@ final class RedisTarget extends NemesisTarget {
 
     @Override
     List<FaultKind> kinds() {
-        List<FaultKind> kinds = new ArrayList<>(List.of(FaultKind.PAUSE_ALL, FaultKind.PAUSE_WRITE,
-                FaultKind.KILL_CONNECTIONS, FaultKind.FREEZE, FaultKind.DROP_REPLIES, FaultKind.RESET));
-        if (owned != null || backendPid.isPresent()) {
-            kinds.add(FaultKind.STOP_SERVER);
+        if (owned == null && backendPid.isEmpty()) {
+            // Faults played on the server itself reach every client of it: only on a server the lab started.
+            return List.of(FaultKind.FREEZE, FaultKind.DROP_REPLIES, FaultKind.RESET);
         }
+        // In this order: a seed draws its faults by their place in the list.
+        List<FaultKind> kinds = new ArrayList<>(List.of(FaultKind.PAUSE_ALL, FaultKind.PAUSE_WRITE,
+                FaultKind.KILL_CONNECTIONS, FaultKind.FREEZE, FaultKind.DROP_REPLIES, FaultKind.RESET,
+                FaultKind.STOP_SERVER));
         if (owned != null) {
             kinds.add(FaultKind.RESTART_FROM_SNAPSHOT);
         }
