@@ -177,7 +177,9 @@ final class NemesisChecker {
         if (takenAt - holder.actionStartedAt() < lease - TICK) {
             return false;
         }
-        return longestCalm(history, takenAt - lease, takenAt) < RENEWAL_CALM;
+        // Renewals begin one interval after the action started: a calm before then renews nothing.
+        long firstBeat = holder.actionStartedAt() + lease / 3;
+        return longestCalm(history, Math.max(takenAt - lease, firstBeat), takenAt) < RENEWAL_CALM;
     }
 
     /** Whether a fault of the store was on, or just over, at some moment between {@code from} and {@code to}. */

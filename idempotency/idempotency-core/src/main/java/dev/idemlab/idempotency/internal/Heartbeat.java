@@ -117,8 +117,13 @@ abstract class Heartbeat {
         Runnable renewal = this::renewInFlight;
         Runnable beat = () -> beat(renewal);
         retryBeat = beat;
+        // The lease counts from the reserve's first try: a reserve that took a while (a stall waited out
+        // within the patience) leaves less of it than an interval would need. Renew within a third of
+        // what is left, then at the usual rate.
+        long left = (long) CONFIRMED_AT.getAcquire(this) + shared().leaseNanos() - shared().ticker().read();
+        long firstDelay = Math.min(firstDelayNanos, Math.max(0, left / 3));
         ScheduledFuture<?> scheduled = SharedScheduler.get().scheduleAtFixedRate(
-                beat, firstDelayNanos, shared().intervalNanos(), TimeUnit.NANOSECONDS);
+                beat, firstDelay, shared().intervalNanos(), TimeUnit.NANOSECONDS);
         renewals = scheduled;
         // stop() may have run between the check above and the assignment: then it saw no future to cancel.
         if (stopped) {
