@@ -112,8 +112,7 @@ final class NetworkFaults {
     }
 
     private static TcpProxy proxyTo(FaultRig rig) throws IOException {
-        URI target = URI.create(((RedisBackend) rig.backend()).uri());
-        return TcpProxy.to(target.getHost(), target.getPort());
+        return TcpProxy.to(URI.create(((RedisBackend) rig.backend()).uri()));
     }
 
     private static RedisIdempotencyStore storeThrough(TcpProxy proxy) {

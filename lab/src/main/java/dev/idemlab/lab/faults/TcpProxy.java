@@ -66,6 +66,16 @@ public final class TcpProxy implements AutoCloseable {
         }
     }
 
+    /**
+     * A proxy to the server a URI names ({@code redis://host:port}, or a JDBC URL without its
+     * {@code jdbc:}) on a free local port.
+     *
+     * @throws IOException when no local port could be had
+     */
+    public static TcpProxy to(java.net.URI server) throws IOException {
+        return to(server.getHost(), server.getPort());
+    }
+
     /** The local port a store connects to. */
     public int port() {
         return port;

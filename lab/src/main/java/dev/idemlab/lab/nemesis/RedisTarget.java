@@ -57,8 +57,7 @@ final class RedisTarget extends NemesisTarget {
         this.owned = backendPid.isPresent() && !appendOnly(backend.server()) ? SnapshotRedisServer.start() : null;
         String uri = owned != null ? owned.current().uri() : backend.uri();
         try {
-            URI address = URI.create(uri);
-            this.proxy = TcpProxy.to(address.getHost(), address.getPort());
+            this.proxy = TcpProxy.to(URI.create(uri));
         } catch (IOException | RuntimeException e) {
             closeOwned();
             throw e;

@@ -63,8 +63,7 @@ class ReservesLostToAConnectionResetAreSettledTest {
 
     @Test
     void aReserveThatLandedAndWhoseConnectionResetIsSettledSoTheRetryReplays() throws Exception {
-        java.net.URI server = java.net.URI.create(redis.uri());
-        try (TcpProxy proxy = TcpProxy.to(server.getHost(), server.getPort());
+        try (TcpProxy proxy = TcpProxy.to(java.net.URI.create(redis.uri()));
              RedisIdempotencyStore throughProxy = redis.openStoreThrough(proxy.port());
              RedisIdempotencyStore direct = new RedisIdempotencyStore(throughProxy.config().toBuilder()
                      .uri(redis.uri()).build())) {

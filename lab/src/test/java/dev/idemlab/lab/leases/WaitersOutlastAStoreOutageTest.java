@@ -114,7 +114,7 @@ class WaitersOutlastAStoreOutageTest {
     void aWaiterThatSawTheHolderOutlastsAStoreOutageAndReplaysItsCharge(String store, String mode) throws Exception {
         StoreBackend backend = backends.get(store);
         String prefix = "outage-" + UUID.randomUUID() + ":";
-        try (TcpProxy proxy = TcpProxy.to(serverAddress(backend).getHost(), serverAddress(backend).getPort());
+        try (TcpProxy proxy = TcpProxy.to(serverAddress(backend));
              IdempotencyStore direct = openStore(backend, null, prefix);
              WatchedStore throughProxy = new WatchedStore(openStore(backend, proxy.port(), prefix))) {
             IdempotencyCoordinator holderSide = IdempotencyCoordinator.builder(direct).build();
