@@ -14,7 +14,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -113,11 +112,13 @@ class CancelsRacingTheActionNeverRunItOnACancelledStageTest {
 
     @Test
     void aCancelWhileTheReserveFailsWinsAndTheCallDoesNotFailOpen() throws Exception {
-        AtomicBoolean cancelAnswered = new AtomicBoolean();
+        // A future, not a flag: the stage is cancelled inside cancel(), so the test can wake up before
+        // the store's thread has stored what cancel() answered.
+        CompletableFuture<Boolean> cancelAnswered = new CompletableFuture<>();
         IdempotencyCoordinator coordinator = IdempotencyCoordinator.builder(new ForwardingIdempotencyStore(memory) {
             @Override
             public Reservation reserve(String namespace, String token, String fingerprint, Duration lease) {
-                cancelAnswered.set(toCancel.get().cancel(true)); // the caller gives up while the store fails
+                cancelAnswered.complete(toCancel.get().cancel(true)); // the caller gives up while the store fails
                 throw new IdempotencyStoreException("unreachable", namespace,
                         IdempotencyStoreException.Failure.UNREACHABLE, "connection refused", null);
             }
@@ -126,8 +127,11 @@ class CancelsRacingTheActionNeverRunItOnACancelledStageTest {
         CompletableFuture<IdempotentResult<Charge>> cancelled = charge(coordinator);
 
         assertThat(cancelled).failsWithin(30, TimeUnit.SECONDS);
-        assertThat(cancelAnswered).isTrue();
+        assertThat(cancelAnswered).succeedsWithin(30, TimeUnit.SECONDS).isEqualTo(true);
         assertThat(cancelled).isCancelled();
+        // The call's thread counts the error after the cancel woke this one: let it finish first.
+        callers.shutdown();
+        assertThat(callers.awaitTermination(30, TimeUnit.SECONDS)).as("the call's thread finished").isTrue();
         assertThat(coordinator.stats().storageErrors().get(StorePhase.RESERVE)).isEqualTo(1);
         assertThat(actions).hasValue(0);
         assertThat(stage.provider.chargeIds()).isEmpty();
