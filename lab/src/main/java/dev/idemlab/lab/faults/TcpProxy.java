@@ -97,6 +97,17 @@ public final class TcpProxy implements AutoCloseable {
         droppingReplies = on;
     }
 
+    /**
+     * Ends {@link #dropReplies(boolean) dropping replies} so that no client reads half a reply or a
+     * reply meant for a command it gave up on: every connection is reset, the flag goes off, and they
+     * are reset again for what passed between the two. Clients reconnect.
+     */
+    public void stopDroppingReplies() {
+        reset();
+        dropReplies(false);
+        reset();
+    }
+
     /** Closes every proxied connection and stops listening: new connections are refused until {@link #reconnect()}. */
     public void disconnect() {
         crusher.close();

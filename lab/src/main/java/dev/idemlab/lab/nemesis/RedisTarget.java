@@ -191,18 +191,13 @@ final class RedisTarget extends NemesisTarget {
                 ServerDurability.redis(current.uri(), false));
     }
 
-    /**
-     * Replies are dropped for {@code length}, then every connection is reset, so that no client reads
-     * half a reply; the flag goes off between two resets for the same reason.
-     */
+    /** Replies are dropped for {@code length}, then {@linkplain TcpProxy#stopDroppingReplies() stopped cleanly}. */
     static void dropReplies(TcpProxy proxy, Duration length) {
         proxy.dropReplies(true);
         try {
             hold(length);
         } finally {
-            proxy.reset();
-            proxy.dropReplies(false);
-            proxy.reset();
+            proxy.stopDroppingReplies();
         }
     }
 

@@ -14,6 +14,7 @@ import dev.idemlab.idempotency.spi.ForwardingIdempotencyStore;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.idempotency.spi.IdempotencyStoreException;
 import dev.idemlab.idempotency.store.postgres.PostgresIdempotencyStore;
+import dev.idemlab.lab.faults.TcpProxy;
 import dev.idemlab.lab.infra.PostgresBackend;
 import dev.idemlab.lab.infra.ProvisioningOptions;
 import dev.idemlab.lab.infra.RedisBackend;
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
+import java.net.URI;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
@@ -201,6 +203,55 @@ class RenewalSurvivesStoreHiccupsTest {
                 });
             });
             assertThat(unlocked.await(30, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    /**
+     * Renewals reach Redis but their replies are lost for longer than a lease: the holder's own clock
+     * runs out (its outcome says the lease was lost), while each renewal that landed kept the lease
+     * alive in the store. A holder that stopped renewing then let the store's lease end after the fault
+     * with its action still running, and a retry ran the action again (found by the nemesis on Redis).
+     * It renews on until the store says the token no longer holds: the retry is turned away, the
+     * holder's complete lands, one charge.
+     */
+    @Test
+    void renewalsWhoseRepliesAreLostPastTheLeaseStillKeepTheKey() throws Exception {
+        try (TcpProxy proxy = TcpProxy.to(URI.create(redis.uri()));
+             IdempotencyStore real = redis.openStoreThrough(proxy.port())) {
+            CountDownLatch repliesBack = new CountDownLatch(1);
+            FaultAtFirstRenewal store = new FaultAtFirstRenewal(real, unused -> {
+                proxy.dropReplies(true);
+                callers.execute(() -> {
+                    letTimePass(LEASE.plusSeconds(1)); // past the lease by the holder's clock
+                    proxy.stopDroppingReplies();
+                    repliesBack.countDown();
+                });
+            });
+            IdempotencyCoordinator coordinator = IdempotencyCoordinator.builder(store)
+                    .config(IdempotencyConfig.custom().policy(InFlightPolicy.RAISE).lease(LEASE).heartbeatInterval(BEAT)
+                            .build())
+                    .build();
+            String key = UUID.randomUUID().toString();
+            CompletableFuture<IdempotentResult<Charge>> holder = charge(coordinator, key);
+            assertThat(insideProvider.tryAcquire(30, TimeUnit.SECONDS)).as("the holder is inside the provider").isTrue();
+            assertThat(repliesBack.await(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(store.renewFailures).as("renewals timed out while their replies were lost")
+                    .contains(IdempotencyStoreException.Failure.TIMEOUT);
+
+            letTimePass(LEASE.plusMillis(500)); // a lease after the fault: the store's lease had ended without renewals
+            assertThatThrownBy(() -> charge(coordinator, key).join())
+                    .hasCauseInstanceOf(IdempotencyInProgressException.class);
+            holderGate.countDown();
+
+            IdempotentResult<Charge> held = holder.get(30, TimeUnit.SECONDS);
+            assertThat(held.outcome()).as("its own clock ran out: it cannot know nobody took over")
+                    .isEqualTo(Outcome.LEASE_LOST);
+            assertThat(held.value().id()).isEqualTo("ch_1");
+            IdempotentResult<Charge> retry = charge(coordinator, key).get(30, TimeUnit.SECONDS);
+            assertThat(retry.outcome()).isEqualTo(Outcome.REPLAYED);
+            assertThat(retry.value().id()).isEqualTo("ch_1");
+            assertThat(provider.chargeIds()).containsExactly("ch_1");
+            assertThat(coordinator.stats().stale()).isZero();
         }
     }
 

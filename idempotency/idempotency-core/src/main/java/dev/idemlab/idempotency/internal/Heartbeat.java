@@ -28,9 +28,12 @@ import java.util.concurrent.TimeUnit;
  * holder last confirmed has run out by the coordinator's own ticker: the start of the last renewal
  * that succeeded (at first, of the reserve) plus the lease. Counting from the start of the call that
  * confirmed it keeps that bound on the safe side of the store's clock, which set the expiry later.
- * Once the lease ran out by that bound, renewing stops: the holder can no longer tell whether another
- * attempt took the key over meanwhile, so its outcome must say so whatever a late renewal would
- * answer; its complete is token-checked anyway, and still lands if nobody took the key.
+ * Once the lease ran out by that bound the holder can no longer tell whether another attempt took the
+ * key over meanwhile, so its outcome says so whatever a later renewal answers. But renewing goes on
+ * until the store says the token no longer holds: renewals whose replies were lost may have kept the
+ * lease alive in the store, and a holder that stopped renewing then would let a retry take the key over
+ * after the fault, while its action still runs. A renewal is token-checked, so it never extends
+ * another attempt's lease; the complete is token-checked too, and lands if nobody took the key.
  *
  * <p>The rate is fixed rather than the delay so that a renewal that took a whole timeout to fail does
  * not push the next one a full interval further: the next starts on the original schedule, or at once
@@ -229,8 +232,7 @@ abstract class Heartbeat {
         Heartbeats shared = shared();
         long startedAt = shared.ticker().read();
         if (ranOut(startedAt)) {
-            lose(() -> logRanOut(startedAt, null));
-            return false;
+            ranOutByOwnClock(startedAt, null);
         }
         boolean held;
         try {
@@ -242,8 +244,7 @@ abstract class Heartbeat {
             shared.onRenewFailed().accept(e);
             long now = shared.ticker().read();
             if (ranOut(now)) {
-                lose(() -> logRanOut(now, e));
-                return false;
+                ranOutByOwnClock(now, e);
             }
             return true;
         } catch (RuntimeException e) {
@@ -264,6 +265,17 @@ abstract class Heartbeat {
         return now - (long) CONFIRMED_AT.getAcquire(this) >= shared().leaseNanos();
     }
 
+    /**
+     * The lease last confirmed ran out by the holder's own ticker: the outcome is a lost lease from now
+     * on, but renewing goes on (see the class comment). Logged once.
+     */
+    private void ranOutByOwnClock(long now, IdempotencyStoreException lastFailure) {
+        if (!stopped && !lost) {
+            lost = true;
+            logRanOut(now, lastFailure);
+        }
+    }
+
     private void lose(Runnable log) {
         if (!stopped) {
             lost = true;
@@ -276,7 +288,8 @@ abstract class Heartbeat {
         long agoMillis = TimeUnit.NANOSECONDS.toMillis(now - (long) CONFIRMED_AT.getAcquire(this));
         logLost("the lease last confirmed " + agoMillis + " ms ago (a lease of " + shared().lease().toMillis()
                 + " ms) ran out while the store could not be reached"
-                + (lastFailure == null ? "" : "; last failure: " + lastFailure.getMessage()));
+                + (lastFailure == null ? "" : "; last failure: " + lastFailure.getMessage())
+                + "; renewing on until the store says the token no longer holds");
     }
 
     private void logLost(String why) {
