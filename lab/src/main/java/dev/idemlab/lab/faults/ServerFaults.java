@@ -105,7 +105,7 @@ final class ServerFaults {
         coordinator.call(call(key(), 10), CHARGE, () -> provider.charge("o-0", 10, null)); // the pool is warm
         try (Connection admin = rig.postgres(); Statement statement = admin.createStatement()) {
             statement.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                    + "WHERE application_name = 'idempotency-store' AND pid <> pg_backend_pid()");
+                    + "WHERE application_name LIKE 'idempotency-store%' AND pid <> pg_backend_pid()");
         }
         long before = provider.chargeCount();
         IdempotentResult<Charge> first = coordinator.call(call(key, 10), CHARGE, () -> provider.charge("o-1", 10, null));

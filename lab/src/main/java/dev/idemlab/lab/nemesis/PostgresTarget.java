@@ -29,7 +29,7 @@ import java.util.List;
 final class PostgresTarget extends NemesisTarget {
 
     private static final String STORE_BACKENDS = "SELECT pid FROM pg_stat_activity "
-            + "WHERE application_name = 'idempotency-store' AND pid <> pg_backend_pid()";
+            + "WHERE application_name LIKE 'idempotency-store%' AND pid <> pg_backend_pid()";
 
     private final TcpProxy proxy;
     private final PostgresIdempotencyStore store;

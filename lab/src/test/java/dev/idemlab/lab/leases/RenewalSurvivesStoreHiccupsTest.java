@@ -255,6 +255,73 @@ class RenewalSurvivesStoreHiccupsTest {
         }
     }
 
+    /**
+     * Every connection of the store's request pool is taken, past a lease, by reserves that wait on a
+     * row lock (another transaction holds an expired row for update, and each reserve that would take
+     * it over waits out the lock timeout, then the next one takes its connection). The holder's
+     * renewals of another row go through the renewals' own pool: none fails, the lease holds, a
+     * retry after the flood is turned away, one charge. On one shared pool the renewals queued
+     * behind the flood (found by the nemesis as a pool reopening after a fault).
+     */
+    @Test
+    void postgresRequestPoolTakenPastTheLeaseByReservesWaitingOnALock() throws Exception {
+        try (IdempotencyStore real = postgres.openStore();
+             Connection locker = DriverManager.getConnection(postgres.jdbcUrl(), postgres.user(), postgres.password())) {
+            PostgresIdempotencyStore pg = (PostgresIdempotencyStore) real;
+            String blocked = "payment.charge:blocked-" + UUID.randomUUID();
+            assertThat(real.reserve(blocked, "t0", "fp", Duration.ofMillis(1)))
+                    .isInstanceOf(dev.idemlab.idempotency.spi.Reservation.Acquired.class);
+            letTimePass(Duration.ofMillis(50)); // the row has expired: a reserve would take it over
+            locker.setAutoCommit(false);
+            try (var lock = locker.prepareStatement("SELECT 1 FROM " + pg.config().table()
+                    + " WHERE namespace = ? FOR UPDATE")) {
+                lock.setString(1, pg.keyOf(blocked));
+                assertThat(lock.executeQuery().next()).as("the expired row is locked").isTrue();
+            }
+            int flooders = pg.config().maxPoolSize() * 4;
+            CountDownLatch floodEnds = new CountDownLatch(flooders);
+            FaultAtFirstRenewal store = new FaultAtFirstRenewal(real, unused -> {
+                long until = System.nanoTime() + LEASE.plusSeconds(1).toNanos();
+                for (int i = 0; i < flooders; i++) {
+                    callers.execute(() -> {
+                        try {
+                            while (System.nanoTime() - until < 0) {
+                                try {
+                                    real.reserve(blocked, UUID.randomUUID().toString(), "fp", LEASE);
+                                } catch (IdempotencyStoreException expected) {
+                                    // lock timeout, or no connection within the pool timeout: try again
+                                }
+                            }
+                        } finally {
+                            floodEnds.countDown();
+                        }
+                    });
+                }
+            });
+            IdempotencyCoordinator coordinator = IdempotencyCoordinator.builder(store)
+                    .config(IdempotencyConfig.custom().policy(InFlightPolicy.RAISE).lease(LEASE).heartbeatInterval(BEAT)
+                            .build())
+                    .build();
+            String key = UUID.randomUUID().toString();
+            CompletableFuture<IdempotentResult<Charge>> holder = charge(coordinator, key);
+            assertThat(insideProvider.tryAcquire(30, TimeUnit.SECONDS)).as("the holder is inside the provider").isTrue();
+            assertThat(floodEnds.await(60, TimeUnit.SECONDS)).as("the flood ran past a lease and ended").isTrue();
+            locker.rollback();
+
+            assertThatThrownBy(() -> charge(coordinator, key).join())
+                    .hasCauseInstanceOf(IdempotencyInProgressException.class);
+            holderGate.countDown();
+
+            IdempotentResult<Charge> held = holder.get(30, TimeUnit.SECONDS);
+            assertThat(store.renewFailures).as("no renewal waited for the request pool").isEmpty();
+            assertThat(held.outcome()).isEqualTo(Outcome.EXECUTED);
+            IdempotentResult<Charge> retry = charge(coordinator, key).get(30, TimeUnit.SECONDS);
+            assertThat(retry.outcome()).isEqualTo(Outcome.REPLAYED);
+            assertThat(retry.value().id()).isEqualTo("ch_1");
+            assertThat(provider.chargeIds()).containsExactly("ch_1");
+        }
+    }
+
     /** A plain Lettuce connection to the Redis behind the store, to send the fault's command on. */
     private static final class RawRedis implements AutoCloseable {
         final RedisClient client;

@@ -16,12 +16,25 @@ final class ConnectionPool {
 
     /** A HikariCP pool on the config's URL; HikariCP is an optional dependency needed only here. */
     static DataSource open(PostgresStoreConfig config) {
+        return open(config, "", config.maxPoolSize());
+    }
+
+    /** The holders' pool, for lease renewals only (see {@link PostgresStoreConfig#renewalPoolSize()}). */
+    static DataSource openForRenewals(PostgresStoreConfig config) {
+        return open(config, "-renewals", config.renewalPoolSize());
+    }
+
+    private static DataSource open(PostgresStoreConfig config, String poolSuffix, int size) {
         if (config.jdbcUrl() == null) {
             throw new IllegalArgumentException("a store that builds its own pool needs a JDBC URL; "
                     + "use PostgresIdempotencyStore.open(DataSource, config) for a DataSource");
         }
         try {
-            return new HikariDataSource(hikariConfig(config));
+            HikariConfig hikari = hikariConfig(config);
+            hikari.setPoolName(hikari.getPoolName() + poolSuffix);
+            hikari.setMaximumPoolSize(size);
+            hikari.addDataSourceProperty("ApplicationName", "idempotency-store" + poolSuffix);
+            return new HikariDataSource(hikari);
         } catch (RuntimeException | NoClassDefFoundError e) {
             throw new IdempotencyStoreException("postgres", null, "cannot open a connection pool to "
                     + ServerAddress.of(config.jdbcUrl()) + (e instanceof NoClassDefFoundError

@@ -19,6 +19,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -57,8 +58,10 @@ public final class PostgresIdempotencyStore implements IdempotencyStore, Complet
     private final PostgresStoreConfig config;
     private final RecordStatements sql;
     private final DataSource pool;
-    /** The pool this store built and closes; {@code null} when the service passed its own DataSource. */
-    private final AutoCloseable ownPool;
+    /** Lease renewals' own connections: the same as {@link #pool} over the service's DataSource. */
+    private final DataSource renewals;
+    /** The pools this store built and closes; empty when the service passed its own DataSource. */
+    private final List<AutoCloseable> ownPools;
     private volatile String address;
     private final AtomicLong writes = new AtomicLong();
     private final StoreCircuit circuit;
@@ -80,7 +83,9 @@ public final class PostgresIdempotencyStore implements IdempotencyStore, Complet
         this.sql = new RecordStatements(config.table());
         this.address = config.jdbcUrl() == null ? "unknown" : ServerAddress.of(config.jdbcUrl());
         this.pool = dataSource;
-        this.ownPool = ownsPool ? (AutoCloseable) dataSource : null;
+        this.renewals = ownsPool ? renewalsBeside(config, dataSource) : dataSource;
+        this.ownPools = ownsPool ? List.of((AutoCloseable) dataSource, (AutoCloseable) renewals)
+                : List.of();
         this.notifications = new PostgresNotifications(dataSource, sql.channel);
         this.circuit = new StoreCircuit(NAME, "postgres-" + config.table(), config.circuitCoolDown());
         try {
@@ -94,6 +99,20 @@ public final class PostgresIdempotencyStore implements IdempotencyStore, Complet
                 throw e;
             }
             LOG.warn("postgres store at {} is not reachable yet: {}", address, e.getMessage());
+        }
+    }
+
+    /** The renewals' pool beside {@code pool}, which is closed if that cannot be opened. */
+    private static DataSource renewalsBeside(PostgresStoreConfig config, DataSource pool) {
+        try {
+            return ConnectionPool.openForRenewals(config);
+        } catch (RuntimeException e) {
+            try {
+                ((AutoCloseable) pool).close();
+            } catch (Exception closing) {
+                e.addSuppressed(closing);
+            }
+            throw e;
         }
     }
 
@@ -139,13 +158,23 @@ public final class PostgresIdempotencyStore implements IdempotencyStore, Complet
         });
     }
 
+    /**
+     * On the renewals' own pool, and past the circuit: after a fault a renewal must not queue for a
+     * connection behind new requests, nor wait out a cool-down that their failures opened, while the
+     * lease of a live holder runs out. Renewals are one in flight per holder, so they cannot pile up
+     * on a dead server the way new requests would.
+     */
     @Override
     public boolean renew(String namespace, String token, Duration lease) {
-        return update("renew", namespace, sql.renew, statement -> {
-            statement.setLong(1, micros(lease));
-            statement.setString(2, stored(namespace));
-            statement.setString(3, token);
-        }) == 1;
+        try (Connection connection = renewals.getConnection()) {
+            return updateOn(connection, sql.renew, statement -> {
+                statement.setLong(1, micros(lease));
+                statement.setString(2, stored(namespace));
+                statement.setString(3, token);
+            }) == 1;
+        } catch (SQLException | RuntimeException e) {
+            throw failure("renew", namespace, e);
+        }
     }
 
     @Override
@@ -232,15 +261,15 @@ public final class PostgresIdempotencyStore implements IdempotencyStore, Complet
         return new StoreDescription(NAME, version == null ? UNKNOWN_VERSION : version, address);
     }
 
-    /** Closes the pool this store built, if it built one. Does not touch the server or the table. */
+    /** Closes the pools this store built, if it built them. Does not touch the server or the table. */
     @Override
     public void close() {
         notifications.close();
-        if (ownPool != null) {
+        for (AutoCloseable own : ownPools) {
             try {
-                ownPool.close();
+                own.close();
             } catch (Exception e) {
-                LOG.debug("closing the connection pool failed", e);
+                LOG.debug("closing a connection pool failed", e);
             }
         }
     }

@@ -32,6 +32,11 @@ public final class PostgresStoreConfig {
     public static final Duration DEFAULT_POOL_TIMEOUT = Duration.ofSeconds(1);
     /** Connections in the pool. */
     public static final int DEFAULT_MAX_POOL_SIZE = 16;
+    /**
+     * Connections in the holders' own pool, which only lease renewals use: a live holder's renewal
+     * never queues behind new requests for a connection (see {@link #renewalPoolSize()}).
+     */
+    public static final int DEFAULT_RENEWAL_POOL_SIZE = 4;
     /** Run one bounded sweep of expired rows after this many writes; 0 never sweeps on its own. */
     public static final int DEFAULT_SWEEP_EVERY_WRITES = 4096;
     /** The most expired rows one sweep statement deletes, so that a sweep stays a short statement. */
@@ -53,6 +58,7 @@ public final class PostgresStoreConfig {
     private final Duration statementTimeout;
     private final Duration poolTimeout;
     private final int maxPoolSize;
+    private final int renewalPoolSize;
     private final int sweepEveryWrites;
     private final int sweepBatch;
     private final Duration circuitCoolDown;
@@ -69,6 +75,7 @@ public final class PostgresStoreConfig {
         this.statementTimeout = b.statementTimeout;
         this.poolTimeout = b.poolTimeout;
         this.maxPoolSize = b.maxPoolSize;
+        this.renewalPoolSize = b.renewalPoolSize;
         this.sweepEveryWrites = b.sweepEveryWrites;
         this.sweepBatch = b.sweepBatch;
         this.circuitCoolDown = b.circuitCoolDown;
@@ -93,7 +100,8 @@ public final class PostgresStoreConfig {
     public Builder toBuilder() {
         return new Builder(jdbcUrl).credentials(user, password).table(table).namespacePrefix(namespacePrefix)
                 .connectTimeout(connectTimeout).socketTimeout(socketTimeout).statementTimeout(statementTimeout)
-                .poolTimeout(poolTimeout).maxPoolSize(maxPoolSize).sweepEveryWrites(sweepEveryWrites)
+                .poolTimeout(poolTimeout).maxPoolSize(maxPoolSize).renewalPoolSize(renewalPoolSize)
+                .sweepEveryWrites(sweepEveryWrites)
                 .sweepBatch(sweepBatch).requireServerAtStart(requireServerAtStart).circuitCoolDown(circuitCoolDown);
     }
 
@@ -140,6 +148,17 @@ public final class PostgresStoreConfig {
         return maxPoolSize;
     }
 
+    /**
+     * Connections in the second pool a store that builds its own pools opens for lease renewals only.
+     * After a fault every pooled connection may be broken or busy at once, and new requests then queue
+     * for the few the pool reopens: a holder's renewal among them could wait past its lease, and a retry
+     * take the key while its action runs. Renewals are one in flight per holder and short, so a few
+     * connections carry them. A store over the service's own {@code DataSource} renews through that.
+     */
+    public int renewalPoolSize() {
+        return renewalPoolSize;
+    }
+
     public int sweepEveryWrites() {
         return sweepEveryWrites;
     }
@@ -168,7 +187,7 @@ public final class PostgresStoreConfig {
         return "PostgresStoreConfig[url=" + jdbcUrl + ", table=" + table + ", namespacePrefix='" + namespacePrefix
                 + "', connectTimeout=" + connectTimeout + ", socketTimeout=" + socketTimeout
                 + ", statementTimeout=" + statementTimeout + ", poolTimeout=" + poolTimeout
-                + ", maxPoolSize=" + maxPoolSize + "]";
+                + ", maxPoolSize=" + maxPoolSize + ", renewalPoolSize=" + renewalPoolSize + "]";
     }
 
     /** Builds a {@link PostgresStoreConfig}. Not thread-safe. */
@@ -184,6 +203,7 @@ public final class PostgresStoreConfig {
         private Duration statementTimeout = DEFAULT_STATEMENT_TIMEOUT;
         private Duration poolTimeout = DEFAULT_POOL_TIMEOUT;
         private int maxPoolSize = DEFAULT_MAX_POOL_SIZE;
+        private int renewalPoolSize = DEFAULT_RENEWAL_POOL_SIZE;
         private int sweepEveryWrites = DEFAULT_SWEEP_EVERY_WRITES;
         private int sweepBatch = DEFAULT_SWEEP_BATCH;
         private Duration circuitCoolDown = DEFAULT_CIRCUIT_COOL_DOWN;
@@ -235,6 +255,11 @@ public final class PostgresStoreConfig {
             return this;
         }
 
+        public Builder renewalPoolSize(int renewalPoolSize) {
+            this.renewalPoolSize = renewalPoolSize;
+            return this;
+        }
+
         public Builder sweepEveryWrites(int sweepEveryWrites) {
             this.sweepEveryWrites = sweepEveryWrites;
             return this;
@@ -275,6 +300,7 @@ public final class PostgresStoreConfig {
                     "must be shorter than socketTimeout, so that the server cancels a slow statement first");
             require("poolTimeout", poolTimeout, poolTimeout.compareTo(POOL_TIMEOUT_FLOOR) >= 0, "must be at least 250 ms");
             require("maxPoolSize", maxPoolSize, maxPoolSize >= 1, "must be at least 1");
+            require("renewalPoolSize", renewalPoolSize, renewalPoolSize >= 1, "must be at least 1");
             require("sweepEveryWrites", sweepEveryWrites, sweepEveryWrites >= 0, "must be 0 (never) or positive");
             require("sweepBatch", sweepBatch, sweepBatch >= 1, "must be at least 1");
             require("circuitCoolDown", circuitCoolDown, !circuitCoolDown.isNegative() && !circuitCoolDown.isZero(),
