@@ -44,10 +44,16 @@ final class NemesisChecker {
     /** How long before a fail-open a fault may have ended and still explain it: recovery plus the patience. */
     static final long FAIL_OPEN_AFTERMATH = TimeUnit.SECONDS.toNanos(3);
     /**
-     * The longest calm in which a holder might honestly fail to renew: a failed renewal is tried again
-     * within 200 ms, plus its own round trip and a late timer on a busy machine.
+     * The longest calm after a fault in which a holder might honestly fail to renew: a renewal that
+     * failed in the fault is tried again within 200 ms, plus its own round trip and a late timer on a
+     * busy machine.
      */
     static final long RENEWAL_CALM = TimeUnit.MILLISECONDS.toNanos(750);
+    /**
+     * How much longer than the heartbeat's interval a calm with no failed renewal before it must be to
+     * hold a beat whose renewal gets through: the round trip and a late timer.
+     */
+    static final long BEAT_SLACK = TimeUnit.MILLISECONDS.toNanos(250);
     private static final long TICK = TimeUnit.MILLISECONDS.toNanos(50);
 
     private NemesisChecker() { }
@@ -165,11 +171,14 @@ final class NemesisChecker {
 
     /**
      * Whether {@code holder} may honestly have lost the key to {@code taker}: it held the key at least a
-     * lease before the taker ran, and during the lease before the taker ran the store could not be
-     * reached but for calms too short for a renewal to get through (a failed renewal is tried again
-     * within 200 ms, so a longer calm would have confirmed the lease). Whatever the holder was told: its
-     * lease lost, or its completion not written (the caller still gets its result, and the duplicate
-     * risk is counted), the store's lease ended while it could not be reached.
+     * lease before the taker ran, and in the lease before the taker ran (any renewal that got through
+     * then would have kept the key past it) the holder had no chance to renew: no calm after a fault
+     * long enough for the retry of a renewal that failed in it ({@link #RENEWAL_CALM}), and no calm
+     * long enough to hold one of its beats, a heartbeat interval apart ({@link #BEAT_SLACK} more). A
+     * calm shorter than an interval before the first fault may fall between two beats: the beat before
+     * it renewed to a moment the fault then covered. Whatever the holder was told: its lease lost, or
+     * its completion not written (the caller still gets its result, and the duplicate risk is counted),
+     * the store's lease ended while it could not be reached.
      */
     private static boolean lostItsLeaseTo(NemesisHistory history, CallRecord holder, CallRecord taker) {
         long lease = history.settings().lease().toNanos();
@@ -177,9 +186,18 @@ final class NemesisChecker {
         if (takenAt - holder.actionStartedAt() < lease - TICK) {
             return false;
         }
-        // Renewals begin one interval after the action started: a calm before then renews nothing.
-        long firstBeat = holder.actionStartedAt() + lease / 3;
-        return longestCalm(history, Math.max(takenAt - lease, firstBeat), takenAt) < RENEWAL_CALM;
+        // The coordinator's default heartbeat: a third of the lease. Renewals begin one interval after
+        // the action started, so a calm before then renews nothing.
+        long interval = lease / 3;
+        long from = Math.max(takenAt - lease, holder.actionStartedAt() + interval);
+        for (long[] calm : calms(history, from, takenAt)) {
+            boolean afterAFault = calm[0] > from;
+            long length = calm[1] - calm[0];
+            if (length >= (afterAFault ? RENEWAL_CALM : interval + BEAT_SLACK)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Whether a fault of the store was on, or just over, at some moment between {@code from} and {@code to}. */
@@ -189,23 +207,29 @@ final class NemesisChecker {
     }
 
     /**
-     * The longest stretch between {@code from} and {@code to} with no fault of the store on and none
-     * ended less than {@link #RECOVERY} before (the circuit's cool-down, a reconnection).
+     * The stretches between {@code from} and {@code to} with no fault of the store on and none ended
+     * less than {@link #RECOVERY} before (the circuit's cool-down, a reconnection), in order, each as
+     * its start and end.
      */
-    private static long longestCalm(NemesisHistory history, long from, long to) {
+    private static List<long[]> calms(NemesisHistory history, long from, long to) {
         List<long[]> faulted = history.faults().stream().filter(fault -> fault.kind() != FaultKind.REJECT_RESUMPTIONS)
                 .map(fault -> new long[] {fault.startedAt(), fault.endedAt() + RECOVERY})
                 .sorted(Comparator.comparingLong(window -> window[0])).toList();
-        long calm = 0;
+        List<long[]> calms = new ArrayList<>();
         long cursor = from;
         for (long[] window : faulted) {
             if (window[1] < cursor || window[0] > to) {
                 continue;
             }
-            calm = Math.max(calm, window[0] - cursor);
+            if (window[0] > cursor) {
+                calms.add(new long[] {cursor, window[0]});
+            }
             cursor = Math.max(cursor, window[1]);
         }
-        return Math.max(calm, to - cursor);
+        if (to > cursor) {
+            calms.add(new long[] {cursor, to});
+        }
+        return calms;
     }
 
     /**

@@ -94,6 +94,8 @@ abstract class Heartbeat {
     private volatile Runnable retryBeat;
     private volatile boolean stopped;
     private volatile boolean lost;
+    /** The action returned and its result is being stored: a renewal that finds the key no longer pending is not news. */
+    private volatile boolean completing;
 
     /**
      * A heartbeat of {@code token}'s reservation of {@code namespace}, not yet started, whose reserve
@@ -134,6 +136,14 @@ abstract class Heartbeat {
         }
     }
 
+    /**
+     * The action returned and the owner is storing its result: renewals go on until {@link #stop()}, and
+     * one that finds the record no longer this token's reservation (the complete landed) just stops.
+     */
+    final void completing() {
+        completing = true;
+    }
+
     /** Stops renewing. Renewals that finish after this point change nothing. */
     final void stop() {
         stopped = true;
@@ -145,7 +155,7 @@ abstract class Heartbeat {
 
     /**
      * Whether the lease was lost while the action ran: the store said so, or the lease last confirmed
-     * had run out by the time of this call, which the owner makes right after {@link #stop()}. Reads the
+     * had run out by the time of this call, which the owner makes as the action returns. Reads the
      * ticker only for a heartbeat that was put on the timer, never on the path of a fast action.
      */
     final boolean lost() {
@@ -255,6 +265,8 @@ abstract class Heartbeat {
         }
         if (held) {
             CONFIRMED_AT.setRelease(this, startedAt);
+        } else if (completing) {
+            stop(); // the result was stored meanwhile, or another attempt's record found: the owner says which
         } else {
             lose(() -> logLost("the store says another attempt holds the key, or the reservation ran out there"));
         }

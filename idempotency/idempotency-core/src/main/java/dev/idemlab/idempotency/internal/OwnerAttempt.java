@@ -61,15 +61,19 @@ final class OwnerAttempt<T> extends Heartbeat {
             counters.outcome(Outcome.ACTION_FAILED);
             throw failure;
         }
-        stop();
         // Judged as the action returned: a complete that takes long cannot lose a lease that held until then.
+        // The renewals go on until the result is stored, though (or its settle gave up): a complete that
+        // waits out a fault must not let the store's lease end meanwhile, nor a retry run the action again.
         boolean leaseLost = lost();
-        StoredResult stored = coordinator.encoder().encode(codec, value);
+        completing();
         // withoutInterrupt's steps written out: a lambda capturing the result would be one more object per call.
         boolean interrupted = Thread.interrupted();
         boolean kept;
         try {
-            kept = complete(stored);
+            kept = complete(coordinator.encoder().encode(codec, value));
+        } catch (RuntimeException | Error e) {
+            stop();
+            throw e;
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
@@ -86,7 +90,8 @@ final class OwnerAttempt<T> extends Heartbeat {
      * risk, and the write is settled in the background once the store answers. A retry after a
      * timed-out try that finds the key completed may be finding that very try, landed: it counts as
      * written when the record holds this call's fingerprint and this result and the lease still lasts
-     * (see {@link #completedByAnEarlierTry}).
+     * (see {@link #completedByAnEarlierTry}). Stops the renewals once the record is written or
+     * found to be another attempt's, or, when the write is left to the background, once that settles.
      */
     private boolean complete(StoredResult stored) {
         IdempotencyStore store = coordinator.storeClient();
@@ -103,6 +108,7 @@ final class OwnerAttempt<T> extends Heartbeat {
                         () -> store.complete(namespace, token, fingerprint, stored, config.ttl()))
                         || completedByAnEarlierTry(fingerprint, stored);
             }
+            stop();
             if (written) {
                 return true;
             }
@@ -115,7 +121,7 @@ final class OwnerAttempt<T> extends Heartbeat {
                     + "its lease runs out, and the write is retried in the background", e);
             counters.duplicateRisk();
             coordinator.storeCalls().settleLater("completing after a failed complete", config.lease(),
-                    () -> store.complete(namespace, token, fingerprint, stored, config.ttl()));
+                    () -> store.complete(namespace, token, fingerprint, stored, config.ttl()), this::stop);
             return true;
         }
     }

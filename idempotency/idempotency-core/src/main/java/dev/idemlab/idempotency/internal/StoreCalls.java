@@ -118,6 +118,11 @@ final class StoreCalls {
      * {@code what} names it in the log.
      */
     void settleLater(String what, Duration within, BooleanSupplier call) {
+        settleLater(what, within, call, () -> { });
+    }
+
+    /** As {@link #settleLater(String, Duration, BooleanSupplier)}, then runs {@code settled} once it answered or gave up. */
+    void settleLater(String what, Duration within, BooleanSupplier call, Runnable settled) {
         long giveUpAt = ticker.read() + within.toNanos();
         schedule(new Runnable() {
             private long pause = FIRST_SETTLE_PAUSE_NANOS;
@@ -127,9 +132,11 @@ final class StoreCalls {
                 try {
                     boolean done = call.getAsBoolean();
                     LOG.debug("{} settled: {}", what, done ? "written" : "another attempt's record was there");
+                    settled.run();
                 } catch (RuntimeException e) {
                     if (ticker.read() - giveUpAt >= 0) {
                         LOG.warn("{} did not settle before giving up: {}", what, e.toString());
+                        settled.run();
                         return;
                     }
                     pause = Math.min(pause * 2, MAX_SETTLE_PAUSE_NANOS);

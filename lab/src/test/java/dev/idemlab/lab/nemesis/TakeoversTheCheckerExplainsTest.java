@@ -1,0 +1,88 @@
+package dev.idemlab.lab.nemesis;
+
+import dev.idemlab.idempotency.InFlightPolicy;
+import dev.idemlab.idempotency.Outcome;
+import dev.idemlab.idempotency.StoreFailureMode;
+import dev.idemlab.lab.faults.FaultKind;
+import dev.idemlab.lab.infra.Origin;
+import dev.idemlab.lab.infra.ServerInfo;
+import dev.idemlab.lab.load.LoadKeys;
+import dev.idemlab.provider.Charge;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * When the checker lets a second holder's run stand: only when the first holder had no chance to renew
+ * in the lease before the takeover. Histories built by hand, one key, a 3 s lease (beats a second
+ * apart): a holder from 0 s whose action runs on, a second holder that runs the action at 4.1 s.
+ */
+class TakeoversTheCheckerExplainsTest {
+
+    private static final long LEASE = TimeUnit.SECONDS.toNanos(3);
+    private static final long TAKEN_AT = ms(4100);
+
+    @Test
+    void aFaultThatBeganBetweenTwoBeatsAndOutlastedTheLeaseLeftNoChance() {
+        // The beat at 1.0 s renewed to 4.0 s; the freeze from 1.9 s held every renewal until 4.0 s
+        // (the calm before it, 0.8 s, holds no beat), so the lease ended under the live holder.
+        NemesisVerdict verdict = NemesisChecker.check(history(fault(FaultKind.FREEZE, 1900, 4000)));
+
+        assertThat(verdict.violations()).isEmpty();
+        assertThat(verdict.explanations()).containsEntry("key taken over after a lease of outage", 1);
+    }
+
+    @Test
+    void aCalmLongEnoughForABeatIsAChanceTheHolderHadToRenew() {
+        // From 1.1 s to 2.6 s nothing was wrong: a beat fell in it, and its renewal would have kept the key.
+        NemesisVerdict verdict = NemesisChecker.check(history(fault(FaultKind.FREEZE, 2600, 4000)));
+
+        assertThat(verdict.violations()).extracting(Violation::rule).containsExactly("duplicate-charge");
+    }
+
+    @Test
+    void aCalmAfterAFaultLongEnoughForTheRetryOfAFailedRenewalIsAChanceToo() {
+        // The freeze failed the beat at 2.0 s; a second after it ended (the recovery the checker allows),
+        // 0.8 s of calm were left before the takeover: room for the retry of that renewal.
+        NemesisVerdict verdict = NemesisChecker.check(history(fault(FaultKind.FREEZE, 1100, 2300)));
+
+        assertThat(verdict.violations()).extracting(Violation::rule).containsExactly("duplicate-charge");
+    }
+
+    private static FaultEvent fault(FaultKind kind, long fromMillis, long toMillis) {
+        return new FaultEvent(kind, ms(fromMillis), ms(toMillis), null);
+    }
+
+    /** The two holders of key 1 under {@code faults}: the first still in its action when the second ran. */
+    private static NemesisHistory history(FaultEvent... faults) {
+        CallRecord first = call(1, ms(0), ms(6000), "ch_1", Outcome.LEASE_LOST);
+        CallRecord second = call(2, TAKEN_AT, TAKEN_AT + ms(20), "ch_2", Outcome.EXECUTED);
+        List<Charge> ledger = List.of(charge("ch_1"), charge("ch_2"));
+        return new NemesisHistory(new NemesisSettings(1, Duration.ofSeconds(10), Duration.ofNanos(LEASE), false,
+                Sabotage.NONE), new ServerInfo("redis", "test", Origin.BUNDLED, "127.0.0.1:0", "none"),
+                List.of(first, second), List.of(faults), ledger, ms(7000),
+                NemesisHistory.sum(List.of()));
+    }
+
+    private static CallRecord call(int id, long actionAt, long answeredAt, String charge, Outcome outcome) {
+        CallRecord call = new CallRecord(id, 1, id, false, InFlightPolicy.WAIT, StoreFailureMode.FAIL_CLOSED,
+                TimeUnit.SECONDS.toNanos(60));
+        call.sent(actionAt);
+        call.actionStarted(actionAt, true);
+        call.charged(charge);
+        call.answered(answeredAt, charge, outcome);
+        return call;
+    }
+
+    private static Charge charge(String id) {
+        return new Charge(id, LoadKeys.orderId(1), LoadKeys.amount(1), null);
+    }
+
+    private static long ms(long millis) {
+        return TimeUnit.MILLISECONDS.toNanos(millis);
+    }
+}
