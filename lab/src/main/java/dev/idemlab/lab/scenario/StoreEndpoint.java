@@ -23,7 +23,7 @@ import java.util.Optional;
  * @param user the PostgreSQL user, or {@code null}
  * @param password the PostgreSQL password, or {@code null}
  */
-record StoreEndpoint(String kind, String url, String user, String password) {
+public record StoreEndpoint(String kind, String url, String user, String password) {
 
     private static final String KIND = "IDEMLAB_HOLDER_STORE";
     private static final String URL = "IDEMLAB_HOLDER_URL";
@@ -39,6 +39,33 @@ record StoreEndpoint(String kind, String url, String user, String password) {
             return Optional.of(new StoreEndpoint("postgres", postgres.jdbcUrl(), postgres.user(), postgres.password()));
         }
         return Optional.empty();
+    }
+
+    /**
+     * The endpoint {@code store} itself connects to (through whatever proxy it goes), so that a child's
+     * store opened on it with {@link #prefixOf} meets its very records; empty for a store no other
+     * process can reach.
+     */
+    public static Optional<StoreEndpoint> sameAs(IdempotencyStore store) {
+        if (store instanceof RedisIdempotencyStore redis) {
+            return Optional.of(new StoreEndpoint("redis", redis.config().uri(), null, null));
+        }
+        if (store instanceof PostgresIdempotencyStore postgres) {
+            PostgresStoreConfig config = postgres.config();
+            return Optional.of(new StoreEndpoint("postgres", config.jdbcUrl(), config.user(), config.password()));
+        }
+        return Optional.empty();
+    }
+
+    /** The prefix of {@code store}'s keys, for a child's store on {@link #sameAs}: its key or namespace prefix. */
+    public static String prefixOf(IdempotencyStore store) {
+        if (store instanceof RedisIdempotencyStore redis) {
+            return redis.config().keyPrefix();
+        }
+        if (store instanceof PostgresIdempotencyStore postgres) {
+            return postgres.config().namespacePrefix();
+        }
+        throw new IllegalArgumentException(store.getClass().getSimpleName() + " cannot be reached from another process");
     }
 
     /** A store client on this server whose keys all start with {@code prefix}. The caller closes it. */
