@@ -72,7 +72,8 @@ public final class NemesisRun {
 
     /**
      * Runs the nemesis against {@code backend}'s store; when the ledger holds duplicates that a counted
-     * fail-open or lease loss or a broken store promise explains, runs the same schedule again with the
+     * fail-open or lease loss or a broken store promise or a paused or killed child-JVM holder explains,
+     * runs the same schedule again with the
      * provider deduplicating on the key, which must then charge once per key.
      *
      * @param progress told one line now and then

@@ -18,13 +18,14 @@ import java.util.Optional;
  * records this one sees: the same server and the same key prefix. Travels to the child in its
  * environment, never on its command line, since a URL may carry a password.
  *
- * @param kind redis or postgres
+ * @param kind redis, redis-cluster or postgres
  * @param url the Redis URI or the JDBC URL
  * @param user the PostgreSQL user, or {@code null}
  * @param password the PostgreSQL password, or {@code null}
  */
 public record StoreEndpoint(String kind, String url, String user, String password) {
 
+    private static final String CLUSTER = "redis-cluster";
     private static final String KIND = "IDEMLAB_HOLDER_STORE";
     private static final String URL = "IDEMLAB_HOLDER_URL";
     private static final String USER = "IDEMLAB_HOLDER_USER";
@@ -48,7 +49,8 @@ public record StoreEndpoint(String kind, String url, String user, String passwor
      */
     public static Optional<StoreEndpoint> sameAs(IdempotencyStore store) {
         if (store instanceof RedisIdempotencyStore redis) {
-            return Optional.of(new StoreEndpoint("redis", redis.config().uri(), null, null));
+            return Optional.of(new StoreEndpoint(redis.config().cluster() ? CLUSTER : "redis", redis.config().uri(),
+                    null, null));
         }
         if (store instanceof PostgresIdempotencyStore postgres) {
             PostgresStoreConfig config = postgres.config();
@@ -70,8 +72,9 @@ public record StoreEndpoint(String kind, String url, String user, String passwor
 
     /** A store client on this server whose keys all start with {@code prefix}. The caller closes it. */
     IdempotencyStore open(String prefix) {
-        if (kind.equals("redis")) {
-            return new RedisIdempotencyStore(RedisStoreConfig.custom().uri(url).keyPrefix(prefix).build());
+        if (kind.equals("redis") || kind.equals(CLUSTER)) {
+            return new RedisIdempotencyStore(RedisStoreConfig.custom().uri(url).keyPrefix(prefix)
+                    .cluster(kind.equals(CLUSTER)).build());
         }
         return new PostgresIdempotencyStore(PostgresStoreConfig.custom(url).credentials(user, password)
                 .namespacePrefix(prefix).build());

@@ -38,6 +38,20 @@ class HolderFaultCheckerTest {
     }
 
     @Test
+    void aHolderKilledAfterItsChargeExplainsTheRetrysCharge() {
+        CallRecord child = CallRecord.ofChild(0, KEY, TimeUnit.SECONDS.toNanos(120));
+        child.sent(SECOND / 2);
+        child.actionStarted(1 * SECOND, true);
+        child.charged("ch_1");
+        child.failed(2 * SECOND, "killed (SIGKILL)");
+        CallRecord retry = retry("ch_2");
+        NemesisVerdict verdict = NemesisChecker.check(history(List.of(child, retry), List.of(
+                new FaultEvent(FaultKind.KILL_HOLDER, 1 * SECOND, 2 * SECOND, null, KEY))));
+        assertThat(verdict.violations()).isEmpty();
+        assertThat(verdict.explanations()).containsEntry(Explanation.HOLDER_KILLED.named(), 1);
+    }
+
+    @Test
     void aPausedHoldersSecondChargeWithoutItsFaultIsFlagged() {
         NemesisVerdict verdict = NemesisChecker.check(history(List.of()));
         assertThat(verdict.passed()).isFalse();
@@ -59,22 +73,31 @@ class HolderFaultCheckerTest {
 
     /** The child held the key from 1 s and charged ch_2 at 8 s; a retry took it at 5 s and charged ch_1. */
     private static NemesisHistory history(List<FaultEvent> faults) {
-        long bound = TimeUnit.SECONDS.toNanos(120);
-        CallRecord child = CallRecord.ofChild(0, KEY, bound);
+        CallRecord child = CallRecord.ofChild(0, KEY, TimeUnit.SECONDS.toNanos(120));
         child.sent(SECOND / 2);
         child.actionStarted(1 * SECOND, true);
         child.charged("ch_2");
         child.answered(8 * SECOND, "ch_2", Outcome.EXECUTED);
-        CallRecord retry = new CallRecord(1, KEY, 1, false, InFlightPolicy.WAIT, StoreFailureMode.FAIL_OPEN, bound);
+        return history(List.of(child, retry("ch_1")), faults);
+    }
+
+    /** A retry that took the key at 5 s and charged {@code charge}. */
+    private static CallRecord retry(String charge) {
+        CallRecord retry = new CallRecord(1, KEY, 1, false, InFlightPolicy.WAIT, StoreFailureMode.FAIL_OPEN,
+                TimeUnit.SECONDS.toNanos(120));
         retry.sent(2 * SECOND);
         retry.actionStarted(5 * SECOND, true);
-        retry.charged("ch_1");
-        retry.answered(6 * SECOND, "ch_1", Outcome.EXECUTED);
+        retry.charged(charge);
+        retry.answered(6 * SECOND, charge, Outcome.EXECUTED);
+        return retry;
+    }
+
+    private static NemesisHistory history(List<CallRecord> calls, List<FaultEvent> faults) {
         List<Charge> ledger = List.of(new Charge("ch_1", LoadKeys.orderId(KEY), LoadKeys.amount(KEY), "k1"),
                 new Charge("ch_2", LoadKeys.orderId(KEY), LoadKeys.amount(KEY), "k2"));
         NemesisSettings settings = new NemesisSettings(1, Duration.ofSeconds(10), NemesisSettings.DEFAULT_LEASE, false,
                 Sabotage.NONE);
         return new NemesisHistory(settings, new ServerInfo("redis", "7", Origin.BUNDLED, "127.0.0.1:6379"),
-                List.of(child, retry), faults, ledger, 10 * SECOND, new IdempotencyStats(new EnumMap<>(Outcome.class), new EnumMap<>(StorePhase.class), 0, 0, 0));
+                calls, faults, ledger, 10 * SECOND, new IdempotencyStats(new EnumMap<>(Outcome.class), new EnumMap<>(StorePhase.class), 0, 0, 0));
     }
 }
