@@ -31,7 +31,8 @@ import java.util.concurrent.Callable;
                 + "WAIT and RAISE, actions longer than the lease, actions that fail) to a real store while a "
                 + "nemesis injects faults on a random schedule (pauses, dropped connections, a proxy that freezes, "
                 + "drops replies or resets, stopped servers, servers restarted from an older snapshot, locked tables, "
-                + "a jumping clock), then checks the whole history against the provider's ledger. Exits 1 on a violation, printing the key's history, "
+                + "a jumping clock; on every store but memory, holders in child JVMs paused past their lease "
+                + "(SIGSTOP) or killed (SIGKILL) during their action), then checks the whole history against the provider's ledger. Exits 1 on a violation, printing the key's history, "
                 + "a timeline and the command that replays the same schedule.")
 final class NemesisCommand implements Callable<Integer> {
 
@@ -43,7 +44,8 @@ final class NemesisCommand implements Callable<Integer> {
     @Option(names = "--store", paramLabel = "STORE", defaultValue = "memory",
             description = "memory, redis, postgres or redis-cluster (the lab's own local cluster). On a server "
                     + "given by URL only the network's faults are played (the proxy's freeze, dropped replies and "
-                    + "resets), never pauses, kills or locks that would hit its other clients. "
+                    + "resets) and the lab's own child-JVM holders paused or killed, never pauses, kills or locks "
+                    + "that would hit its other clients. "
                     + "Default: ${DEFAULT-VALUE}.")
     String store;
 

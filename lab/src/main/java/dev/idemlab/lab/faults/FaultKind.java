@@ -40,6 +40,19 @@ public enum FaultKind {
             "the server dies and comes back from its last RDB snapshot: writes since it are lost", true),
     /** The store's clock jumps past the lease: every reservation held ends at once. */
     CLOCK_JUMP("clock-jump", "the store's clock jumps past the lease (the memory store's ticker)", true),
+    /**
+     * A holder in a child JVM reserved a key that in-process retries also send, started an action longer
+     * than the lease, and is stopped ({@code SIGSTOP}) past its lease, then continued: it charges and
+     * completes as it resumes. Not on the memory store, which no other process can reach.
+     */
+    PAUSE_HOLDER("pause-holder", "a holder in a child JVM is stopped past its lease, then continued (SIGSTOP, SIGCONT;"
+            + " not on memory)", false),
+    /**
+     * A holder in a child JVM reserved a key that in-process retries also send and is killed
+     * ({@code SIGKILL}) during its action, before or after it charged. Not on the memory store.
+     */
+    KILL_HOLDER("kill-holder", "a holder in a child JVM is killed during its action, before or after it charged"
+            + " (SIGKILL; not on memory)", false),
     /** The executor that resumes asynchronous calls rejects every task for a while. */
     REJECT_RESUMPTIONS("reject-resumptions", "the executor of asynchronous calls rejects every task", false);
 
@@ -69,6 +82,11 @@ public enum FaultKind {
      */
     public boolean breaksStorePromise() {
         return breaksStorePromise;
+    }
+
+    /** Whether the fault is played on a holder in a child JVM rather than on the store or the callers. */
+    public boolean onChildHolder() {
+        return this == PAUSE_HOLDER || this == KILL_HOLDER;
     }
 
     /**

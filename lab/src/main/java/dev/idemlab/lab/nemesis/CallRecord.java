@@ -19,6 +19,8 @@ public final class CallRecord {
     final InFlightPolicy policy;
     final StoreFailureMode onStoreFailure;
     final long boundNanos;
+    /** Whether this is the call of a holder in a child JVM (a holder fault's), recorded from its lines. */
+    final boolean child;
     private volatile dev.idemlab.lab.load.ErrorKind errorKind;
     private volatile long sentAt;
     private volatile long answeredAt;
@@ -32,6 +34,12 @@ public final class CallRecord {
 
     CallRecord(int id, int key, int caller, boolean async, InFlightPolicy policy, StoreFailureMode onStoreFailure,
                long boundNanos) {
+        this(id, key, caller, async, policy, onStoreFailure, boundNanos, false);
+    }
+
+    private CallRecord(int id, int key, int caller, boolean async, InFlightPolicy policy,
+                       StoreFailureMode onStoreFailure, long boundNanos, boolean child) {
+        this.child = child;
         this.id = id;
         this.key = key;
         this.caller = caller;
@@ -39,6 +47,11 @@ public final class CallRecord {
         this.policy = policy;
         this.onStoreFailure = onStoreFailure;
         this.boundNanos = boundNanos;
+    }
+
+    /** The call of a holder in a child JVM: synchronous, WAIT, failing open, as {@code HolderMain} calls. */
+    static CallRecord ofChild(int id, int key, long boundNanos) {
+        return new CallRecord(id, key, 0, false, InFlightPolicy.WAIT, StoreFailureMode.FAIL_OPEN, boundNanos, true);
     }
 
     void sent(long at) {
@@ -54,6 +67,12 @@ public final class CallRecord {
     void failed(long at, Throwable failure) {
         error = failure.getClass().getSimpleName();
         errorKind = dev.idemlab.lab.load.ErrorKind.of(failure);
+        answeredAt = at;
+    }
+
+    /** The call ended in {@code error}, as a child reported it or as its end was seen (it was killed). */
+    void failed(long at, String error) {
+        this.error = error;
         answeredAt = at;
     }
 
@@ -126,6 +145,11 @@ public final class CallRecord {
     /** The charge this call's action made, or {@code null}. */
     public String charged() {
         return charged;
+    }
+
+    /** Whether this is the call of a holder in a child JVM, which a holder fault paused or killed. */
+    public boolean child() {
+        return child;
     }
 
     /** The answer in one word: the charge and its outcome, or the error. */

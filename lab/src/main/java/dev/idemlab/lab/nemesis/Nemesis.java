@@ -20,6 +20,7 @@ final class Nemesis {
     private static final Logger LOG = LoggerFactory.getLogger(Nemesis.class);
 
     private final NemesisTarget target;
+    private final ChildHolderFaults holders;
     private final RejectingExecutor stages;
     private final FaultSchedule schedule;
     private final long start;
@@ -28,8 +29,11 @@ final class Nemesis {
     private volatile boolean stopping;
     private volatile boolean betweenFaults = true;
 
-    Nemesis(NemesisTarget target, RejectingExecutor stages, FaultSchedule schedule, long start) {
+    /** @param holders plays the schedule's holder faults; {@code null} when it has none */
+    Nemesis(NemesisTarget target, RejectingExecutor stages, FaultSchedule schedule, ChildHolderFaults holders,
+            long start) {
         this.target = target;
+        this.holders = holders;
         this.stages = stages;
         this.schedule = schedule;
         this.start = start;
@@ -37,10 +41,17 @@ final class Nemesis {
         thread.setDaemon(true);
     }
 
-    /** The faults a run against {@code target} draws from: the store's own, and the callers' side. */
+    /**
+     * The faults a run against {@code target} draws from: the store's own, the callers' side, and, on a
+     * store another process can reach (not memory), holders in child JVMs paused or killed.
+     */
     static List<FaultKind> kinds(NemesisTarget target) {
         List<FaultKind> kinds = new ArrayList<>(target.kinds());
         kinds.add(FaultKind.REJECT_RESUMPTIONS);
+        if (dev.idemlab.lab.scenario.StoreEndpoint.sameAs(target.store()).isPresent()) {
+            kinds.add(FaultKind.PAUSE_HOLDER);
+            kinds.add(FaultKind.KILL_HOLDER);
+        }
         return kinds;
     }
 
@@ -64,6 +75,11 @@ final class Nemesis {
             thread.interrupt();
         }
         thread.join(TimeUnit.SECONDS.toMillis(30));
+        if (thread.isAlive()) {
+            // A holder fault outlived the wait (a child slow to answer): cut it short, its child is reaped.
+            thread.interrupt();
+            thread.join(TimeUnit.SECONDS.toMillis(90));
+        }
         synchronized (events) {
             return List.copyOf(events);
         }
@@ -86,13 +102,14 @@ final class Nemesis {
             Thread.interrupted(); // an interrupt meant for the wait above must not cut the fault's clean-up
             long began = System.nanoTime() - start;
             String failure = null;
+            int key = -1;
             try {
-                inject(planned.kind(), Duration.ofMillis(planned.lengthMillis()));
+                key = inject(planned.kind(), Duration.ofMillis(planned.lengthMillis()));
             } catch (Exception e) {
                 failure = e.toString();
                 LOG.warn("the nemesis could not inject {} in full: {}", planned.kind().id(), failure);
             }
-            events.add(new FaultEvent(planned.kind(), began, System.nanoTime() - start, failure));
+            events.add(new FaultEvent(planned.kind(), began, System.nanoTime() - start, failure, key));
             betweenFaults = true;
             if (stopping) {
                 return;
@@ -100,10 +117,14 @@ final class Nemesis {
         }
     }
 
-    private void inject(FaultKind kind, Duration length) throws Exception {
+    /** Injects one fault; returns the key a holder fault held, or -1. */
+    private int inject(FaultKind kind, Duration length) throws Exception {
+        if (kind.onChildHolder()) {
+            return holders.inject(kind, length);
+        }
         if (kind != FaultKind.REJECT_RESUMPTIONS) {
             target.inject(kind, length);
-            return;
+            return -1;
         }
         stages.rejecting(true);
         try {
@@ -111,5 +132,6 @@ final class Nemesis {
         } finally {
             stages.rejecting(false);
         }
+        return -1;
     }
 }

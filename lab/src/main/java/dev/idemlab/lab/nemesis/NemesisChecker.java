@@ -27,7 +27,8 @@ import java.util.concurrent.TimeUnit;
  *       or it took the key over from a holder of at least a lease earlier while for the whole lease
  *       before the takeover the store could not be reached but for calms too short for a renewal (the
  *       holder's lease lost, or its completion not written, both counted); or a fault broke a promise of
- *       the store on purpose meanwhile. With the provider deduplicating on the key the coordinator
+ *       the store on purpose meanwhile. On a key a holder in a child JVM held, only that holder's fault
+ *       explains one more run: it was paused past its lease, or killed. With the provider deduplicating on the key the coordinator
  *       passes, the ledger must hold one charge per key, whatever explains the runs;</li>
  *   <li>every caller that got a charge got one the ledger holds for its key (so replays equal the
  *       first answer: they name that key's only charge);</li>
@@ -86,7 +87,8 @@ final class NemesisChecker {
             // With the provider deduplicating, the ledger hides a second run of the action: count the runs.
             int extra = Math.max(charges, (int) calls.stream().filter(call -> call.charged() != null).count()) - 1;
             if (extra > 0) {
-                String why = explanation(history, calls, extra);
+                String why = holderKey(history, calls) ? holderFaultExplanation(history, key, extra)
+                        : explanation(history, calls, extra);
                 if (why == null) {
                     violations.add(new Violation("duplicate-charge", key, (extra + 1) + " runs of the action, charges "
                             + chargesByKey.getOrDefault(key, List.of()).stream().map(Charge::id).toList()
@@ -146,24 +148,44 @@ final class NemesisChecker {
         return explained < extra ? null : reasons.keySet().iterator().next();
     }
 
+    /** Whether {@code calls} are those of a key a holder fault held: a child JVM's call is among them. */
+    private static boolean holderKey(NemesisHistory history, List<CallRecord> calls) {
+        return calls.stream().anyMatch(CallRecord::child);
+    }
+
+    /**
+     * On a key a holder in a child JVM held, only that holder's fault explains a second run of the
+     * action, and only one: the retry that took the key once the paused child's lease ran out (the
+     * child then charged as it resumed), or once the killed child's marker expired (the child had
+     * charged). A fault that was not played in full explains nothing.
+     */
+    private static String holderFaultExplanation(NemesisHistory history, int key, int extra) {
+        if (extra > 1) {
+            return null;
+        }
+        return history.faults().stream().filter(fault -> fault.key() == key && fault.injected()
+                        && fault.kind().onChildHolder())
+                .map(fault -> Explanation.ofHolderFault(fault.kind()).named()).findFirst().orElse(null);
+    }
+
     /** Why the {@code i}th charging call of a key may honestly have charged beside another, or {@code null}. */
     private static String whyItRan(NemesisHistory history, List<CallRecord> charging, int i) {
         CallRecord call = charging.get(i);
         if (failedOpen(call) && storeFaulted(history, call.sentAt() - FAIL_OPEN_AFTERMATH, call.actionStartedAt())) {
-            return "counted fail-open under a fault";
+            return Explanation.FAIL_OPEN.named();
         }
         if (i == 0) {
             return null;
         }
         for (int earlier = 0; earlier < i; earlier++) {
             if (lostItsLeaseTo(history, charging.get(earlier), call)) {
-                return "key taken over after a lease of outage";
+                return Explanation.TAKEOVER.named();
             }
         }
         long from = charging.get(0).actionStartedAt();
         for (FaultEvent fault : history.faults()) {
             if (fault.kind().breaksStorePromise() && fault.overlaps(from, call.actionStartedAt())) {
-                return "store promise broken on purpose (" + fault.kind().id() + ")";
+                return Explanation.BROKEN_PROMISE.named(fault.kind());
             }
         }
         return null;
@@ -202,8 +224,12 @@ final class NemesisChecker {
 
     /** Whether a fault of the store was on, or just over, at some moment between {@code from} and {@code to}. */
     private static boolean storeFaulted(NemesisHistory history, long from, long to) {
-        return history.faults().stream().anyMatch(fault -> fault.kind() != FaultKind.REJECT_RESUMPTIONS
-                && fault.overlaps(from, to + RECOVERY));
+        return history.faults().stream().anyMatch(fault -> onStore(fault.kind()) && fault.overlaps(from, to + RECOVERY));
+    }
+
+    /** Whether {@code kind} is a fault of the store: not of the callers' executor, nor of a child holder. */
+    private static boolean onStore(FaultKind kind) {
+        return kind != FaultKind.REJECT_RESUMPTIONS && !kind.onChildHolder();
     }
 
     /**
@@ -212,7 +238,7 @@ final class NemesisChecker {
      * its start and end.
      */
     private static List<long[]> calms(NemesisHistory history, long from, long to) {
-        List<long[]> faulted = history.faults().stream().filter(fault -> fault.kind() != FaultKind.REJECT_RESUMPTIONS)
+        List<long[]> faulted = history.faults().stream().filter(fault -> onStore(fault.kind()))
                 .map(fault -> new long[] {fault.startedAt(), fault.endedAt() + RECOVERY})
                 .sorted(Comparator.comparingLong(window -> window[0])).toList();
         List<long[]> calms = new ArrayList<>();

@@ -153,7 +153,7 @@ public final class NemesisReport {
 
     static String line(CallRecord call) {
         return String.format(Locale.ROOT, "call %d caller %d %s %s %s: sent %s, %s%s%s -> %s", call.id, call.caller,
-                call.async ? "callAsync" : "call", call.policy.name().toLowerCase(Locale.ROOT),
+                call.child ? "child JVM call" : call.async ? "callAsync" : "call", call.policy.name().toLowerCase(Locale.ROOT),
                 call.onStoreFailure == dev.idemlab.idempotency.StoreFailureMode.FAIL_OPEN ? "fail-open" : "fail-closed",
                 NemesisChecker.millis(call.sentAt()),
                 call.actionStartedAt() == 0 ? "action never ran" : "action from " + NemesisChecker.millis(call.actionStartedAt()),

@@ -10,13 +10,16 @@ import dev.idemlab.idempotency.InFlightPolicy;
 import dev.idemlab.idempotency.ResultCodec;
 import dev.idemlab.idempotency.StoreFailureMode;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
+import dev.idemlab.lab.faults.FaultKind;
 import dev.idemlab.lab.infra.StoreBackend;
 import dev.idemlab.lab.load.LoadKeys;
 import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.lab.scenario.CoordinatorFactory;
+import dev.idemlab.lab.scenario.StoreEndpoint;
 import dev.idemlab.provider.Charge;
 import dev.idemlab.provider.FakePaymentProvider;
 import dev.idemlab.provider.ProviderTimeoutException;
+import dev.idemlab.provider.http.ProviderService;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -31,6 +34,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * One nemesis run: the workload's callers sent on their schedule against one store while the nemesis
@@ -44,25 +48,32 @@ public final class NemesisRun {
     private static final ResultCodec<Charge> CHARGE = ResultCodec.json(Charge.class);
     /** Beyond a call's own bound: a noisy machine's slack, so that only a call that hangs is reported. */
     private static final Duration SLACK = Duration.ofSeconds(10);
+    /** A child JVM's call: its start on a loaded machine, its long action, its pause, and the patience for its lines. */
+    private static final Duration CHILD_BOUND = Duration.ofSeconds(120);
 
     private final StoreBackend backend;
     private final NemesisSettings settings;
     private final Consumer<String> progress;
+    /** Which of the store's faults the schedule draws from: all of them, but in a test that aims at a few. */
+    private final Predicate<FaultKind> faultFilter;
     private final long start = System.nanoTime();
     private final ExecutorService syncCallers = pool("nemesis-call");
     private final ExecutorService asyncStages = pool("nemesis-async");
     private final RejectingExecutor rejectingStages = new RejectingExecutor(pool("nemesis-async-rejecting"));
     private final ScheduledExecutorService launcher = Executors.newScheduledThreadPool(2, daemon("nemesis-launch"));
 
-    private NemesisRun(StoreBackend backend, NemesisSettings settings, Consumer<String> progress) {
+    private NemesisRun(StoreBackend backend, NemesisSettings settings, Consumer<String> progress,
+                       Predicate<FaultKind> faults) {
         this.backend = backend;
         this.settings = settings;
         this.progress = progress;
+        this.faultFilter = faults;
     }
 
     /**
      * Runs the nemesis against {@code backend}'s store; when the ledger holds duplicates that a counted
-     * fail-open or lease loss or a broken store promise explains, runs the same schedule again with the
+     * fail-open or lease loss or a broken store promise or a paused or killed child-JVM holder explains,
+     * runs the same schedule again with the
      * provider deduplicating on the key, which must then charge once per key.
      *
      * @param progress told one line now and then
@@ -70,12 +81,18 @@ public final class NemesisRun {
      */
     public static NemesisResult run(StoreBackend backend, NemesisSettings settings, Consumer<String> progress)
             throws IOException, InterruptedException {
-        NemesisResult first = new NemesisRun(backend, settings, progress).pass();
+        return run(backend, settings, progress, kind -> true);
+    }
+
+    /** As {@link #run(StoreBackend, NemesisSettings, Consumer)}, the schedule drawn only from the faults {@code only} accepts. */
+    static NemesisResult run(StoreBackend backend, NemesisSettings settings, Consumer<String> progress,
+                             Predicate<FaultKind> only) throws IOException, InterruptedException {
+        NemesisResult first = new NemesisRun(backend, settings, progress, only).pass();
         if (settings.downstreamKey() || first.verdict().explainedDuplicates() == 0) {
             return first;
         }
         progress.accept("the same schedule again, the provider deduplicating on the key");
-        return first.withDownstreamPass(new NemesisRun(backend, settings.withDownstreamKey(), progress).pass());
+        return first.withDownstreamPass(new NemesisRun(backend, settings.withDownstreamKey(), progress, only).pass());
     }
 
     private NemesisResult pass() throws IOException, InterruptedException {
@@ -87,13 +104,24 @@ public final class NemesisRun {
         List<FaultEvent> faults;
         dev.idemlab.idempotency.IdempotencyStats stats;
         dev.idemlab.lab.infra.ServerInfo server;
+        ProviderService providerService = null;
         try (NemesisTarget target = NemesisTarget.open(backend, settings.lease(), settings.seed())) {
             IdempotencyStore store = settings.sabotage() == Sabotage.FORGETFUL_STORE
                     ? new ForgetfulStore(target.store(), settings.seed()) : target.store();
             Map<String, IdempotencyCoordinator> coordinators = coordinators(store, config);
-            Nemesis nemesis = new Nemesis(target, rejectingStages, FaultSchedule.draw(settings.seed(),
-                    settings.duration(), Nemesis.kinds(target)), start);
-            CountDownLatch answered = new CountDownLatch(workload.calls());
+            FaultSchedule schedule = FaultSchedule.draw(settings.seed(), settings.duration(),
+                    Nemesis.kinds(target).stream().filter(faultFilter).toList());
+            List<ChildHolderFaults.Planned> holderFaults = planHolders(schedule, workload, config, calls);
+            CountDownLatch answered = new CountDownLatch(workload.calls() + holderFaults.stream()
+                    .mapToInt(planned -> 1 + planned.retries().size()).sum());
+            if (!holderFaults.isEmpty()) {
+                providerService = ProviderService.start(provider);
+            }
+            ChildHolderFaults holders = holderFaults.isEmpty() ? null : new ChildHolderFaults(
+                    StoreEndpoint.sameAs(target.store()).orElseThrow(), StoreEndpoint.prefixOf(target.store()),
+                    providerService.uri(), settings.lease(), start, holderFaults,
+                    planned -> sendRetries(planned, coordinators, provider, answered), answered::countDown);
+            Nemesis nemesis = new Nemesis(target, rejectingStages, schedule, holders, start);
             long bound = 0;
             for (Workload.Request request : workload.requests()) {
                 for (int i = 0; i < request.callers().size(); i++) {
@@ -112,11 +140,21 @@ public final class NemesisRun {
             } finally {
                 faults = nemesis.stop();
             }
+            // A holder fault the nemesis never came to (the run gave up first) sent nothing: no calls of it.
+            for (ChildHolderFaults.Planned planned : holderFaults) {
+                if (planned.child().sentAt() == 0) {
+                    calls.remove(planned.child());
+                    calls.removeAll(planned.retries());
+                }
+            }
             // After the faults: a target that restarted its server reports the one that runs now.
             server = target.server();
             stats = NemesisHistory.sum(new java.util.HashSet<>(coordinators.values()).stream()
                     .map(IdempotencyCoordinator::stats).toList());
         } finally {
+            if (providerService != null) {
+                providerService.close();
+            }
             launcher.shutdownNow();
             syncCallers.shutdownNow();
             asyncStages.shutdownNow();
@@ -125,6 +163,40 @@ public final class NemesisRun {
         NemesisHistory history = new NemesisHistory(settings, server, calls, faults, provider.ledger(),
                 System.nanoTime() - start, stats);
         return new NemesisResult(history, NemesisChecker.check(history), null);
+    }
+
+    /**
+     * The records of the schedule's holder faults, on keys past the workload's own, appended to
+     * {@code calls}: each child's call, then its in-process retries.
+     */
+    private List<ChildHolderFaults.Planned> planHolders(FaultSchedule schedule, Workload workload,
+                                                        IdempotencyConfig config, List<CallRecord> calls) {
+        List<ChildHolderFaults.Planned> planned = new ArrayList<>();
+        for (HolderPlan plan : HolderPlan.draw(settings.seed(), schedule, workload.requests().size(), settings.lease())) {
+            CallRecord child = CallRecord.ofChild(calls.size(), plan.key(), CHILD_BOUND.toNanos());
+            calls.add(child);
+            List<CallRecord> retries = new ArrayList<>();
+            for (int i = 0; i < plan.retries().size(); i++) {
+                Workload.Caller caller = plan.retries().get(i);
+                CallRecord retry = new CallRecord(calls.size(), plan.key(), i + 1, caller.async(), caller.policy(),
+                        caller.onStoreFailure(), bound(config, caller));
+                calls.add(retry);
+                retries.add(retry);
+            }
+            planned.add(new ChildHolderFaults.Planned(plan, child, retries));
+        }
+        return planned;
+    }
+
+    /** Sends a holder fault's in-process retries, each at its time from now (the child holds the key). */
+    private void sendRetries(ChildHolderFaults.Planned planned, Map<String, IdempotencyCoordinator> coordinators,
+                             FakePaymentProvider provider, CountDownLatch answered) {
+        for (int i = 0; i < planned.retries().size(); i++) {
+            Workload.Caller caller = planned.plan().retries().get(i);
+            CallRecord record = planned.retries().get(i);
+            launcher.schedule(() -> send(coordinators.get(caller.policy() + "/" + caller.onStoreFailure()), provider,
+                    caller, record, answered), caller.atMillis(), TimeUnit.MILLISECONDS);
+        }
     }
 
     /** One coordinator per policy and store-failure mode, all over the one store. */

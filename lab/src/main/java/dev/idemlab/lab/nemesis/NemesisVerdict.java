@@ -12,7 +12,7 @@ import java.util.Map;
  *     duplicates, answers the ledger contradicts
  * @param violations every violation, by key
  * @param explainedDuplicates charges beyond one per key that a counted fail-open, a counted lease loss
- *     or a store promise broken on purpose explains
+ *     or a store promise broken on purpose explains, or on its key a holder in a child JVM paused or killed
  * @param explanations how many duplicates each explanation covered
  */
 public record NemesisVerdict(LedgerCheck ledgerCheck, List<Violation> violations, int explainedDuplicates,

@@ -59,7 +59,8 @@ final class Workload {
         return new Workload(requests);
     }
 
-    private static Caller caller(SplittableRandom random, long requestAt, boolean first, long leaseMillis) {
+    /** One caller of a request sent at {@code requestAt}: the first of it, or one of its retries. */
+    static Caller caller(SplittableRandom random, long requestAt, boolean first, long leaseMillis) {
         long offset;
         if (first) {
             offset = 0;

@@ -86,28 +86,33 @@ final class ChargeClient {
 
     /** Sends one charge under {@code operation} as caller {@code name}; never throws. */
     CallerResult charge(String name, String operation, String key, long amount) {
+        return charge(name, operation, key, ScenarioSettings.ORDER_ID, amount);
+    }
+
+    /** Sends one charge of {@code orderId} under {@code operation} as caller {@code name}; never throws. */
+    CallerResult charge(String name, String operation, String key, String orderId, long amount) {
         // The store's and provider's timeline entries name the caller by its thread.
         Thread thread = Thread.currentThread();
         String threadName = thread.getName();
         thread.setName(name);
         try {
-            return chargeAs(name, operation, key, amount);
+            return chargeAs(name, operation, key, orderId, amount);
         } finally {
             thread.setName(threadName);
         }
     }
 
-    private CallerResult chargeAs(String name, String operation, String key, long amount) {
+    private CallerResult chargeAs(String name, String operation, String key, String orderId, long amount) {
         long start = timeline.nowMs();
         timeline.record(name, Timeline.COORDINATOR, (operation.equals(OPERATION) ? "charge " : operation + " ")
-                + ScenarioSettings.ORDER_ID + " " + amount + ", key " + key, false);
+                + orderId + " " + amount + ", key " + key, false);
         String response;
         String outcome;
         try {
             IdempotentCall call = IdempotentCall.of(operation, key,
-                    Fingerprint.ofFields(Map.of("order_id", ScenarioSettings.ORDER_ID, "amount", amount)));
+                    Fingerprint.ofFields(Map.of("order_id", orderId, "amount", amount)));
             IdempotentResult<Charge> result = coordinator.call(call, codec,
-                    context -> provider.charge(request(context, key, amount)));
+                    context -> provider.charge(request(context, key, orderId, amount)));
             response = result.value().id();
             outcome = result.outcome().name().toLowerCase(Locale.ROOT).replace('_', '-');
         } catch (RuntimeException e) {
@@ -118,11 +123,12 @@ final class ChargeClient {
         return new CallerResult(name, start, timeline.nowMs(), response, outcome, provider.chargeCount());
     }
 
-    private ChargeRequest request(dev.idemlab.idempotency.IdempotencyContext context, String key, long amount) {
+    private ChargeRequest request(dev.idemlab.idempotency.IdempotencyContext context, String key, String orderId,
+                                  long amount) {
         ChargeRequest request = switch (downstream) {
-            case CLIENT_KEY -> ChargeRequest.of(ScenarioSettings.ORDER_ID, amount, key);
-            case NONE, FENCE_ONLY -> ChargeRequest.of(ScenarioSettings.ORDER_ID, amount);
-            case CONTEXT_KEY -> ChargeRequest.of(ScenarioSettings.ORDER_ID, amount, context.downstreamKey());
+            case CLIENT_KEY -> ChargeRequest.of(orderId, amount, key);
+            case NONE, FENCE_ONLY -> ChargeRequest.of(orderId, amount);
+            case CONTEXT_KEY -> ChargeRequest.of(orderId, amount, context.downstreamKey());
         };
         boolean fenced = downstream == Downstream.CONTEXT_KEY || downstream == Downstream.FENCE_ONLY;
         return fenced && context.reserved() ? request.withFence(context.fence()) : request;

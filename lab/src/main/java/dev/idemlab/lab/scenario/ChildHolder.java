@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
  * its own. {@link #close()} kills it if it still runs and waits until it is gone; it never touches
  * any process but the one it started. Thread-safe.
  */
-final class ChildHolder implements AutoCloseable {
+public final class ChildHolder implements AutoCloseable {
 
     static final String COORDINATOR = "Coordinator (child JVM)";
     private static final Duration PATIENCE = Duration.ofSeconds(60);
@@ -61,7 +61,16 @@ final class ChildHolder implements AutoCloseable {
         }
     }
 
-    long pid() {
+    /**
+     * Starts a holder whose timeline goes nowhere (the nemesis keeps a history of its own instead).
+     *
+     * @throws IllegalStateException if the JVM cannot be started
+     */
+    public static ChildHolder start(StoreEndpoint store, String... args) {
+        return start(store, new Timeline(), args);
+    }
+
+    public long pid() {
         return process.pid();
     }
 
@@ -70,7 +79,7 @@ final class ChildHolder implements AutoCloseable {
      *
      * @throws IllegalStateException if the holder exits or stays silent too long, with its output
      */
-    String await(String prefix) throws InterruptedException {
+    public String await(String prefix) throws InterruptedException {
         long deadline = System.nanoTime() + PATIENCE.toNanos();
         while (true) {
             String line = lines.poll(Math.max(1, Math.min(deadline - System.nanoTime(),
@@ -97,7 +106,7 @@ final class ChildHolder implements AutoCloseable {
     }
 
     /** Sends {@code SIGSTOP} or {@code SIGCONT} to the holder, by its pid. */
-    void signal(String signal) {
+    public void signal(String signal) {
         Signals.send(signal, pid());
         timeline.record(COORDINATOR, COORDINATOR, "SIG" + signal + " to the child JVM (pid " + pid() + ")", false);
     }
@@ -114,7 +123,7 @@ final class ChildHolder implements AutoCloseable {
     }
 
     /** SIGKILL, then waits until the process is gone; returns its exit code (137 for SIGKILL). */
-    int kill() throws InterruptedException {
+    public int kill() throws InterruptedException {
         process.destroyForcibly();
         int exit = process.waitFor();
         timeline.record(COORDINATOR, COORDINATOR, "SIGKILL: the child JVM (pid " + pid() + ") is gone, exit " + exit,
@@ -123,28 +132,36 @@ final class ChildHolder implements AutoCloseable {
     }
 
     /** Waits for the holder to exit by itself. */
-    int awaitExit() throws InterruptedException {
+    public int awaitExit() throws InterruptedException {
         if (!process.waitFor(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)) {
             throw new IllegalStateException("the holder (pid " + pid() + ") did not exit; its output: " + outputTail());
         }
         return process.exitValue();
     }
 
-    boolean isAlive() {
+    public boolean isAlive() {
         return process.isAlive();
     }
 
-    /** Kills the holder if it still runs (resuming it first, were it stopped) and waits until it is gone. */
+    /**
+     * Kills the holder if it still runs (resuming it first, were it stopped) and waits until it is gone,
+     * also in a thread that was interrupted: the interrupt is kept, and the child is reaped first.
+     */
     @Override
     public void close() {
-        if (process.isAlive()) {
-            Signals.sendQuietly("CONT", pid());
-            process.destroyForcibly();
-        }
+        boolean interrupted = Thread.interrupted();
         try {
+            if (process.isAlive()) {
+                Signals.sendQuietly("CONT", pid());
+                process.destroyForcibly();
+            }
             process.waitFor(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            interrupted = true;
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

@@ -30,15 +30,18 @@ import java.time.Duration;
  *   <li>{@code got RESPONSE OUTCOME}: what the call returned, or the exception's class name.</li>
  * </ul>
  *
- * <p>Arguments: {@code PREFIX KEY LEASE_MS PROVIDER_URL DOWNSTREAM [--gate] [--hang-after-charge]}, where
- * DOWNSTREAM is a {@link ChargeClient.Downstream} name. Not an entry point for people: the lab starts it.
+ * <p>Arguments: {@code PREFIX KEY LEASE_MS PROVIDER_URL DOWNSTREAM [--gate] [--hang-after-charge]
+ * [--operation OP] [--order ORDER_ID] [--amount N] [--before-charge-ms N] [--after-charge-ms N]}, where
+ * DOWNSTREAM is a {@link ChargeClient.Downstream} name; operation, order and amount default to the
+ * scenarios' own, and the action may spend a while before and after its charge (the nemesis's long
+ * actions). Not an entry point for people: the lab starts it.
  */
 public final class HolderMain {
 
     static final String CALLER = "A (child JVM)";
-    static final String RESERVED = "reserved ";
-    static final String CHARGED = "charged ";
-    static final String GOT = "got ";
+    public static final String RESERVED = "reserved ";
+    public static final String CHARGED = "charged ";
+    public static final String GOT = "got ";
     static final String EVENT = "event\t";
 
     private HolderMain() { }
@@ -53,6 +56,11 @@ public final class HolderMain {
         ChargeClient.Downstream downstream = ChargeClient.Downstream.valueOf(args[4]);
         boolean gate = java.util.Arrays.asList(args).contains("--gate");
         boolean hang = java.util.Arrays.asList(args).contains("--hang-after-charge");
+        String operation = option(args, "--operation", ChargeClient.OPERATION);
+        String orderId = option(args, "--order", ScenarioSettings.ORDER_ID);
+        long amount = Long.parseLong(option(args, "--amount", Long.toString(ScenarioSettings.AMOUNT)));
+        long beforeCharge = Long.parseLong(option(args, "--before-charge-ms", "0"));
+        long afterCharge = Long.parseLong(option(args, "--after-charge-ms", "0"));
 
         Timeline timeline = new Timeline(event -> out.println(EVENT + event.from() + "\t" + event.to() + "\t"
                 + event.reply() + "\t" + event.message().replace('\t', ' ').replace('\n', ' ')));
@@ -68,8 +76,10 @@ public final class HolderMain {
                 if (gate) {
                     awaitLine(in);
                 }
+                sleep(beforeCharge);
                 dev.idemlab.provider.Charge charge = http.charge(request);
                 out.println(CHARGED + charge.id());
+                sleep(afterCharge);
                 if (hang) {
                     awaitLine(in); // killed here: charged, not completed
                 }
@@ -91,7 +101,7 @@ public final class HolderMain {
                     .config(IdempotencyConfig.custom().policy(InFlightPolicy.WAIT).lease(lease).build()).build();
             CallerResult[] result = new CallerResult[1];
             Thread caller = new Thread(() -> result[0] = new ChargeClient(coordinator, provider, timeline, downstream)
-                    .charge(CALLER, key, ScenarioSettings.AMOUNT), CALLER);
+                    .charge(CALLER, operation, key, orderId, amount), CALLER);
             caller.start();
             caller.join();
             out.println(GOT + result[0].response() + " " + result[0].outcome());
@@ -114,6 +124,25 @@ public final class HolderMain {
                 }
                 java.util.concurrent.locks.LockSupport.parkNanos(java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(200));
             }
+        }
+    }
+
+    /** The value after {@code name} in {@code args}, or {@code otherwise}. */
+    private static String option(String[] args, String name, String otherwise) {
+        for (int i = 0; i + 1 < args.length; i++) {
+            if (args[i].equals(name)) {
+                return args[i + 1];
+            }
+        }
+        return otherwise;
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted in the action", e);
         }
     }
 

@@ -18,13 +18,14 @@ import java.util.Optional;
  * records this one sees: the same server and the same key prefix. Travels to the child in its
  * environment, never on its command line, since a URL may carry a password.
  *
- * @param kind redis or postgres
+ * @param kind redis, redis-cluster or postgres
  * @param url the Redis URI or the JDBC URL
  * @param user the PostgreSQL user, or {@code null}
  * @param password the PostgreSQL password, or {@code null}
  */
-record StoreEndpoint(String kind, String url, String user, String password) {
+public record StoreEndpoint(String kind, String url, String user, String password) {
 
+    private static final String CLUSTER = "redis-cluster";
     private static final String KIND = "IDEMLAB_HOLDER_STORE";
     private static final String URL = "IDEMLAB_HOLDER_URL";
     private static final String USER = "IDEMLAB_HOLDER_USER";
@@ -41,10 +42,39 @@ record StoreEndpoint(String kind, String url, String user, String password) {
         return Optional.empty();
     }
 
+    /**
+     * The endpoint {@code store} itself connects to (through whatever proxy it goes), so that a child's
+     * store opened on it with {@link #prefixOf} meets its very records; empty for a store no other
+     * process can reach.
+     */
+    public static Optional<StoreEndpoint> sameAs(IdempotencyStore store) {
+        if (store instanceof RedisIdempotencyStore redis) {
+            return Optional.of(new StoreEndpoint(redis.config().cluster() ? CLUSTER : "redis", redis.config().uri(),
+                    null, null));
+        }
+        if (store instanceof PostgresIdempotencyStore postgres) {
+            PostgresStoreConfig config = postgres.config();
+            return Optional.of(new StoreEndpoint("postgres", config.jdbcUrl(), config.user(), config.password()));
+        }
+        return Optional.empty();
+    }
+
+    /** The prefix of {@code store}'s keys, for a child's store on {@link #sameAs}: its key or namespace prefix. */
+    public static String prefixOf(IdempotencyStore store) {
+        if (store instanceof RedisIdempotencyStore redis) {
+            return redis.config().keyPrefix();
+        }
+        if (store instanceof PostgresIdempotencyStore postgres) {
+            return postgres.config().namespacePrefix();
+        }
+        throw new IllegalArgumentException(store.getClass().getSimpleName() + " cannot be reached from another process");
+    }
+
     /** A store client on this server whose keys all start with {@code prefix}. The caller closes it. */
     IdempotencyStore open(String prefix) {
-        if (kind.equals("redis")) {
-            return new RedisIdempotencyStore(RedisStoreConfig.custom().uri(url).keyPrefix(prefix).build());
+        if (kind.equals("redis") || kind.equals(CLUSTER)) {
+            return new RedisIdempotencyStore(RedisStoreConfig.custom().uri(url).keyPrefix(prefix)
+                    .cluster(kind.equals(CLUSTER)).build());
         }
         return new PostgresIdempotencyStore(PostgresStoreConfig.custom(url).credentials(user, password)
                 .namespacePrefix(prefix).build());

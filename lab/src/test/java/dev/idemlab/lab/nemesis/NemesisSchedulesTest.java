@@ -47,4 +47,31 @@ class NemesisSchedulesTest {
             assertThat(faults.get(i).atMillis()).isGreaterThan(faults.get(i - 1).atMillis() + faults.get(i - 1).lengthMillis());
         }
     }
+
+    @Test
+    void holderFaultsHoldFreshKeysLongerThanTheLeaseAndAreThoseOfTheSchedule() {
+        List<FaultKind> kinds = List.of(FaultKind.PAUSE_HOLDER, FaultKind.KILL_HOLDER, FaultKind.RESET);
+        FaultSchedule schedule = FaultSchedule.draw(5, MINUTE, kinds);
+        int firstKey = Workload.draw(5, MINUTE, LEASE).requests().size();
+        List<HolderPlan> plans = HolderPlan.draw(5, schedule, firstKey, LEASE);
+        assertThat(plans).isEqualTo(HolderPlan.draw(5, schedule, firstKey, LEASE));
+        assertThat(plans).extracting(HolderPlan::kind).containsExactlyElementsOf(schedule.faults().stream()
+                .map(FaultSchedule.Planned::kind).filter(FaultKind::onChildHolder).toList());
+        assertThat(plans).extracting(HolderPlan::key).doesNotHaveDuplicates()
+                .allSatisfy(key -> assertThat(key).isGreaterThanOrEqualTo(firstKey));
+        assertThat(plans).isNotEmpty().allSatisfy(plan -> {
+            assertThat(plan.beforeChargeMillis() + plan.afterChargeMillis()).isGreaterThan(LEASE.toMillis());
+            assertThat(plan.pauseMillis()).isGreaterThan(LEASE.toMillis());
+            assertThat(plan.retries().size()).isBetween(2, 5);
+        });
+        assertThat(plans).anyMatch(plan -> plan.kind() == FaultKind.KILL_HOLDER && plan.killAfterCharge())
+                .anyMatch(plan -> plan.kind() == FaultKind.KILL_HOLDER && !plan.killAfterCharge());
+    }
+
+    @Test
+    void theMemoryStoreHasNoHolderFaults() {
+        try (MemoryTarget memory = new MemoryTarget(new dev.idemlab.lab.infra.MemoryBackend().server(), LEASE)) {
+            assertThat(Nemesis.kinds(memory)).noneMatch(FaultKind::onChildHolder);
+        }
+    }
 }

@@ -1,0 +1,103 @@
+package dev.idemlab.lab.nemesis;
+
+import dev.idemlab.idempotency.IdempotencyStats;
+import dev.idemlab.idempotency.InFlightPolicy;
+import dev.idemlab.idempotency.Outcome;
+import dev.idemlab.idempotency.StoreFailureMode;
+import dev.idemlab.idempotency.StorePhase;
+import dev.idemlab.lab.faults.FaultKind;
+import dev.idemlab.lab.infra.Origin;
+import dev.idemlab.lab.infra.ServerInfo;
+import dev.idemlab.lab.load.LoadKeys;
+import dev.idemlab.provider.Charge;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.EnumMap;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The checker on a key a holder in a child JVM held: the child reserved, was stopped past its lease, a
+ * retry took the key and charged, and the child charged as it resumed. Only the holder fault on that
+ * very key explains the second charge; without it, or with it on another key, the key is flagged.
+ */
+class HolderFaultCheckerTest {
+
+    private static final int KEY = 7;
+    private static final long SECOND = TimeUnit.SECONDS.toNanos(1);
+
+    @Test
+    void aPausedHoldersSecondChargeIsExplainedByItsFault() {
+        NemesisVerdict verdict = NemesisChecker.check(history(List.of(
+                new FaultEvent(FaultKind.PAUSE_HOLDER, 1 * SECOND, 9 * SECOND, null, KEY))));
+        assertThat(verdict.violations()).isEmpty();
+        assertThat(verdict.explanations()).containsEntry(Explanation.HOLDER_PAUSED.named(), 1);
+    }
+
+    @Test
+    void aHolderKilledAfterItsChargeExplainsTheRetrysCharge() {
+        CallRecord child = CallRecord.ofChild(0, KEY, TimeUnit.SECONDS.toNanos(120));
+        child.sent(SECOND / 2);
+        child.actionStarted(1 * SECOND, true);
+        child.charged("ch_1");
+        child.failed(2 * SECOND, "killed (SIGKILL)");
+        CallRecord retry = retry("ch_2");
+        NemesisVerdict verdict = NemesisChecker.check(history(List.of(child, retry), List.of(
+                new FaultEvent(FaultKind.KILL_HOLDER, 1 * SECOND, 2 * SECOND, null, KEY))));
+        assertThat(verdict.violations()).isEmpty();
+        assertThat(verdict.explanations()).containsEntry(Explanation.HOLDER_KILLED.named(), 1);
+    }
+
+    @Test
+    void aPausedHoldersSecondChargeWithoutItsFaultIsFlagged() {
+        NemesisVerdict verdict = NemesisChecker.check(history(List.of()));
+        assertThat(verdict.passed()).isFalse();
+        assertThat(verdict.violations()).singleElement().satisfies(violation -> {
+            assertThat(violation.rule()).isEqualTo("duplicate-charge");
+            assertThat(violation.key()).isEqualTo(KEY);
+        });
+    }
+
+    @Test
+    void aHolderFaultOnAnotherKeyOrAStoreFaultExplainsNothing() {
+        NemesisVerdict verdict = NemesisChecker.check(history(List.of(
+                new FaultEvent(FaultKind.KILL_HOLDER, 1 * SECOND, 9 * SECOND, null, KEY + 1),
+                new FaultEvent(FaultKind.STOP_SERVER, SECOND + SECOND / 2, 5 * SECOND, null),
+                new FaultEvent(FaultKind.PAUSE_HOLDER, 1 * SECOND, 9 * SECOND, "stopped during the pause", KEY))));
+        assertThat(verdict.violations()).singleElement()
+                .satisfies(violation -> assertThat(violation.rule()).isEqualTo("duplicate-charge"));
+    }
+
+    /** The child held the key from 1 s and charged ch_2 at 8 s; a retry took it at 5 s and charged ch_1. */
+    private static NemesisHistory history(List<FaultEvent> faults) {
+        CallRecord child = CallRecord.ofChild(0, KEY, TimeUnit.SECONDS.toNanos(120));
+        child.sent(SECOND / 2);
+        child.actionStarted(1 * SECOND, true);
+        child.charged("ch_2");
+        child.answered(8 * SECOND, "ch_2", Outcome.EXECUTED);
+        return history(List.of(child, retry("ch_1")), faults);
+    }
+
+    /** A retry that took the key at 5 s and charged {@code charge}. */
+    private static CallRecord retry(String charge) {
+        CallRecord retry = new CallRecord(1, KEY, 1, false, InFlightPolicy.WAIT, StoreFailureMode.FAIL_OPEN,
+                TimeUnit.SECONDS.toNanos(120));
+        retry.sent(2 * SECOND);
+        retry.actionStarted(5 * SECOND, true);
+        retry.charged(charge);
+        retry.answered(6 * SECOND, charge, Outcome.EXECUTED);
+        return retry;
+    }
+
+    private static NemesisHistory history(List<CallRecord> calls, List<FaultEvent> faults) {
+        List<Charge> ledger = List.of(new Charge("ch_1", LoadKeys.orderId(KEY), LoadKeys.amount(KEY), "k1"),
+                new Charge("ch_2", LoadKeys.orderId(KEY), LoadKeys.amount(KEY), "k2"));
+        NemesisSettings settings = new NemesisSettings(1, Duration.ofSeconds(10), NemesisSettings.DEFAULT_LEASE, false,
+                Sabotage.NONE);
+        return new NemesisHistory(settings, new ServerInfo("redis", "7", Origin.BUNDLED, "127.0.0.1:6379"),
+                calls, faults, ledger, 10 * SECOND, new IdempotencyStats(new EnumMap<>(Outcome.class), new EnumMap<>(StorePhase.class), 0, 0, 0));
+    }
+}
