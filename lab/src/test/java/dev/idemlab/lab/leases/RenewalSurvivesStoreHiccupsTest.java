@@ -227,13 +227,9 @@ class RenewalSurvivesStoreHiccupsTest {
                     repliesBack.countDown();
                 });
             });
-            IdempotencyCoordinator coordinator = IdempotencyCoordinator.builder(store)
-                    .config(IdempotencyConfig.custom().policy(InFlightPolicy.RAISE).lease(LEASE).heartbeatInterval(BEAT)
-                            .build())
-                    .build();
+            IdempotencyCoordinator coordinator = raising(store, BEAT);
             String key = UUID.randomUUID().toString();
-            CompletableFuture<IdempotentResult<Charge>> holder = charge(coordinator, key);
-            assertThat(insideProvider.tryAcquire(30, TimeUnit.SECONDS)).as("the holder is inside the provider").isTrue();
+            CompletableFuture<IdempotentResult<Charge>> holder = holdInsideTheProvider(coordinator, key);
             assertThat(repliesBack.await(30, TimeUnit.SECONDS)).isTrue();
             assertThat(store.renewFailures).as("renewals timed out while their replies were lost")
                     .contains(IdempotencyStoreException.Failure.TIMEOUT);
@@ -247,10 +243,7 @@ class RenewalSurvivesStoreHiccupsTest {
             assertThat(held.outcome()).as("its own clock ran out: it cannot know nobody took over")
                     .isEqualTo(Outcome.LEASE_LOST);
             assertThat(held.value().id()).isEqualTo("ch_1");
-            IdempotentResult<Charge> retry = charge(coordinator, key).get(30, TimeUnit.SECONDS);
-            assertThat(retry.outcome()).isEqualTo(Outcome.REPLAYED);
-            assertThat(retry.value().id()).isEqualTo("ch_1");
-            assertThat(provider.chargeIds()).containsExactly("ch_1");
+            retryReplaysTheOneCharge(coordinator, key);
             assertThat(coordinator.stats().stale()).isZero();
         }
     }
@@ -298,13 +291,9 @@ class RenewalSurvivesStoreHiccupsTest {
                     });
                 }
             });
-            IdempotencyCoordinator coordinator = IdempotencyCoordinator.builder(store)
-                    .config(IdempotencyConfig.custom().policy(InFlightPolicy.RAISE).lease(LEASE).heartbeatInterval(BEAT)
-                            .build())
-                    .build();
+            IdempotencyCoordinator coordinator = raising(store, BEAT);
             String key = UUID.randomUUID().toString();
-            CompletableFuture<IdempotentResult<Charge>> holder = charge(coordinator, key);
-            assertThat(insideProvider.tryAcquire(30, TimeUnit.SECONDS)).as("the holder is inside the provider").isTrue();
+            CompletableFuture<IdempotentResult<Charge>> holder = holdInsideTheProvider(coordinator, key);
             assertThat(floodEnds.await(60, TimeUnit.SECONDS)).as("the flood ran past a lease and ended").isTrue();
             locker.rollback();
 
@@ -315,10 +304,7 @@ class RenewalSurvivesStoreHiccupsTest {
             IdempotentResult<Charge> held = holder.get(30, TimeUnit.SECONDS);
             assertThat(store.renewFailures).as("no renewal waited for the request pool").isEmpty();
             assertThat(held.outcome()).isEqualTo(Outcome.EXECUTED);
-            IdempotentResult<Charge> retry = charge(coordinator, key).get(30, TimeUnit.SECONDS);
-            assertThat(retry.outcome()).isEqualTo(Outcome.REPLAYED);
-            assertThat(retry.value().id()).isEqualTo("ch_1");
-            assertThat(provider.chargeIds()).containsExactly("ch_1");
+            retryReplaysTheOneCharge(coordinator, key);
         }
     }
 
@@ -342,13 +328,9 @@ class RenewalSurvivesStoreHiccupsTest {
     private void survives(StoreBackend backend, Duration beat, Fault fault) throws Exception {
         try (IdempotencyStore real = backend.openStore()) {
             FaultAtFirstRenewal store = new FaultAtFirstRenewal(real, fault);
-            IdempotencyCoordinator coordinator = IdempotencyCoordinator.builder(store)
-                    .config(IdempotencyConfig.custom().policy(InFlightPolicy.RAISE).lease(LEASE).heartbeatInterval(beat)
-                            .build())
-                    .build();
+            IdempotencyCoordinator coordinator = raising(store, beat);
             String key = UUID.randomUUID().toString();
-            CompletableFuture<IdempotentResult<Charge>> holder = charge(coordinator, key);
-            assertThat(insideProvider.tryAcquire(30, TimeUnit.SECONDS)).as("the holder is inside the provider").isTrue();
+            CompletableFuture<IdempotentResult<Charge>> holder = holdInsideTheProvider(coordinator, key);
 
             letTimePass(LEASE.plusMillis(500)); // the first lease would have run out by now
             assertThat(store.renewFailures).as("the fault made a renewal fail").isNotEmpty();
@@ -362,15 +344,36 @@ class RenewalSurvivesStoreHiccupsTest {
             IdempotentResult<Charge> held = holder.get(30, TimeUnit.SECONDS);
             assertThat(held.outcome()).isEqualTo(Outcome.EXECUTED);
             assertThat(held.value().id()).isEqualTo("ch_1");
-            IdempotentResult<Charge> retry = charge(coordinator, key).get(30, TimeUnit.SECONDS);
-            assertThat(retry.outcome()).isEqualTo(Outcome.REPLAYED);
-            assertThat(retry.value().id()).isEqualTo("ch_1");
-            assertThat(provider.chargeIds()).containsExactly("ch_1");
+            retryReplaysTheOneCharge(coordinator, key);
             assertThat(coordinator.stats().storageErrors().get(StorePhase.RENEW))
                     .as("each failed renewal counted").isEqualTo(store.renewFailures.size());
             assertThat(coordinator.stats().count(Outcome.LEASE_LOST)).isZero();
             assertThat(coordinator.stats().stale()).isZero();
         }
+    }
+
+    /** A coordinator under RAISE with the test's lease, renewing every {@code beat}. */
+    private static IdempotencyCoordinator raising(IdempotencyStore store, Duration beat) {
+        return IdempotencyCoordinator.builder(store)
+                .config(IdempotencyConfig.custom().policy(InFlightPolicy.RAISE).lease(LEASE).heartbeatInterval(beat)
+                        .build())
+                .build();
+    }
+
+    /** Starts the holder's call on {@code key} and returns once its action is parked inside the provider. */
+    private CompletableFuture<IdempotentResult<Charge>> holdInsideTheProvider(IdempotencyCoordinator coordinator,
+                                                                             String key) throws InterruptedException {
+        CompletableFuture<IdempotentResult<Charge>> holder = charge(coordinator, key);
+        assertThat(insideProvider.tryAcquire(30, TimeUnit.SECONDS)).as("the holder is inside the provider").isTrue();
+        return holder;
+    }
+
+    /** A retry once the holder is done replays its charge, and the ledger holds that one charge. */
+    private void retryReplaysTheOneCharge(IdempotencyCoordinator coordinator, String key) throws Exception {
+        IdempotentResult<Charge> retry = charge(coordinator, key).get(30, TimeUnit.SECONDS);
+        assertThat(retry.outcome()).isEqualTo(Outcome.REPLAYED);
+        assertThat(retry.value().id()).isEqualTo("ch_1");
+        assertThat(provider.chargeIds()).containsExactly("ch_1");
     }
 
     private static IdempotentCall call(String key) {
