@@ -186,7 +186,7 @@ public final class RedisClusterBackend implements StoreBackend {
         } catch (RuntimeException e) {
             return Optional.of("could not remove the keys this run wrote (" + pattern + ") from the Redis Cluster at "
                     + server.address() + ": " + e.getMessage() + "; records expire within 24 h, fence counters "
-                    + "within their retention");
+                    + "with their reservations");
         } finally {
             client.shutdown(Duration.ZERO, CLEANUP_TIMEOUT);
         }

@@ -90,13 +90,12 @@ class RedisClusterIdempotencyStoreTest extends IdempotencyStoreContract {
     }
 
     @Test
-    void theFenceCounterKeepsItsRetentionAndStartsFromTheServersClockAfterExpiry() {
+    void theFenceCounterLivesAsLongAsTheReservationAndFencesGrowAfterIt() {
         String ns = namespace();
         long first = ((Reservation.Acquired) store.reserve(ns, "t1", FP, LEASE)).fence();
-        assertThat(raw.commands().pttl(store.fenceKeyOf(ns))).isPositive()
-                .isLessThanOrEqualTo(RedisStoreConfig.DEFAULT_FENCE_RETENTION.toMillis());
+        assertThat(raw.commands().pttl(store.fenceKeyOf(ns))).isPositive().isLessThanOrEqualTo(LEASE.toMillis());
         store.release(ns, "t1");
-        raw.expireNow(store.fenceKeyOf(ns));
+        assertThat(raw.commands().exists(store.fenceKeyOf(ns))).isZero();
         long second = ((Reservation.Acquired) store.reserve(ns, "t2", FP, LEASE)).fence();
         assertThat(second).isGreaterThan(first);
     }

@@ -185,8 +185,7 @@ class RedisClusterTopologyChangesTest {
         String ns = "payment.charge:moves-" + UUID.randomUUID();
         int slot = SlotHash.getSlot(store.keyOf(ns));
         assertThat(SlotHash.getSlot(store.fenceKeyOf(ns))).isEqualTo(slot);
-        long before = fence(store.reserve(ns, "t1", FP, LEASE));
-        assertThat(store.release(ns, "t1")).isTrue(); // a released namespace keeps its counter
+        long before = fence(store.reserve(ns, "t1", FP, LEASE)); // pending: its counter lives as long
 
         Node from = cluster.masterOf(store.keyOf(ns));
         Node to = anotherMasterThan(from);
@@ -196,6 +195,7 @@ class RedisClusterTopologyChangesTest {
         try (RawRedisCluster raw = new RawRedisCluster(cluster.seedUri())) {
             assertThat(raw.commands().get(store.fenceKeyOf(ns))).isEqualTo(Long.toString(before));
         }
+        assertThat(store.release(ns, "t1")).isTrue();
         long after = fence(store.reserve(ns, "t2", FP, LEASE));
         assertThat(after).isGreaterThan(before);
         assertThat(store.complete(ns, "t2", FP, StoredResult.of("1"), LEASE.multipliedBy(10))).isTrue();

@@ -71,15 +71,28 @@ class RedisFencesTest {
         assertThat(fence).isBetween(before, serverMicros(raw));
     }
 
-    /** As after the server's clock stepped back an hour: the counter, ahead of it, keeps fences growing. */
+    /**
+     * As after the server's clock stepped back an hour while a reservation lasted: the counter, ahead
+     * of it, keeps fences growing for a reservation that takes over the expired one.
+     */
     @Test
     void aCounterAheadOfTheClockIsFollowed() {
         String ns = namespace();
         long ahead = serverMicros(raw) + HOUR_US;
         raw.commands().set(store.fenceKeyOf(ns), Long.toString(ahead));
         assertThat(fence(store, ns, "t1")).isEqualTo(ahead + 1);
-        assertThat(store.release(ns, "t1")).isTrue();
+        raw.expireNow(store.keyOf(ns)); // the reservation ran out; its counter, set with the same lease, not yet
         assertThat(fence(store, ns, "t2")).isEqualTo(ahead + 2);
+    }
+
+    /** The counter expires with the reservation it was written for: it never outlives the record. */
+    @Test
+    void theCounterLivesNoLongerThanTheReservation() {
+        String ns = namespace();
+        fence(store, ns, "t1");
+        long recordLeft = raw.commands().pttl(store.keyOf(ns));
+        assertThat(raw.commands().pttl(store.fenceKeyOf(ns))).isPositive().isLessThanOrEqualTo(LEASE.toMillis())
+                .isLessThanOrEqualTo(recordLeft + 1);
     }
 
     @Test
@@ -93,13 +106,12 @@ class RedisFencesTest {
     }
 
     @Test
-    void aReleasedReservationKeepsItsCounterForTheRetention() {
+    void aReleasedReservationDeletesItsCounterAndTheNextReservationStillGetsAGreaterFence() {
         String ns = namespace();
         long first = fence(store, ns, "t1");
         assertThat(store.release(ns, "t1")).isTrue();
-        assertThat(raw.commands().get(store.fenceKeyOf(ns))).isEqualTo(Long.toString(first));
-        assertThat(raw.commands().pttl(store.fenceKeyOf(ns))).isPositive()
-                .isLessThanOrEqualTo(RedisStoreConfig.DEFAULT_FENCE_RETENTION.toMillis());
+        assertThat(raw.commands().exists(store.keyOf(ns), store.fenceKeyOf(ns))).isZero();
+        assertThat(fence(store, ns, "t2")).isGreaterThan(first);
     }
 
     /**
@@ -118,8 +130,8 @@ class RedisFencesTest {
              RawRedis rawBefore = new RawRedis(first.uri())) {
             counterKey = before.fenceKeyOf(ns);
             saved = fence(before, ns, "t1");
+            assertThat(rawBefore.commands().save()).isEqualTo("OK"); // t1's reservation and its counter
             assertThat(before.release(ns, "t1")).isTrue();
-            assertThat(rawBefore.commands().save()).isEqualTo("OK");
             long second = fence(before, ns, "t2");
             assertThat(before.release(ns, "t2")).isTrue();
             stale = fence(before, ns, "t3"); // this holder is paused past the restart
@@ -132,6 +144,7 @@ class RedisFencesTest {
              RawRedis rawAfter = new RawRedis(restarted.uri())) {
             assertThat(rawAfter.commands().get(counterKey)).as("the counter of the snapshot")
                     .isEqualTo(Long.toString(saved));
+            rawAfter.expireNow(after.keyOf(ns)); // t1's reservation, back from the snapshot, runs out
             long next = fence(after, ns, "t4");
 
             assertThat(next).isGreaterThan(stale);

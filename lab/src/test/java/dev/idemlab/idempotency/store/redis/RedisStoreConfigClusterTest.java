@@ -49,11 +49,4 @@ class RedisStoreConfigClusterTest {
         assertThat(waiting.waitReplicas()).isEqualTo(1);
         assertThat(waiting.toBuilder().build().waitTimeout()).isEqualTo(Duration.ofMillis(100));
     }
-
-    @Test
-    void theFenceCounterIsKeptThirtyDaysByDefaultAndAtLeastASecond() {
-        assertThat(RedisStoreConfig.of("redis://h").fenceRetention()).isEqualTo(Duration.ofDays(1));
-        assertThatThrownBy(() -> RedisStoreConfig.custom().uri("redis://h").fenceRetention(Duration.ofMillis(10)).build())
-                .isInstanceOf(InvalidIdempotencyConfigException.class).hasMessageContaining("at least 1 s");
-    }
 }

@@ -34,10 +34,11 @@ import java.util.Optional;
  * namespace's last fence plus one, kept in a counter beside the record. The clock makes fences
  * outlive a counter the server lost (a restart from an older RDB snapshot, a promoted replica that
  * had not seen the last reservations): it has moved past them. The counter makes them outlive a clock
- * that stepped back. The counter is kept for {@link RedisStoreConfig#fenceRetention()} after a
- * reservation that was released or abandoned, and deleted when the record is completed: until the
- * completed record expires, by the same clock, no reservation of the namespace can be made, and after
- * that the clock lies past every fence the counter gave.
+ * that stepped back while the reservation lasts, and several reservations within one microsecond. It
+ * lives no longer than the reservation (the same expiry) and is deleted when the record is completed
+ * or released, so no key of a namespace outlives its record: once the counter is gone the clock has
+ * moved past its last fence by the time since (a lease, an action, a result's ttl). That relies on the
+ * server's clock not stepping back by more than that.
  *
  * <p>Every failure to reach or understand the server (refused, timed out, unparseable reply) is an
  * {@link IdempotencyStoreException}, and costs about the command timeout at most: while
@@ -58,8 +59,6 @@ public final class RedisIdempotencyStore implements IdempotencyStore, Completion
     private final RedisScriptClient scripts;
     private final RedisNotifications notifications;
     private final String evictionPolicy;
-    /** The fence counter's retention as the reserve script takes it, written once rather than per call. */
-    private final String fenceRetentionMillis;
     /** Re-read while the version is unknown: a cold client's first INFO can miss the short timeout. */
     private volatile StoreDescription description;
 
@@ -67,7 +66,6 @@ public final class RedisIdempotencyStore implements IdempotencyStore, Completion
     public RedisIdempotencyStore(RedisStoreConfig config) {
         this.config = Objects.requireNonNull(config, "config");
         this.scripts = new RedisScriptClient(config);
-        this.fenceRetentionMillis = millis(config.fenceRetention());
         this.description = new StoreDescription("redis", serverVersion(), config.address());
         // Sharded pub/sub needs Redis 7; a cluster before it, or a store that could not ask, publishes
         // classically (which a cluster broadcasts to every node).
@@ -112,7 +110,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, Completion
         requireFits(fingerprint);
         String key = key(namespace);
         String[] keys = {key, fenceKeyOf(namespace)};
-        String[] args = {token, fingerprint, millis(lease), fenceRetentionMillis};
+        String[] args = {token, fingerprint, millis(lease)};
         List<Object> reply = config.waitReplicas() > 0
                 ? scripts.runThenWait(LuaScript.RESERVE, namespace, keys,
                         written -> ScriptReply.status(written, namespace) == ScriptReply.DONE, args)
@@ -144,8 +142,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore, Completion
     @Override
     public boolean release(String namespace, String token) {
         String key = key(namespace);
-        List<Object> reply = scripts.run(LuaScript.RELEASE, namespace, key, token, notifications.channel(key),
-                notifications.publishCommand());
+        List<Object> reply = scripts.run(LuaScript.RELEASE, namespace, new String[] {key, fenceKeyOf(namespace)},
+                token, notifications.channel(key), notifications.publishCommand());
         return doneOrNotHeld(reply, namespace);
     }
 

@@ -34,13 +34,6 @@ public final class RedisStoreConfig {
     public static final Duration DEFAULT_CIRCUIT_COOL_DOWN = Duration.ofSeconds(1);
     /** Keeps idempotency records apart from whatever else lives in the same database. */
     public static final String DEFAULT_KEY_PREFIX = "idempotency:";
-    /**
-     * How long a namespace's fencing counter is kept after a reservation that was released or
-     * abandoned (a completed record deletes it): a day. Fences come from the server's clock as well,
-     * so the counter only matters when that clock steps back; it is the largest step back after a
-     * release that fences survive, and costs about 100 bytes per such namespace for that long.
-     */
-    public static final Duration DEFAULT_FENCE_RETENTION = Duration.ofDays(1);
     /** The scheme of a Redis Cluster seed list: {@code redis-cluster://host:port[,host:port...]}. */
     public static final String CLUSTER_SCHEME = "redis-cluster";
     /**
@@ -62,7 +55,6 @@ public final class RedisStoreConfig {
     private final boolean cluster;
     private final boolean clusterFlag;
     private final List<String> seedUris;
-    private final Duration fenceRetention;
     private final int waitReplicas;
     private final Duration waitTimeout;
 
@@ -77,7 +69,6 @@ public final class RedisStoreConfig {
         this.clusterFlag = b.cluster;
         this.cluster = b.cluster || seedUris.size() > 1 || isClusterScheme(b.uri);
         this.seedUris = List.copyOf(seedUris);
-        this.fenceRetention = b.fenceRetention;
         this.waitReplicas = b.waitReplicas;
         this.waitTimeout = b.waitTimeout;
     }
@@ -99,7 +90,7 @@ public final class RedisStoreConfig {
     /** A builder starting from this config. */
     public Builder toBuilder() {
         return custom().uri(uri).keyPrefix(keyPrefix).commandTimeout(commandTimeout).connectTimeout(connectTimeout)
-                .circuitCoolDown(circuitCoolDown).cluster(clusterFlag).fenceRetention(fenceRetention)
+                .circuitCoolDown(circuitCoolDown).cluster(clusterFlag)
                 .waitForReplicas(waitReplicas, waitTimeout);
     }
 
@@ -114,11 +105,6 @@ public final class RedisStoreConfig {
      */
     public List<String> seedUris() {
         return seedUris;
-    }
-
-    /** How long a namespace's fencing counter is kept after its last reservation, unless it completes. */
-    public Duration fenceRetention() {
-        return fenceRetention;
     }
 
     /** How many replicas must acknowledge a reservation ({@code WAIT}); 0 when the store does not wait. */
@@ -192,7 +178,6 @@ public final class RedisStoreConfig {
         private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
         private Duration circuitCoolDown = DEFAULT_CIRCUIT_COOL_DOWN;
         private boolean cluster;
-        private Duration fenceRetention = DEFAULT_FENCE_RETENTION;
         private int waitReplicas;
         private Duration waitTimeout = Duration.ZERO;
 
@@ -240,12 +225,6 @@ public final class RedisStoreConfig {
             return this;
         }
 
-        /** How long a namespace's fencing counter outlives its last reservation; at least 1 s. */
-        public Builder fenceRetention(Duration fenceRetention) {
-            this.fenceRetention = Objects.requireNonNull(fenceRetention, "fenceRetention");
-            return this;
-        }
-
         /**
          * After each reservation, {@code WAIT replicas timeout} on the connection to the master that
          * holds it; a reservation fewer than {@code replicas} replicas acknowledged within
@@ -274,10 +253,6 @@ public final class RedisStoreConfig {
             requirePositive("commandTimeout", commandTimeout);
             requirePositive("connectTimeout", connectTimeout);
             requirePositive("circuitCoolDown", circuitCoolDown);
-            if (fenceRetention.compareTo(Duration.ofSeconds(1)) < 0) {
-                throw new InvalidIdempotencyConfigException("fenceRetention", fenceRetention,
-                        "fenceRetention must be at least 1 s");
-            }
             if (waitReplicas < 0) {
                 throw new InvalidIdempotencyConfigException("waitReplicas", waitReplicas,
                         "waitForReplicas' replicas must be 0 (off) or more");

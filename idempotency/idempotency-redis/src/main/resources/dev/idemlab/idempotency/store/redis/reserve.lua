@@ -1,7 +1,7 @@
 -- Reserves a key for one attempt, atomically.
 -- KEYS[1] the record's key, KEYS[2] the namespace's fence counter (same hash slot as the record)
--- ARGV[1] owner token, ARGV[2] fingerprint, ARGV[3] lease in milliseconds,
--- ARGV[4] how long the fence counter is kept after this reservation, in milliseconds
+-- ARGV[1] owner token, ARGV[2] fingerprint, ARGV[3] lease in milliseconds (the counter's too: it
+-- never outlives the reservation; complete and release delete it)
 -- Returns {1, fence} (DONE: this token holds the reservation now, with a fencing number greater than
 --         that of every earlier reservation), {2, record} (FOUND: a completed record is there),
 --         {2, record, pttl} (FOUND: another attempt's reservation is there), or {4} / {4, value}
@@ -35,7 +35,9 @@ redis.replicate_commands()
 -- one, and becomes the last fence. The clock covers a counter the server lost (a restart from an older
 -- snapshot, a promoted replica that lagged): it has moved past every fence handed out before, as long
 -- as it did not step back further than that. The counter covers a clock that stepped back while it is
--- kept. (Microseconds since 1970 stay below 2^53, so a Lua number holds them exactly.)
+-- kept, and several reservations within one microsecond. Once the counter is gone (the reservation
+-- ended or expired) the clock has moved past its last fence by at least the time since. (Microseconds
+-- since 1970 stay below 2^53, so a Lua number holds them exactly.)
 local now = redis.call('TIME')
 local fence = tonumber(now[1]) * 1000000 + tonumber(now[2])
 local counter = redis.call('GET', KEYS[2])
@@ -43,6 +45,6 @@ local last = counter and tonumber(counter)
 if last and last >= fence then
   fence = last + 1
 end
-redis.call('SET', KEYS[2], string.format('%.0f', fence), 'PX', ARGV[4])
+redis.call('SET', KEYS[2], string.format('%.0f', fence), 'PX', ARGV[3])
 redis.call('SET', KEYS[1], '2|p|' .. ARGV[2] .. '|' .. ARGV[1], 'PX', ARGV[3])
 return {1, fence}
