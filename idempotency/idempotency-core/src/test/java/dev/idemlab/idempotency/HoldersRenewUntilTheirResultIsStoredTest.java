@@ -7,6 +7,7 @@ import dev.idemlab.idempotency.spi.IdempotencyStoreException.Failure;
 import dev.idemlab.idempotency.spi.StoredResult;
 import dev.idemlab.idempotency.store.memory.InMemoryIdempotencyStore;
 import dev.idemlab.provider.Charge;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -84,7 +85,7 @@ class HoldersRenewUntilTheirResultIsStoredTest {
         assertThat(store.lookup(call.namespace())).get().isInstanceOf(IdempotencyRecord.Pending.class);
 
         completesGetThrough.countDown();
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
+        Awaitility.await().atMost(Duration.ofSeconds(30))
                 .until(() -> store.lookup(call.namespace()).orElse(null) instanceof IdempotencyRecord.Completed);
         IdempotentResult<Charge> retry = coordinator.call(call, CHARGE, () -> stage.provider.charge("order-42", 10, "k1"));
         assertThat(retry.outcome()).isEqualTo(Outcome.REPLAYED);

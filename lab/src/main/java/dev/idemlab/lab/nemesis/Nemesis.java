@@ -1,6 +1,7 @@
 package dev.idemlab.lab.nemesis;
 
 import dev.idemlab.lab.faults.FaultKind;
+import dev.idemlab.lab.scenario.StoreEndpoint;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,7 +49,7 @@ final class Nemesis {
     static List<FaultKind> kinds(NemesisTarget target) {
         List<FaultKind> kinds = new ArrayList<>(target.kinds());
         kinds.add(FaultKind.REJECT_RESUMPTIONS);
-        if (dev.idemlab.lab.scenario.StoreEndpoint.sameAs(target.store()).isPresent()) {
+        if (StoreEndpoint.sameAs(target.store()).isPresent()) {
             kinds.add(FaultKind.PAUSE_HOLDER);
             kinds.add(FaultKind.KILL_HOLDER);
         }

@@ -50,10 +50,7 @@ final class NemesisChecker {
      * busy machine.
      */
     static final long RENEWAL_CALM = TimeUnit.MILLISECONDS.toNanos(750);
-    /**
-     * How much longer than the heartbeat's interval a calm with no failed renewal before it must be to
-     * hold a beat whose renewal gets through: the round trip and a late timer.
-     */
+    /** How long after a beat its renewal may take to get through: the round trip and a late timer. */
     static final long BEAT_SLACK = TimeUnit.MILLISECONDS.toNanos(250);
     private static final long TICK = TimeUnit.MILLISECONDS.toNanos(50);
 
@@ -87,7 +84,7 @@ final class NemesisChecker {
             // With the provider deduplicating, the ledger hides a second run of the action: count the runs.
             int extra = Math.max(charges, (int) calls.stream().filter(call -> call.charged() != null).count()) - 1;
             if (extra > 0) {
-                String why = holderKey(history, calls) ? holderFaultExplanation(history, key, extra)
+                String why = holderKey(calls) ? holderFaultExplanation(history, key, calls, charges, extra)
                         : explanation(history, calls, extra);
                 if (why == null) {
                     violations.add(new Violation("duplicate-charge", key, (extra + 1) + " runs of the action, charges "
@@ -149,7 +146,7 @@ final class NemesisChecker {
     }
 
     /** Whether {@code calls} are those of a key a holder fault held: a child JVM's call is among them. */
-    private static boolean holderKey(NemesisHistory history, List<CallRecord> calls) {
+    private static boolean holderKey(List<CallRecord> calls) {
         return calls.stream().anyMatch(CallRecord::child);
     }
 
@@ -157,10 +154,17 @@ final class NemesisChecker {
      * On a key a holder in a child JVM held, only that holder's fault explains a second run of the
      * action, and only one: the retry that took the key once the paused child's lease ran out (the
      * child then charged as it resumed), or once the killed child's marker expired (the child had
-     * charged). A fault that was not played in full explains nothing.
+     * charged). A fault that was not played in full explains nothing, and neither does one whose child
+     * never ran the action: its line says it charged, or the ledger holds a charge for the key that no
+     * call of this process made (a child killed between its charge and its line). A child killed before
+     * it charged leaves its retries to charge once between them.
      */
-    private static String holderFaultExplanation(NemesisHistory history, int key, int extra) {
-        if (extra > 1) {
+    private static String holderFaultExplanation(NemesisHistory history, int key, List<CallRecord> calls,
+                                                 int charges, int extra) {
+        long inProcess = calls.stream().filter(call -> !call.child() && call.charged() != null).count();
+        boolean childCharged = calls.stream().anyMatch(call -> call.child() && call.charged() != null)
+                || charges > inProcess;
+        if (extra > 1 || !childCharged) {
             return null;
         }
         return history.faults().stream().filter(fault -> fault.key() == key && fault.injected()
@@ -195,10 +199,9 @@ final class NemesisChecker {
      * Whether {@code holder} may honestly have lost the key to {@code taker}: it held the key at least a
      * lease before the taker ran, and in the lease before the taker ran (any renewal that got through
      * then would have kept the key past it) the holder had no chance to renew: no calm after a fault
-     * long enough for the retry of a renewal that failed in it ({@link #RENEWAL_CALM}), and no calm
-     * long enough to hold one of its beats, a heartbeat interval apart ({@link #BEAT_SLACK} more). A
-     * calm shorter than an interval before the first fault may fall between two beats: the beat before
-     * it renewed to a moment the fault then covered. Whatever the holder was told: its lease lost, or
+     * long enough for the retry of a renewal that failed in it ({@link #RENEWAL_CALM}), and no calm that
+     * holds one of its beats with time left for the renewal ({@link #BEAT_SLACK}). A calm between two
+     * beats is no such chance: the beat before it renewed to a moment the fault then covered. Whatever the holder was told: its lease lost, or
      * its completion not written (the caller still gets its result, and the duplicate risk is counted),
      * the store's lease ended while it could not be reached.
      */
@@ -214,12 +217,22 @@ final class NemesisChecker {
         long from = Math.max(takenAt - lease, holder.actionStartedAt() + interval);
         for (long[] calm : calms(history, from, takenAt)) {
             boolean afterAFault = calm[0] > from;
-            long length = calm[1] - calm[0];
-            if (length >= (afterAFault ? RENEWAL_CALM : interval + BEAT_SLACK)) {
+            if (afterAFault && calm[1] - calm[0] >= RENEWAL_CALM || holdsABeat(holder, interval, calm)) {
                 return false;
             }
         }
         return true;
+    }
+
+    /**
+     * Whether one of the holder's beats (fixed rate, an interval apart from one interval after its
+     * action started) fell in {@code calm} with {@link #BEAT_SLACK} left for its renewal to get through.
+     */
+    private static boolean holdsABeat(CallRecord holder, long interval, long[] calm) {
+        long first = holder.actionStartedAt() + interval;
+        long beats = Math.max(0, (calm[0] - first + interval - 1) / interval);
+        long beat = first + beats * interval;
+        return beat + BEAT_SLACK <= calm[1];
     }
 
     /** Whether a fault of the store was on, or just over, at some moment between {@code from} and {@code to}. */

@@ -54,6 +54,10 @@ public record StoreEndpoint(String kind, String url, String user, String passwor
         }
         if (store instanceof PostgresIdempotencyStore postgres) {
             PostgresStoreConfig config = postgres.config();
+            // A child opens the default table by the URL: a store on a DataSource, or on another table, it cannot reach.
+            if (config.jdbcUrl() == null || !config.table().equals(PostgresStoreConfig.DEFAULT_TABLE)) {
+                return Optional.empty();
+            }
             return Optional.of(new StoreEndpoint("postgres", config.jdbcUrl(), config.user(), config.password()));
         }
         return Optional.empty();

@@ -51,6 +51,28 @@ class HolderFaultCheckerTest {
         assertThat(verdict.explanations()).containsEntry(Explanation.HOLDER_KILLED.named(), 1);
     }
 
+    /**
+     * Killed before it charged, the child ran nothing: the two charges are two of its retries', a double
+     * charge of the coordinator's that the kill does not explain.
+     */
+    @Test
+    void aHolderKilledBeforeItChargedExplainsNoSecondChargeOfItsRetries() {
+        CallRecord child = CallRecord.ofChild(0, KEY, TimeUnit.SECONDS.toNanos(120));
+        child.sent(SECOND / 2);
+        child.actionStarted(1 * SECOND, true);
+        child.failed(2 * SECOND, "killed (SIGKILL)");
+        CallRecord secondRetry = new CallRecord(2, KEY, 2, false, InFlightPolicy.WAIT, StoreFailureMode.FAIL_OPEN,
+                TimeUnit.SECONDS.toNanos(120));
+        secondRetry.sent(2 * SECOND);
+        secondRetry.actionStarted(5 * SECOND + SECOND / 10, true);
+        secondRetry.charged("ch_2");
+        secondRetry.answered(6 * SECOND, "ch_2", Outcome.EXECUTED);
+        NemesisVerdict verdict = NemesisChecker.check(history(List.of(child, retry("ch_1"), secondRetry), List.of(
+                new FaultEvent(FaultKind.KILL_HOLDER, 1 * SECOND, 2 * SECOND, null, KEY))));
+        assertThat(verdict.violations()).singleElement()
+                .satisfies(violation -> assertThat(violation.rule()).isEqualTo("duplicate-charge"));
+    }
+
     @Test
     void aPausedHoldersSecondChargeWithoutItsFaultIsFlagged() {
         NemesisVerdict verdict = NemesisChecker.check(history(List.of()));

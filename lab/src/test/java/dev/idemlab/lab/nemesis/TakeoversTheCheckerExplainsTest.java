@@ -53,14 +53,31 @@ class TakeoversTheCheckerExplainsTest {
         assertThat(verdict.violations()).extracting(Violation::rule).containsExactly("duplicate-charge");
     }
 
+    /**
+     * The holder's first beat, at 1.0 s, fell in a calm that lasted until the freeze at 2.1 s: that
+     * renewal kept the key to about 4.0 s, so a takeover at 3.9 s is the coordinator's fault, although
+     * the calm (1.1 s) is shorter than an interval and a slack.
+     */
+    @Test
+    void aBeatInACalmShorterThanAnIntervalIsStillAChance() {
+        NemesisVerdict verdict = NemesisChecker.check(history(ms(3900), fault(FaultKind.FREEZE, 2100, 3900)));
+
+        assertThat(verdict.violations()).extracting(Violation::rule).containsExactly("duplicate-charge");
+    }
+
     private static FaultEvent fault(FaultKind kind, long fromMillis, long toMillis) {
         return new FaultEvent(kind, ms(fromMillis), ms(toMillis), null);
     }
 
     /** The two holders of key 1 under {@code faults}: the first still in its action when the second ran. */
     private static NemesisHistory history(FaultEvent... faults) {
+        return history(TAKEN_AT, faults);
+    }
+
+    /** As {@link #history(FaultEvent...)}, the second holder running the action at {@code takenAt}. */
+    private static NemesisHistory history(long takenAt, FaultEvent... faults) {
         CallRecord first = call(1, ms(0), ms(6000), "ch_1", Outcome.LEASE_LOST);
-        CallRecord second = call(2, TAKEN_AT, TAKEN_AT + ms(20), "ch_2", Outcome.EXECUTED);
+        CallRecord second = call(2, takenAt, takenAt + ms(20), "ch_2", Outcome.EXECUTED);
         List<Charge> ledger = List.of(charge("ch_1"), charge("ch_2"));
         return new NemesisHistory(new NemesisSettings(1, Duration.ofSeconds(10), Duration.ofNanos(LEASE), false,
                 Sabotage.NONE), new ServerInfo("redis", "test", Origin.BUNDLED, "127.0.0.1:0", "none"),

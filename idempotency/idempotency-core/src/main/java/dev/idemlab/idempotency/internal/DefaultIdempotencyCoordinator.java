@@ -72,8 +72,16 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
         this.encoder = new ResultEncoder(config.maxResultBytes(), counters);
         this.replays = new Replays(config.policy(), counters);
         this.heartbeats = new Heartbeats(store, config.lease(), config.heartbeatInterval(), ticker,
-                e -> countStorageError(StorePhase.RENEW, "renewing a lease; tried again at the next heartbeat "
-                        + "while the lease last confirmed lasts", e));
+                (e, firstSinceConfirmed) -> {
+                    if (firstSinceConfirmed) {
+                        countStorageError(StorePhase.RENEW, "renewing a lease; tried again soon and at every "
+                                + "heartbeat until the store answers", e);
+                    } else {
+                        // Counted as every other, logged once per outage: a long action would log a line per retry.
+                        counters.storageError(StorePhase.RENEW);
+                        LOG.debug("renewing a lease failed again: {}", e.getMessage());
+                    }
+                });
         this.notifications = CompletionNotifications.of(store);
         this.inFlightWait = new InFlightWait(notifications);
     }

@@ -96,6 +96,8 @@ abstract class Heartbeat {
     private volatile boolean lost;
     /** The action returned and its result is being stored: a renewal that finds the key no longer pending is not news. */
     private volatile boolean completing;
+    /** Whether a renewal failed since the lease was last confirmed; written by the one renewal in flight. */
+    private volatile boolean failingSinceConfirmed;
 
     /**
      * A heartbeat of {@code token}'s reservation of {@code namespace}, not yet started, whose reserve
@@ -251,7 +253,8 @@ abstract class Heartbeat {
             if (stopped) {
                 return false;
             }
-            shared.onRenewFailed().accept(e);
+            shared.onRenewFailed().accept(e, !failingSinceConfirmed);
+            failingSinceConfirmed = true;
             long now = shared.ticker().read();
             if (ranOut(now)) {
                 ranOutByOwnClock(now, e);
@@ -265,8 +268,11 @@ abstract class Heartbeat {
         }
         if (held) {
             CONFIRMED_AT.setRelease(this, startedAt);
+            failingSinceConfirmed = false;
         } else if (completing) {
-            stop(); // the result was stored meanwhile, or another attempt's record found: the owner says which
+            // The result was stored meanwhile, or another attempt's record is there: the owner's complete says which.
+            LOG.debug("a renewal of {} found the reservation ended while its result was being stored", operation());
+            stop();
         } else {
             lose(() -> logLost("the store says another attempt holds the key, or the reservation ran out there"));
         }
@@ -299,7 +305,7 @@ abstract class Heartbeat {
     private void logRanOut(long now, IdempotencyStoreException lastFailure) {
         long agoMillis = TimeUnit.NANOSECONDS.toMillis(now - (long) CONFIRMED_AT.getAcquire(this));
         logLost("the lease last confirmed " + agoMillis + " ms ago (a lease of " + shared().lease().toMillis()
-                + " ms) ran out while the store could not be reached"
+                + " ms) ran out before a renewal got through"
                 + (lastFailure == null ? "" : "; last failure: " + lastFailure.getMessage())
                 + "; renewing on until the store says the token no longer holds");
     }

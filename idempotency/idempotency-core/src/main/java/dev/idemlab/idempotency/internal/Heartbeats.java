@@ -8,7 +8,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 
 /**
  * Starts the heartbeats of one coordinator, lazily: a started heartbeat is pushed on a lock-free stack,
@@ -30,7 +30,7 @@ final class Heartbeats {
     private final Duration lease;
     private final long leaseNanos;
     private final Ticker ticker;
-    private final Consumer<IdempotencyStoreException> onRenewFailed;
+    private final BiConsumer<IdempotencyStoreException, Boolean> onRenewFailed;
     private final long intervalNanos;
     private final long batchDelayNanos;
     private final AtomicReference<Heartbeat> unscheduled = new AtomicReference<>();
@@ -46,10 +46,11 @@ final class Heartbeats {
      * Heartbeats that renew reservations in {@code store} for {@code lease} every {@code interval},
      * and tell by {@code ticker} when the lease a holder last confirmed has run out.
      * {@code onRenewFailed} runs for every renewal that failed with a storage error (it is tried again
-     * at the next beat), on the thread of {@link SharedScheduler#storeCalls()} that ran it.
+     * soon and at the next beat), on the thread of {@link SharedScheduler#storeCalls()} that ran it,
+     * told whether it is the holder's first failure since its lease was last confirmed.
      */
     Heartbeats(IdempotencyStore store, Duration lease, Duration interval, Ticker ticker,
-               Consumer<IdempotencyStoreException> onRenewFailed) {
+               BiConsumer<IdempotencyStoreException, Boolean> onRenewFailed) {
         this.store = store;
         this.lease = lease;
         this.leaseNanos = lease.toNanos();
@@ -101,7 +102,7 @@ final class Heartbeats {
         return intervalNanos;
     }
 
-    Consumer<IdempotencyStoreException> onRenewFailed() {
+    BiConsumer<IdempotencyStoreException, Boolean> onRenewFailed() {
         return onRenewFailed;
     }
 

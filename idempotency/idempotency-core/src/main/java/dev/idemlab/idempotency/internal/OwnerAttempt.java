@@ -117,8 +117,8 @@ final class OwnerAttempt<T> extends Heartbeat {
                     + "this attempt's result is not stored", call.operation());
             return false;
         } catch (IdempotencyStoreException e) {
-            coordinator.countStorageError(StorePhase.COMPLETE, "storing the result; the reservation stays until "
-                    + "its lease runs out, and the write is retried in the background", e);
+            coordinator.countStorageError(StorePhase.COMPLETE, "storing the result; the write is retried in the "
+                    + "background, renewing the reservation meanwhile, and if it gives up the lease runs out", e);
             counters.duplicateRisk();
             coordinator.storeCalls().settleLater("completing after a failed complete", config.lease(),
                     () -> store.complete(namespace, token, fingerprint, stored, config.ttl()), this::stop);

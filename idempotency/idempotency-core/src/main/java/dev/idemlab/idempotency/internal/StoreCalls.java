@@ -141,6 +141,9 @@ final class StoreCalls {
                     }
                     pause = Math.min(pause * 2, MAX_SETTLE_PAUSE_NANOS);
                     schedule(this, pause);
+                } catch (Error e) {
+                    settled.run();
+                    throw e;
                 }
             }
         }, 0);

@@ -54,7 +54,7 @@ class HeartbeatTest {
 
     /** Starts the heartbeat of {@code token}'s reservation, confirmed by a reserve starting now. */
     private void start(String token) {
-        Heartbeats shared = new Heartbeats(store, LEASE, BEAT, ticker, e -> storageErrors.release());
+        Heartbeats shared = new Heartbeats(store, LEASE, BEAT, ticker, (e, first) -> storageErrors.release());
         heartbeat = new Heartbeat(NAMESPACE, token, ticker.read()) {
             @Override
             Heartbeats shared() {

@@ -255,6 +255,7 @@ public final class PostgresStoreConfig {
             return this;
         }
 
+        /** Connections in the renewals' own pool (see {@link PostgresStoreConfig#renewalPoolSize()}); at least 1. */
         public Builder renewalPoolSize(int renewalPoolSize) {
             this.renewalPoolSize = renewalPoolSize;
             return this;
