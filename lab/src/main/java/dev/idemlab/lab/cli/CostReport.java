@@ -1,0 +1,46 @@
+package dev.idemlab.lab.cli;
+
+import dev.idemlab.lab.cost.RecordCost;
+
+import java.util.List;
+import java.util.Locale;
+
+/** {@code lab cost}'s report: a row per store, then how each was counted and on which server. Stateless. */
+final class CostReport {
+
+    private CostReport() { }
+
+    static String render(List<RecordCost> costs, boolean markdown) {
+        StringBuilder out = new StringBuilder();
+        if (markdown) {
+            out.append("| store | records | result | per record | bytes per record | raw write | raw bytes | ratio "
+                    + "| left by released reservations | target (<= ").append(RecordCost.TARGET_RATIO).append("x) |\n");
+            out.append("|---|---|---|---|---|---|---|---|---|---|\n");
+        }
+        for (RecordCost cost : costs) {
+            out.append(markdown ? markdownRow(cost) : plain(cost));
+        }
+        out.append(markdown ? "\n" : "");
+        for (RecordCost cost : costs) {
+            out.append(markdown ? "* " : "  ").append(cost.server().store()).append(": ")
+                    .append(cost.server().describeWithDurability()).append("; counted by ").append(cost.measuredBy())
+                    .append('\n');
+        }
+        return out.toString();
+    }
+
+    private static String markdownRow(RecordCost cost) {
+        return String.format(Locale.ROOT, "| %s | %,d | %d B | %.2f %s | %.0f B | %s | %.0f B | %.2fx | %d of %d | %s |%n",
+                cost.server().store(), cost.records(), cost.resultBytes(), cost.unitsPerRecord(), cost.unit(),
+                cost.bytesPerRecord(), cost.baseline(), cost.baselineBytesPerRecord(), cost.ratio(),
+                cost.leftByReleased(), cost.released(), cost.met() ? "met" : "missed");
+    }
+
+    private static String plain(RecordCost cost) {
+        return String.format(Locale.ROOT, "%-8s %,d records of a %d B result: %.2f %s, %.0f B per record; "
+                        + "%s: %.0f B; ratio %.2fx (target <= %.1fx: %s); %d released reservations left %d%n",
+                cost.server().store(), cost.records(), cost.resultBytes(), cost.unitsPerRecord(), cost.unit(),
+                cost.bytesPerRecord(), cost.baseline(), cost.baselineBytesPerRecord(), cost.ratio(),
+                RecordCost.TARGET_RATIO, cost.met() ? "met" : "missed", cost.released(), cost.leftByReleased());
+    }
+}
