@@ -28,8 +28,9 @@ import java.util.concurrent.Callable;
                 + "private Redis and PostgreSQL, and the same JSON raw beside them (Redis: SET ... PX with the same "
                 + "ttl; PostgreSQL: a table of key, JSON and expiry), then reads what each costs the server by its "
                 + "own accounting (MEMORY USAGE of every key under the store's prefix; the table's size with its "
-                + "indexes). Also releases one reservation in ten and counts what it left. Exits 1 when a record "
-                + "costs more than 1.3x its raw write or a released reservation left anything.")
+                + "indexes, as written and rewritten with live rows only). Also releases one reservation in ten and counts "
+                + "what it left. Exits 1 when a Redis record costs more than 1.3x its raw SET or a released "
+                + "reservation left anything.")
 final class CostCommand implements Callable<Integer> {
 
     static final List<String> STORES = List.of("redis", "postgres");

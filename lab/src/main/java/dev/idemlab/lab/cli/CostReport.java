@@ -14,7 +14,7 @@ final class CostReport {
         StringBuilder out = new StringBuilder();
         if (markdown) {
             out.append("| store | records | result | per record | bytes per record | raw write | raw bytes | ratio "
-                    + "| left by released reservations | target (<= ").append(RecordCost.TARGET_RATIO).append("x) |\n");
+                    + "| left by released reservations | target |\n");
             out.append("|---|---|---|---|---|---|---|---|---|---|\n");
         }
         for (RecordCost cost : costs) {
@@ -24,7 +24,7 @@ final class CostReport {
         for (RecordCost cost : costs) {
             out.append(markdown ? "* " : "  ").append(cost.server().store()).append(": ")
                     .append(cost.server().describeWithDurability()).append("; counted by ").append(cost.measuredBy())
-                    .append('\n');
+                    .append(cost.note().isEmpty() ? "" : "; " + cost.note()).append('\n');
         }
         return out.toString();
     }
@@ -33,14 +33,14 @@ final class CostReport {
         return String.format(Locale.ROOT, "| %s | %,d | %d B | %.2f %s | %.0f B | %s | %.0f B | %.2fx | %d of %d | %s |%n",
                 cost.server().store(), cost.records(), cost.resultBytes(), cost.unitsPerRecord(), cost.unit(),
                 cost.bytesPerRecord(), cost.baseline(), cost.baselineBytesPerRecord(), cost.ratio(),
-                cost.leftByReleased(), cost.released(), cost.met() ? "met" : "missed");
+                cost.leftByReleased(), cost.released(), cost.verdict());
     }
 
     private static String plain(RecordCost cost) {
         return String.format(Locale.ROOT, "%-8s %,d records of a %d B result: %.2f %s, %.0f B per record; "
-                        + "%s: %.0f B; ratio %.2fx (target <= %.1fx: %s); %d released reservations left %d%n",
+                        + "%s: %.0f B; ratio %.2fx (%s); %d released reservations left %d%n",
                 cost.server().store(), cost.records(), cost.resultBytes(), cost.unitsPerRecord(), cost.unit(),
                 cost.bytesPerRecord(), cost.baseline(), cost.baselineBytesPerRecord(), cost.ratio(),
-                RecordCost.TARGET_RATIO, cost.met() ? "met" : "missed", cost.released(), cost.leftByReleased());
+                cost.verdict(), cost.released(), cost.leftByReleased());
     }
 }

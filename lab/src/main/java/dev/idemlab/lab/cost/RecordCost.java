@@ -17,21 +17,30 @@ import dev.idemlab.lab.infra.ServerInfo;
  * @param released how many reservations were released (their action failed)
  * @param leftByReleased how many keys or rows those left behind
  * @param measuredBy how the bytes were counted
+ * @param targetRatio the most a record may cost against its raw write, or {@code null} where no target
+ *     is set (PostgreSQL: its rows are judged by the sweep, not by size)
+ * @param note what else was measured, or an empty string
  */
 public record RecordCost(ServerInfo server, int records, int resultBytes, String unit, double unitsPerRecord,
                          double bytesPerRecord, String baseline, double baselineBytesPerRecord, int released,
-                         long leftByReleased, String measuredBy) {
+                         long leftByReleased, String measuredBy, Double targetRatio, String note) {
 
-    /** The target of the cost issue: a completed record costs at most this many times its raw write. */
-    public static final double TARGET_RATIO = 1.3;
+    /** The cost issue's target on Redis: a completed record costs at most this many times its raw {@code SET}. */
+    public static final double REDIS_TARGET_RATIO = 1.3;
 
     /** What a record costs against its raw write. */
     public double ratio() {
         return bytesPerRecord / baselineBytesPerRecord;
     }
 
-    /** Whether the ratio is within {@link #TARGET_RATIO} and nothing outlived a released reservation. */
+    /** Whether the ratio is within its target, if it has one, and nothing outlived a released reservation. */
     public boolean met() {
-        return ratio() <= TARGET_RATIO && leftByReleased == 0;
+        return (targetRatio == null || ratio() <= targetRatio) && leftByReleased == 0;
+    }
+
+    /** The verdict as the report prints it. */
+    public String verdict() {
+        String target = targetRatio == null ? "no size target" : String.format(java.util.Locale.ROOT, "<= %.1fx", targetRatio);
+        return target + ": " + (met() ? "met" : "missed");
     }
 }
