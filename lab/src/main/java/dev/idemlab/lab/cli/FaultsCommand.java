@@ -27,7 +27,8 @@ final class FaultsCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--stores", paramLabel = "STORE[,STORE...]", split = ",", hideParamSyntax = true,
-            description = "Stores to run on, comma-separated: memory, redis, postgres. Default: all three.")
+            description = "Stores to run on, comma-separated: memory, redis, postgres (the cluster has no case here; its "
+                    + "faults are the nemesis's). Default: all three.")
     List<String> stores;
 
     @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
@@ -42,12 +43,18 @@ final class FaultsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        List<String> chosen = stores == null ? StoreBackends.NAMES
-                : stores.stream().map(name -> name.trim().toLowerCase(Locale.ROOT)).toList();
+        List<String> catalogued = FaultCatalogue.stores();
+        List<String> chosen = stores == null ? catalogued
+                : stores.stream().map(name -> name.trim().toLowerCase(Locale.ROOT)).distinct().toList();
         for (String store : chosen) {
             if (!StoreBackends.NAMES.contains(store)) {
                 throw new UsageException("--stores: unknown store '" + store + "'; known: "
                         + String.join(", ", StoreBackends.NAMES));
+            }
+            if (!catalogued.contains(store)) {
+                // A gate that ran nothing must not pass: 0 rows is not 0 violations.
+                throw new UsageException("--stores: the fault catalogue has no case for " + store + " (its faults are "
+                        + "played by lab nemesis --store " + store + "); it runs on " + String.join(", ", catalogued));
             }
         }
         String form = format.toLowerCase(Locale.ROOT);

@@ -37,6 +37,12 @@ public final class FaultCatalogue {
         return steps;
     }
 
+    /** The stores some case of the catalogue runs on, in the lab's order. */
+    public static List<String> stores() {
+        return StoreBackends.NAMES.stream().filter(store -> cases().stream().anyMatch(fault ->
+                fault.stores().contains(store) || (fault.stores().equals(Case.ANY) && store.equals("memory")))).toList();
+    }
+
     /**
      * Runs every case on {@code stores}. {@code progress} hears of each step before ({@code null}
      * outcome) and after it. A store whose server cannot be had is reported as one row saying so.
