@@ -37,12 +37,31 @@ abstract class AbstractScenarioCommand implements Callable<Integer> {
         return null;
     }
 
+    /**
+     * Whether an option a scenario sets for itself is refused: yes for a command that runs one
+     * scenario; {@code scenario all} passes the options on to the scenarios that take them.
+     */
+    boolean refusesFixedOptions() {
+        return true;
+    }
+
     /** Refuses a store that cannot stage this command's scenario at all. */
     void checkStore(String store) { }
 
     /** The store this command runs on when {@code named} is asked for; the same one unless it says otherwise. */
     String storeFor(String named) {
         return named;
+    }
+
+    private void refuseFixedOptions(List<ScenarioRunner.Plan> plan) {
+        for (ScenarioRunner.Plan step : plan) {
+            for (String option : step.scenario().fixedOptions()) {
+                if (spec.commandLine().getParseResult().hasMatchedOption(option)) {
+                    throw new UsageException(option + ": " + step.scenario().name() + " sets it for itself ("
+                            + step.scenario().summary() + "); leave it out");
+                }
+            }
+        }
     }
 
     /** Text after the runs' report (not in JSON, which goes to standard error instead): a summary over them. */
@@ -61,6 +80,9 @@ abstract class AbstractScenarioCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         List<ScenarioRunner.Plan> plan = plan();
+        if (refusesFixedOptions()) {
+            refuseFixedOptions(plan);
+        }
         int steps = ScenarioRunner.steps(plan);
         // A run of several steps reports each; a single one stays quiet unless a person is watching.
         Progress progress = steps > 1 ? new Progress(err, Progress.onTerminal(), steps) : null;

@@ -13,6 +13,11 @@ import java.util.List;
                 + "and store-down under wait.")
 final class AllScenariosCommand extends AbstractScenarioCommand {
 
+    @Override
+    boolean refusesFixedOptions() {
+        return false;
+    }
+
     @Mixin
     RaceOptions raceOptions;
 

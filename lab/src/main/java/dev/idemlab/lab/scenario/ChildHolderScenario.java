@@ -22,6 +22,12 @@ abstract class ChildHolderScenario implements Scenario {
     static final Duration LEASE = Duration.ofSeconds(1);
     static final Duration PROVIDER_LATENCY = Duration.ofMillis(100);
 
+    /** Its timing is its own: the failure it stages needs it. */
+    @Override
+    public List<String> fixedOptions() {
+        return List.of("--latency-ms", "--lease-s");
+    }
+
     @Override
     public List<LabPolicy> policiesForAll() {
         return List.of(LabPolicy.WAIT);

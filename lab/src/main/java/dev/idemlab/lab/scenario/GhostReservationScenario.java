@@ -49,6 +49,12 @@ public final class GhostReservationScenario implements Scenario {
         this.settled = settled;
     }
 
+    /** Its timing is its own: the failure it stages needs it. */
+    @Override
+    public List<String> fixedOptions() {
+        return List.of("--lease-s");
+    }
+
     @Override
     public String name() {
         return "ghost-reservation";

@@ -43,6 +43,13 @@ public final class LeaseOverrunScenario extends StagedScenario {
         return "lease-overrun";
     }
 
+
+    /** Its timing is its own: the failure it stages needs it. */
+    @Override
+    public List<String> fixedOptions() {
+        return List.of("--latency-ms", "--lease-s");
+    }
+
     @Override
     public String summary() {
         return "the holder's charge takes longer than the lease, and a retry arrives after the lease";

@@ -22,6 +22,14 @@ public interface Scenario {
     ScenarioRun run(ScenarioContext context, LabPolicy policy) throws InterruptedException;
 
     /** The policies {@code scenario all} runs it under. */
+    /**
+     * The scenario options ({@code --latency-ms}, {@code --lease-s}, ...) this scenario sets for itself
+     * to stage its failure, and so ignores: a command that runs it alone refuses them.
+     */
+    default List<String> fixedOptions() {
+        return List.of();
+    }
+
     default List<LabPolicy> policiesForAll() {
         return List.of(LabPolicy.WAIT);
     }

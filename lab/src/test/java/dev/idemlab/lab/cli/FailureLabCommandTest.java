@@ -24,6 +24,17 @@ class FailureLabCommandTest {
         assertThat(run.err()).contains("FOR must be shorter than EVERY");
     }
 
+    /** An option a scenario sets for itself is refused where that scenario runs alone, never silently ignored. */
+    @Test
+    void optionsAScenarioFixesForItselfAreRefused() {
+        LabRun latency = LabRun.of("scenario", "lease-overrun", "--store", "memory", "--latency-ms", "300");
+        assertThat(latency.exitCode()).as(latency.err()).isEqualTo(2);
+        assertThat(latency.err()).contains("--latency-ms: lease-overrun sets it for itself").doesNotContain("Exception");
+        LabRun lease = LabRun.of("scenario", "ghost-reservation", "--store", "memory", "--lease-s", "5");
+        assertThat(lease.exitCode()).as(lease.err()).isEqualTo(2);
+        assertThat(lease.err()).contains("--lease-s: ghost-reservation sets it for itself");
+    }
+
     @Test
     void onOffOptionsSayTheirRule() {
         LabRun run = LabRun.of("scenario", "provider-ambiguous", "--store", "memory", "--downstream-key", "maybe");
