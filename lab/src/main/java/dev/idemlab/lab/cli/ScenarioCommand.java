@@ -19,7 +19,10 @@ final class ScenarioCommand implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(),
-                "missing scenario: in-flight, key-reuse, provider-timeout, store-down, failover or all");
+        // The subcommands themselves are the list, so that it never falls behind them.
+        java.util.List<String> names = spec.subcommands().keySet().stream()
+                .filter(name -> !name.equals("help")).toList();
+        throw new CommandLine.ParameterException(spec.commandLine(), "missing scenario: one of "
+                + String.join(", ", names.subList(0, names.size() - 1)) + " or " + names.get(names.size() - 1));
     }
 }
