@@ -16,7 +16,7 @@ final class RaceOptions {
     @Option(names = "--callers", paramLabel = "N", defaultValue = "2",
             description = "Callers sending the identical request: A, then B..N at the retry time; 2 to " + MAX_CALLERS
                     + ". Default: ${DEFAULT-VALUE}.")
-    int callers;
+    long callers;
 
     void validate() {
         Bounds.check("--retry-at-ms", retryAtMs, 0, MAX_RETRY_AT_MS);

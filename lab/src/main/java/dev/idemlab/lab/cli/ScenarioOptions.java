@@ -65,7 +65,7 @@ final class ScenarioOptions {
         if (race != null) {
             race.validate();
             retryAt = Duration.ofMillis(race.retryAtMs);
-            callers = race.callers;
+            callers = (int) race.callers; // within 2..MAX_CALLERS once validated
         }
         return new ScenarioSettings(Duration.ofMillis(latencyMs), retryAt, callers, Duration.ofSeconds(leaseSeconds),
                 key, onStoreFailure == OnStoreFailure.OPEN ? StoreFailureMode.FAIL_OPEN : StoreFailureMode.FAIL_CLOSED);

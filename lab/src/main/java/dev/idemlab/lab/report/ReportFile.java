@@ -61,9 +61,28 @@ public final class ReportFile {
      * @throws Refused saying why {@code path} cannot take a report
      */
     public static ReportFile check(Path path) throws Refused {
-        ReportFile file = new ReportFile(Objects.requireNonNull(path, "path"));
-        file.target();
+        if (Objects.requireNonNull(path, "path").toString().isEmpty()) {
+            throw new Refused("is empty; give a file name");
+        }
+        ReportFile file = new ReportFile(path);
+        file.probe(file.target());
         return file;
+    }
+
+    /**
+     * Creates and removes a file beside the target, as {@link #write} will: a directory whose
+     * permissions say yes may still take no new file (a read-only or virtual file system).
+     */
+    private void probe(Target target) throws Refused {
+        Path probe = target.file().getParent().resolve("." + target.file().getFileName() + "."
+                + HexFormat.of().toHexDigits(RANDOM.nextLong()) + ".probe");
+        try {
+            Files.createFile(probe);
+            Files.delete(probe);
+        } catch (IOException e) {
+            throw new Refused("cannot be written: the directory " + target.file().getParent()
+                    + " takes no new file beside it (" + e.getClass().getSimpleName() + ")");
+        }
     }
 
     /** The path as given. */
