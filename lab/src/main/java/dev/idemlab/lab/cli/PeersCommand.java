@@ -98,6 +98,9 @@ final class PeersCommand implements Callable<Integer> {
     public Integer call() {
         List<PeerFactory> chosen = chosen(((LabCommand) spec.root().userObject()).coordinators());
         ExperimentOptions options = experimentOptions();
+        if (!load && spec.commandLine().getParseResult().hasMatchedOption("--load-keys")) {
+            throw new UsageException("--load-keys sizes the load run, which only --load starts; add --load or drop it");
+        }
         LoadOptions loadOptions = load ? loadOptions() : null;
         if (redisFrom == Origin.IN_PROCESS) {
             throw new UsageException("--redis-from must be url, system, bundled or container: Redis cannot run in-process");

@@ -132,6 +132,7 @@ class LabCommandTest {
             "scenario key-reuse --store postgres --pg-url jdbc:postgresql://127.0.0.1:99999/db|--pg-url jdbc:postgresql://127.0.0.1:99999/db: the port must be between 1 and 65535",
             "scenario key-reuse --store postgres --pg-url jdbc:postgresql://127.0.0.1:0/db?user=u&password=secret|--pg-url jdbc:postgresql://127.0.0.1:0/db?user=u&password=***: the port must be between 1 and 65535",
             "scenario key-reuse --store postgres --pg-url jdbc:postgresql://u:secret@127.0.0.1/db|--pg-url jdbc:postgresql://***@127.0.0.1/db: the host part is not host[:port][,host[:port]...]",
+            "peers --load-keys 0|--load-keys sizes the load run, which only --load starts",
             "check --stores memory,floppy|--stores must name stores among",
             "check --store memory|check runs on several stores and takes --stores STORE[,STORE...], not --store"
     })
