@@ -39,11 +39,7 @@ class HolderFaultCheckerTest {
 
     @Test
     void aHolderKilledAfterItsChargeExplainsTheRetrysCharge() {
-        CallRecord child = CallRecord.ofChild(0, KEY, TimeUnit.SECONDS.toNanos(120));
-        child.sent(SECOND / 2);
-        child.actionStarted(1 * SECOND, true);
-        child.charged("ch_1");
-        child.failed(2 * SECOND, "killed (SIGKILL)");
+        CallRecord child = killedChild("ch_1");
         CallRecord retry = retry("ch_2");
         NemesisVerdict verdict = NemesisChecker.check(history(List.of(child, retry), List.of(
                 new FaultEvent(FaultKind.KILL_HOLDER, 1 * SECOND, 2 * SECOND, null, KEY))));
@@ -57,10 +53,7 @@ class HolderFaultCheckerTest {
      */
     @Test
     void aHolderKilledBeforeItChargedExplainsNoSecondChargeOfItsRetries() {
-        CallRecord child = CallRecord.ofChild(0, KEY, TimeUnit.SECONDS.toNanos(120));
-        child.sent(SECOND / 2);
-        child.actionStarted(1 * SECOND, true);
-        child.failed(2 * SECOND, "killed (SIGKILL)");
+        CallRecord child = killedChild(null);
         CallRecord secondRetry = new CallRecord(2, KEY, 2, false, InFlightPolicy.WAIT, StoreFailureMode.FAIL_OPEN,
                 TimeUnit.SECONDS.toNanos(120));
         secondRetry.sent(2 * SECOND);
@@ -101,6 +94,18 @@ class HolderFaultCheckerTest {
         child.charged("ch_2");
         child.answered(8 * SECOND, "ch_2", Outcome.EXECUTED);
         return history(List.of(child, retry("ch_1")), faults);
+    }
+
+    /** The child that held the key from 1 s and was killed at 2 s, having charged {@code charge} ({@code null}: not yet). */
+    private static CallRecord killedChild(String charge) {
+        CallRecord child = CallRecord.ofChild(0, KEY, TimeUnit.SECONDS.toNanos(120));
+        child.sent(SECOND / 2);
+        child.actionStarted(1 * SECOND, true);
+        if (charge != null) {
+            child.charged(charge);
+        }
+        child.failed(2 * SECOND, "killed (SIGKILL)");
+        return child;
     }
 
     /** A retry that took the key at 5 s and charged {@code charge}. */
