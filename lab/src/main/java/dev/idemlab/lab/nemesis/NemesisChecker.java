@@ -84,8 +84,8 @@ final class NemesisChecker {
             // With the provider deduplicating, the ledger hides a second run of the action: count the runs.
             int extra = Math.max(charges, (int) calls.stream().filter(call -> call.charged() != null).count()) - 1;
             if (extra > 0) {
-                String why = holderKey(calls) ? holderFaultExplanation(history, key, calls, charges, extra)
-                        : explanation(history, calls, extra);
+                String why = explanation(history, calls, extra,
+                        holderKey(calls) ? holderFaultExplanation(history, key, calls, charges) : null);
                 if (why == null) {
                     violations.add(new Violation("duplicate-charge", key, (extra + 1) + " runs of the action, charges "
                             + chargesByKey.getOrDefault(key, List.of()).stream().map(Charge::id).toList()
@@ -131,10 +131,13 @@ final class NemesisChecker {
      * store could not be reached but for moments shorter than a renewal; or a fault that broke a store
      * promise meanwhile.
      */
-    private static String explanation(NemesisHistory history, List<CallRecord> calls, int extra) {
+    private static String explanation(NemesisHistory history, List<CallRecord> calls, int extra, String holderFault) {
         List<CallRecord> charging = calls.stream().filter(call -> call.charged() != null)
                 .sorted(Comparator.comparingLong(CallRecord::actionStartedAt)).toList();
         Map<String, Integer> reasons = new TreeMap<>();
+        if (holderFault != null) {
+            reasons.put(holderFault, 1); // the one run the holder fault explains: the child's, or the takeover of its key
+        }
         for (int i = 0; i < charging.size(); i++) {
             String why = whyItRan(history, charging, i);
             if (why != null) {
@@ -151,20 +154,21 @@ final class NemesisChecker {
     }
 
     /**
-     * On a key a holder in a child JVM held, only that holder's fault explains a second run of the
-     * action, and only one: the retry that took the key once the paused child's lease ran out (the
-     * child then charged as it resumed), or once the killed child's marker expired (the child had
-     * charged). A fault that was not played in full explains nothing, and neither does one whose child
-     * never ran the action: its line says it charged, or the ledger holds a charge for the key that no
-     * call of this process made (a child killed between its charge and its line). A child killed before
-     * it charged leaves its retries to charge once between them.
+     * On a key a holder in a child JVM held, that holder's fault explains one run of the action beyond
+     * the first: the retry that took the key once the paused child's lease ran out (the child then
+     * charged as it resumed), or once the killed child's marker expired (the child had charged). Other
+     * runs there need an explanation of their own (a fail-open under a store fault, say), never the
+     * child's lost lease again. A fault that was not played in full explains nothing, and neither does
+     * one whose child never ran the action: its line says it charged, or the ledger holds a charge for
+     * the key that no call of this process made (a child killed between its charge and its line). A
+     * child killed before it charged leaves its retries to charge once between them.
      */
     private static String holderFaultExplanation(NemesisHistory history, int key, List<CallRecord> calls,
-                                                 int charges, int extra) {
+                                                 int charges) {
         long inProcess = calls.stream().filter(call -> !call.child() && call.charged() != null).count();
         boolean childCharged = calls.stream().anyMatch(call -> call.child() && call.charged() != null)
                 || charges > inProcess;
-        if (extra > 1 || !childCharged) {
+        if (!childCharged) {
             return null;
         }
         return history.faults().stream().filter(fault -> fault.key() == key && fault.injected()
@@ -182,7 +186,8 @@ final class NemesisChecker {
             return null;
         }
         for (int earlier = 0; earlier < i; earlier++) {
-            if (lostItsLeaseTo(history, charging.get(earlier), call)) {
+            // A child holder's lost lease is its holder fault's to explain, once (see holderFaultExplanation).
+            if (!charging.get(earlier).child() && lostItsLeaseTo(history, charging.get(earlier), call)) {
                 return Explanation.TAKEOVER.named();
             }
         }

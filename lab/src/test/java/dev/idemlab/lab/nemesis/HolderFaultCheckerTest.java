@@ -66,6 +66,27 @@ class HolderFaultCheckerTest {
                 .satisfies(violation -> assertThat(violation.rule()).isEqualTo("duplicate-charge"));
     }
 
+    /**
+     * On a killed child's key a retry took the key over (the kill explains it) and another failed open
+     * while the store was faulted (the fault explains it): each run has its own explanation. The
+     * first published run flagged such keys, since only the holder fault was heard there.
+     */
+    @Test
+    void aFailOpenUnderAStoreFaultBesideAHolderFaultIsExplainedToo() {
+        CallRecord failedOpen = new CallRecord(2, KEY, 2, false, InFlightPolicy.WAIT, StoreFailureMode.FAIL_OPEN,
+                TimeUnit.SECONDS.toNanos(120));
+        failedOpen.sent(7 * SECOND);
+        failedOpen.actionStarted(7 * SECOND + SECOND / 10, false);
+        failedOpen.charged("ch_3");
+        failedOpen.answered(7 * SECOND + SECOND / 5, "ch_3", Outcome.FAILED_OPEN);
+        List<Charge> ledger = List.of(charge("ch_1"), charge("ch_2"), charge("ch_3"));
+        NemesisVerdict verdict = NemesisChecker.check(history(List.of(killedChild("ch_1"), retry("ch_2"), failedOpen),
+                List.of(new FaultEvent(FaultKind.KILL_HOLDER, 1 * SECOND, 2 * SECOND, null, KEY),
+                        new FaultEvent(FaultKind.STOP_SERVER, 6 * SECOND, 7 * SECOND, null)), ledger));
+        assertThat(verdict.violations()).isEmpty();
+        assertThat(verdict.explainedDuplicates()).isEqualTo(2);
+    }
+
     @Test
     void aPausedHoldersSecondChargeWithoutItsFaultIsFlagged() {
         NemesisVerdict verdict = NemesisChecker.check(history(List.of()));
@@ -119,9 +140,15 @@ class HolderFaultCheckerTest {
         return retry;
     }
 
+    private static Charge charge(String id) {
+        return new Charge(id, LoadKeys.orderId(KEY), LoadKeys.amount(KEY), id);
+    }
+
     private static NemesisHistory history(List<CallRecord> calls, List<FaultEvent> faults) {
-        List<Charge> ledger = List.of(new Charge("ch_1", LoadKeys.orderId(KEY), LoadKeys.amount(KEY), "k1"),
-                new Charge("ch_2", LoadKeys.orderId(KEY), LoadKeys.amount(KEY), "k2"));
+        return history(calls, faults, List.of(charge("ch_1"), charge("ch_2")));
+    }
+
+    private static NemesisHistory history(List<CallRecord> calls, List<FaultEvent> faults, List<Charge> ledger) {
         NemesisSettings settings = new NemesisSettings(1, Duration.ofSeconds(10), NemesisSettings.DEFAULT_LEASE, false,
                 Sabotage.NONE);
         return new NemesisHistory(settings, new ServerInfo("redis", "7", Origin.BUNDLED, "127.0.0.1:6379"),
