@@ -2,6 +2,8 @@ package dev.idemlab.lab.cost;
 
 import dev.idemlab.lab.infra.ServerInfo;
 
+import java.util.Locale;
+
 /**
  * What completed records cost one store, beside the same data written raw on the same server, per
  * record. Immutable.
@@ -40,7 +42,7 @@ public record RecordCost(ServerInfo server, int records, int resultBytes, String
 
     /** The verdict as the report prints it. */
     public String verdict() {
-        String target = targetRatio == null ? "no size target" : String.format(java.util.Locale.ROOT, "<= %.1fx", targetRatio);
+        String target = targetRatio == null ? "no size target" : String.format(Locale.ROOT, "<= %.1fx", targetRatio);
         return target + ": " + (met() ? "met" : "missed");
     }
 }

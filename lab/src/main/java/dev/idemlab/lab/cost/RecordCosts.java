@@ -10,6 +10,7 @@ import dev.idemlab.lab.infra.RedisBackend;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanIterator;
+import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.StringCodec;
@@ -24,6 +25,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.IntConsumer;
@@ -71,7 +73,7 @@ public final class RecordCosts {
                 String namespace = OPERATION + ":cost-" + i;
                 complete(store, namespace, i, json);
                 raw.set(rawPrefix + store.keyOf(namespace).substring(prefix.length()), json,
-                        io.lettuce.core.SetArgs.Builder.px(TTL.toMillis()));
+                        SetArgs.Builder.px(TTL.toMillis()));
                 report(progress, i, records);
             }
             int released = releaseSome(store, records);
@@ -126,7 +128,7 @@ public final class RecordCosts {
             try (Statement statement = sql.createStatement()) {
                 statement.execute("DROP TABLE " + rawTable);
             }
-            String note = String.format(java.util.Locale.ROOT, "after VACUUM FULL of both tables (live rows only): "
+            String note = String.format(Locale.ROOT, "after VACUUM FULL of both tables (live rows only): "
                     + "%.0f B per record against %.0f B raw, %.2fx", (double) compacted / records,
                     (double) rawCompacted / records, (double) compacted / rawCompacted);
             return new RecordCost(backend.server(), records, resultBytes, "rows", (double) (rows - left) / records,

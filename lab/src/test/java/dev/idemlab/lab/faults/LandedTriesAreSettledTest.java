@@ -34,7 +34,9 @@ import org.junit.jupiter.api.TestInstance;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static dev.idemlab.lab.faults.FaultRig.CHARGE;
@@ -46,7 +48,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Issue 24, on a real Redis: a store call whose try timed out may have landed, whatever a later try
  * reported, and the coordinator acts on it. A reserve whose reply the TCP proxy swallowed (the marker
  * landed) and whose patience retry found the connection gone is settled in the background: the
- * retry replays. A completion stalled by {@code CLIENT PAUSE} past the client's timeout (it lands when
+ * retry replays; so is one whose connection reset while its reply was on the way. A completion
+ * stalled by {@code CLIENT PAUSE} past the client's timeout (it lands when
  * the pause ends) and retried is the call's own: EXECUTED, not stale. The wrappers only choose the
  * moment and record what the store answered; the faults are the network's and the server's.
  */
@@ -109,12 +112,60 @@ class LandedTriesAreSettledTest {
             assertThat(first.outcome()).isEqualTo(Outcome.FAILED_OPEN);
 
             proxy.reconnect(); // the network is back
-            Awaitility.await().atMost(Duration.ofSeconds(30))
-                    .until(() -> direct.lookup(call.namespace()).orElse(null) instanceof Completed);
-            IdempotentResult<Charge> retry = coordinator.call(call, CHARGE, () -> provider.charge("o-1", 10, null));
-            assertThat(retry.outcome()).isEqualTo(Outcome.REPLAYED);
-            assertThat(retry.value().id()).isEqualTo("ch_1");
-            assertThat(provider.chargeIds()).containsExactly("ch_1");
+            retryReplaysOnceSettled(direct, coordinator, call, provider);
+        }
+    }
+
+    /**
+     * A reserve that ran on the server and whose connection then reset, its reply still on the way,
+     * was reported as a server that could not be reached, as if it never landed: the call failed
+     * open, nothing settled the marker, and a retry found the key held by nobody until the lease ran
+     * out, then ran the action again. A command lost in flight may have landed: the reserve is
+     * settled in the background and a later retry replays.
+     */
+    @Test
+    void aReserveThatLandedAndWhoseConnectionResetIsSettledSoTheRetryReplays() throws Exception {
+        try (TcpProxy proxy = TcpProxy.to(java.net.URI.create(redis.uri()));
+             RedisIdempotencyStore throughProxy = redis.openStoreThrough(proxy.port());
+             RedisIdempotencyStore direct = new RedisIdempotencyStore(throughProxy.config().toBuilder()
+                     .uri(redis.uri()).build())) {
+            throughProxy.lookup("payment.charge:warm-up"); // the proxied connection is open
+            IdempotentCall call = call(key(), 10);
+            List<IdempotencyStoreException> reserveFailures = new CopyOnWriteArrayList<>();
+            AtomicBoolean injected = new AtomicBoolean();
+            IdempotencyStore store = new ForwardingIdempotencyStore(throughProxy) {
+                @Override
+                public Reservation reserve(String namespace, String token, String fingerprint, Duration lease) {
+                    boolean first = injected.compareAndSet(false, true);
+                    proxy.dropReplies(first); // the first reserve reaches Redis; its reply is held back
+                    CompletableFuture<Void> reset = first ? resetOnceLanded(proxy, direct, namespace)
+                            : CompletableFuture.completedFuture(null);
+                    try {
+                        return super.reserve(namespace, token, fingerprint, lease);
+                    } catch (IdempotencyStoreException e) {
+                        reserveFailures.add(e);
+                        if (first) {
+                            reset.join();
+                            proxy.dropReplies(false);
+                            proxy.disconnect(); // no new connection is let in: the patience retry fails too
+                            awaitStoreSeesItGone(throughProxy);
+                        }
+                        throw e;
+                    }
+                }
+            };
+            FakePaymentProvider provider = FaultRig.provider();
+            IdempotencyCoordinator coordinator = IdempotencyCoordinator.builder(store)
+                    .config(IdempotencyConfig.ofDefaults()).build();
+
+            IdempotentResult<Charge> first = coordinator.call(call, CHARGE, () -> provider.charge("o-1", 10, null));
+            assertThat(reserveFailures).as("the reset reached the reserve in flight").isNotEmpty();
+            assertThat(reserveFailures.get(0).mayHaveLanded()).as("lost in flight: " + reserveFailures.get(0))
+                    .isTrue();
+            assertThat(first.outcome()).isEqualTo(Outcome.FAILED_OPEN);
+
+            proxy.reconnect(); // the network is back
+            retryReplaysOnceSettled(direct, coordinator, call, provider);
         }
     }
 
@@ -165,6 +216,26 @@ class LandedTriesAreSettledTest {
         } finally {
             client.shutdown();
         }
+    }
+
+    /** Once the background settle completed the marker, a retry replays the first call's charge: one charge. */
+    private static void retryReplaysOnceSettled(IdempotencyStore direct, IdempotencyCoordinator coordinator,
+                                                IdempotentCall call, FakePaymentProvider provider) throws Exception {
+        Awaitility.await().atMost(Duration.ofSeconds(30))
+                .until(() -> direct.lookup(call.namespace()).orElse(null) instanceof Completed);
+        IdempotentResult<Charge> retry = coordinator.call(call, CHARGE, () -> provider.charge("o-1", 10, null));
+        assertThat(retry.outcome()).isEqualTo(Outcome.REPLAYED);
+        assertThat(retry.value().id()).isEqualTo("ch_1");
+        assertThat(provider.chargeIds()).containsExactly("ch_1");
+    }
+
+    /** Resets every proxied connection once the reserve's marker is on the server, its reply held back. */
+    private static CompletableFuture<Void> resetOnceLanded(TcpProxy proxy, IdempotencyStore direct, String namespace) {
+        return CompletableFuture.runAsync(() -> {
+            Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
+                    .until(() -> direct.lookup(namespace).orElse(null) instanceof IdempotencyRecord.Pending);
+            proxy.reset();
+        }).orTimeout(30, TimeUnit.SECONDS);
     }
 
     /** Waits until the store's own calls fail as unreachable (or on the circuit that opened), not as a timeout. */

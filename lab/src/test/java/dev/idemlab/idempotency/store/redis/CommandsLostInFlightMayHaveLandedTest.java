@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * reached, as if it never landed, so a reserve that ran on the server was never settled. Each failure
  * here is built as Lettuce reports it (see {@code DefaultEndpoint.validateWrite}, {@code
  * CommandHandler.exceptionCaught} and {@code DefaultEndpoint.notifyDrainQueuedCommands}); the real reset
- * through a proxy is in {@code ReservesLostToAConnectionResetAreSettledTest}.
+ * through a proxy is in {@code LandedTriesAreSettledTest}.
  */
 class CommandsLostInFlightMayHaveLandedTest {
 
