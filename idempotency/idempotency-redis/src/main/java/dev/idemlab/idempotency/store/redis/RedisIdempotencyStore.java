@@ -122,9 +122,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore, Completion
         return Reservation.found(found(status, reply, namespace));
     }
 
+    /** Past the circuit (see {@link RedisScriptClient#runPastCircuit}), as on every network store. */
     @Override
     public boolean renew(String namespace, String token, Duration lease) {
-        List<Object> reply = scripts.run(LuaScript.RENEW, namespace, key(namespace), token, millis(lease));
+        List<Object> reply = scripts.runPastCircuit(LuaScript.RENEW, namespace, key(namespace), token, millis(lease));
         return doneOrNotHeld(reply, namespace);
     }
 

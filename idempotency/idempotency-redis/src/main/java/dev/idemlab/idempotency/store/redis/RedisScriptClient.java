@@ -140,6 +140,15 @@ final class RedisScriptClient implements AutoCloseable {
     }
 
     /**
+     * Like {@link #run(LuaScript, String, String, String...)}, past the circuit: for lease renewals,
+     * which must not wait out a cool-down that new requests' failures opened while the lease of a live
+     * holder runs out. They are one in flight per holder, so they cannot pile up on a dead server.
+     */
+    List<Object> runPastCircuit(LuaScript script, String namespace, String key, String... args) {
+        return runNow(script, namespace, new String[] {key}, args);
+    }
+
+    /**
      * Runs {@code script}, then, when its reply shows that it wrote ({@code wrote}), sends
      * {@code WAIT replicas timeout} on the very connection to the master that ran it: WAIT counts the
      * replicas that acknowledged that connection's writes so far, so it must follow the script on the
