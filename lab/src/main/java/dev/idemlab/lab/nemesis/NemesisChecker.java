@@ -24,9 +24,9 @@ import java.util.concurrent.TimeUnit;
  *   <li>at most one run of the action per key that charges, unless each run beyond the first is
  *       explained: it failed open (its outcome says so, or, for a stage whose caller cancelled and never
  *       saw it, its action had no fencing number) while a fault of the store was on or had just ended;
- *       or it took the key over from a holder of at least a lease earlier while for the whole lease
- *       before the takeover the store could not be reached but for calms too short for a renewal (the
- *       holder's lease lost, or its completion not written, both counted); or a fault broke a promise of
+ *       or it took the key over from a holder of at least a lease earlier, no sooner than a lease after
+ *       the holder's last renewal that no fault can have kept out (the holder's lease lost, or its
+ *       completion not written, both counted); or a fault broke a promise of
  *       the store on purpose meanwhile. On a key a holder in a child JVM held, only that holder's fault
  *       explains one more run: it was paused past its lease, or killed. With the provider deduplicating on the key the coordinator
  *       passes, the ledger must hold one charge per key, whatever explains the runs;</li>
@@ -53,6 +53,8 @@ final class NemesisChecker {
     /** How long after a beat its renewal may take to get through: the round trip and a late timer. */
     static final long BEAT_SLACK = TimeUnit.MILLISECONDS.toNanos(250);
     private static final long TICK = TimeUnit.MILLISECONDS.toNanos(50);
+    /** The step at which the checker tries the moments the holder's first beat may have come at. */
+    private static final long PHASE_STEP = TimeUnit.MILLISECONDS.toNanos(10);
 
     private NemesisChecker() { }
 
@@ -202,13 +204,14 @@ final class NemesisChecker {
 
     /**
      * Whether {@code holder} may honestly have lost the key to {@code taker}: it held the key at least a
-     * lease before the taker ran, and in the lease before the taker ran (any renewal that got through
-     * then would have kept the key past it) the holder had no chance to renew: no calm after a fault
-     * long enough for the retry of a renewal that failed in it ({@link #RENEWAL_CALM}), and no calm that
-     * holds one of its beats with time left for the renewal ({@link #BEAT_SLACK}). A calm between two
-     * beats is no such chance: the beat before it renewed to a moment the fault then covered. Whatever the holder was told: its lease lost, or
-     * its completion not written (the caller still gets its result, and the duplicate risk is counted),
-     * the store's lease ended while it could not be reached.
+     * lease before the taker ran, and the taker ran no earlier than the lease of the last renewal that
+     * surely got through could have ended (any later renewal may have been lost to a fault). A renewal
+     * surely got through in a calm that holds one of the holder's beats with {@link #BEAT_SLACK} left
+     * (the latest such beat, whatever the beats' phase was; see {@link #firstBeat}), and in a calm after
+     * a fault long enough for the retry of a renewal that failed in it ({@link #RENEWAL_CALM}), no
+     * earlier than that fault ended. Whatever the holder was told (its lease lost, or its completion
+     * not written: the caller still gets its result, and the duplicate risk is counted), the store's
+     * lease ended while it could not be reached.
      */
     private static boolean lostItsLeaseTo(NemesisHistory history, CallRecord holder, CallRecord taker) {
         long lease = history.settings().lease().toNanos();
@@ -216,28 +219,53 @@ final class NemesisChecker {
         if (takenAt - holder.actionStartedAt() < lease - TICK) {
             return false;
         }
-        // The coordinator's default heartbeat: a third of the lease. Renewals begin one interval after
-        // the action started, so a calm before then renews nothing.
+        // The coordinator's default heartbeat: a third of the lease.
         long interval = lease / 3;
-        long from = Math.max(takenAt - lease, holder.actionStartedAt() + interval);
-        for (long[] calm : calms(history, from, takenAt)) {
-            boolean afterAFault = calm[0] > from;
-            if (afterAFault && calm[1] - calm[0] >= RENEWAL_CALM || holdsABeat(holder, interval, calm)) {
-                return false;
+        long[] firstBeat = firstBeat(holder, lease, interval);
+        long lastSureRenewal = Long.MIN_VALUE;
+        for (long[] calm : calms(history, holder.actionStartedAt(), takenAt)) {
+            boolean afterAFault = calm[0] > holder.actionStartedAt();
+            if (afterAFault && calm[1] - calm[0] >= RENEWAL_CALM) {
+                lastSureRenewal = Math.max(lastSureRenewal, calm[0] - RECOVERY);
             }
+            lastSureRenewal = Math.max(lastSureRenewal, latestSureBeat(firstBeat, interval, calm));
         }
-        return true;
+        return lastSureRenewal == Long.MIN_VALUE || takenAt >= lastSureRenewal + lease - TICK;
     }
 
     /**
-     * Whether one of the holder's beats (fixed rate, an interval apart from one interval after its
-     * action started) fell in {@code calm} with {@link #BEAT_SLACK} left for its renewal to get through.
+     * When the holder's first beat may have come, earliest and latest: an interval after its action
+     * started, or within a third of the lease its reserve left, which counts from the reserve's first
+     * try, no earlier than the call was sent (a reserve that waited out a stall renews sooner). The
+     * beats then follow an interval apart.
      */
-    private static boolean holdsABeat(CallRecord holder, long interval, long[] calm) {
-        long first = holder.actionStartedAt() + interval;
-        long beats = Math.max(0, (calm[0] - first + interval - 1) / interval);
-        long beat = first + beats * interval;
-        return beat + BEAT_SLACK <= calm[1];
+    private static long[] firstBeat(CallRecord holder, long lease, long interval) {
+        long started = holder.actionStartedAt();
+        long leftAtStart = Math.max(0, holder.sentAt() + lease - started);
+        return new long[] {started + Math.min(interval, leftAtStart / 3), started + interval};
+    }
+
+    /**
+     * The latest beat in {@code calm} with {@link #BEAT_SLACK} left for its renewal, for the first beat's
+     * least favourable moment in {@code firstBeat} (tried every {@link #PHASE_STEP}); {@link Long#MIN_VALUE}
+     * when for some such moment no beat falls in the calm.
+     */
+    private static long latestSureBeat(long[] firstBeat, long interval, long[] calm) {
+        long sure = Long.MAX_VALUE;
+        for (long first = firstBeat[0]; ; first = Math.min(first + PHASE_STEP, firstBeat[1])) {
+            long lastUsable = calm[1] - BEAT_SLACK;
+            if (lastUsable < first) {
+                return Long.MIN_VALUE;
+            }
+            long beat = first + (lastUsable - first) / interval * interval;
+            if (beat < calm[0]) {
+                return Long.MIN_VALUE;
+            }
+            sure = Math.min(sure, beat);
+            if (first == firstBeat[1]) {
+                return sure;
+            }
+        }
     }
 
     /** Whether a fault of the store was on, or just over, at some moment between {@code from} and {@code to}. */

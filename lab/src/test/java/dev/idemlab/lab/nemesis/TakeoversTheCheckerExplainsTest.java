@@ -17,8 +17,8 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * When the checker lets a second holder's run stand: only when the first holder had no chance to renew
- * in the lease before the takeover. Histories built by hand, one key, a 3 s lease (beats a second
+ * When the checker lets a second holder's run stand: only when the takeover came a lease after the
+ * first holder's last renewal that no fault can have kept out. Histories built by hand, one key, a 3 s lease (beats a second
  * apart): a holder from 0 s whose action runs on, a second holder that runs the action at 4.1 s.
  */
 class TakeoversTheCheckerExplainsTest {
@@ -65,6 +65,34 @@ class TakeoversTheCheckerExplainsTest {
         assertThat(verdict.violations()).extracting(Violation::rule).containsExactly("duplicate-charge");
     }
 
+    /**
+     * Found by the nemesis on PostgreSQL: the holder's reserve waited out a freeze (sent at 0 s, its
+     * action from 0.633 s), so it renewed within a third of the lease that reserve had left, at about
+     * 1.42 s and 2.42 s, not an interval after its action began. Replies were dropped from 3.06 s to
+     * 5.46 s; the renewal of 2.42 s kept the key to 5.42 s only, and a takeover at 5.62 s had no
+     * renewal to stop it. Renewing from the action's start, the checker had put a beat at 2.63 s and
+     * called it the coordinator's fault.
+     */
+    @Test
+    void aHolderWhoseReserveTookAWhileRenewedSoonerAndItsLeaseEndedSooner() {
+        CallRecord first = call(1, 0, ms(633), ms(9000), "ch_1", Outcome.LEASE_LOST);
+        NemesisVerdict verdict = NemesisChecker.check(history(first, ms(5618), fault(FaultKind.FREEZE, 64, 580),
+                fault(FaultKind.DROP_REPLIES, 3062, 5461)));
+
+        assertThat(verdict.violations()).isEmpty();
+        assertThat(verdict.explanations()).containsEntry("key taken over after a lease of outage", 1);
+    }
+
+    /** The same holder, the takeover before a lease after its renewal of 2.42 s: nothing explains it. */
+    @Test
+    void aTakeoverBeforeTheSoonerRenewalsLeaseEndedIsStillCaught() {
+        CallRecord first = call(1, 0, ms(633), ms(9000), "ch_1", Outcome.LEASE_LOST);
+        NemesisVerdict verdict = NemesisChecker.check(history(first, ms(5300), fault(FaultKind.FREEZE, 64, 580),
+                fault(FaultKind.DROP_REPLIES, 3062, 5461)));
+
+        assertThat(verdict.violations()).extracting(Violation::rule).containsExactly("duplicate-charge");
+    }
+
     private static FaultEvent fault(FaultKind kind, long fromMillis, long toMillis) {
         return new FaultEvent(kind, ms(fromMillis), ms(toMillis), null);
     }
@@ -76,7 +104,11 @@ class TakeoversTheCheckerExplainsTest {
 
     /** As {@link #history(FaultEvent...)}, the second holder running the action at {@code takenAt}. */
     private static NemesisHistory history(long takenAt, FaultEvent... faults) {
-        CallRecord first = call(1, ms(0), ms(6000), "ch_1", Outcome.LEASE_LOST);
+        return history(call(1, ms(0), ms(6000), "ch_1", Outcome.LEASE_LOST), takenAt, faults);
+    }
+
+    /** The holder {@code first} of key 1 and a second holder running the action at {@code takenAt}. */
+    private static NemesisHistory history(CallRecord first, long takenAt, FaultEvent... faults) {
         CallRecord second = call(2, takenAt, takenAt + ms(20), "ch_2", Outcome.EXECUTED);
         List<Charge> ledger = List.of(charge("ch_1"), charge("ch_2"));
         return new NemesisHistory(new NemesisSettings(1, Duration.ofSeconds(10), Duration.ofNanos(LEASE), false,
@@ -86,9 +118,14 @@ class TakeoversTheCheckerExplainsTest {
     }
 
     private static CallRecord call(int id, long actionAt, long answeredAt, String charge, Outcome outcome) {
+        return call(id, actionAt, actionAt, answeredAt, charge, outcome);
+    }
+
+    private static CallRecord call(int id, long sentAt, long actionAt, long answeredAt, String charge,
+                                   Outcome outcome) {
         CallRecord call = new CallRecord(id, 1, id, false, InFlightPolicy.WAIT, StoreFailureMode.FAIL_CLOSED,
                 TimeUnit.SECONDS.toNanos(60));
-        call.sent(actionAt);
+        call.sent(sentAt);
         call.actionStarted(actionAt, true);
         call.charged(charge);
         call.answered(answeredAt, charge, outcome);
