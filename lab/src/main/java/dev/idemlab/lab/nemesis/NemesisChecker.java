@@ -203,27 +203,43 @@ final class NemesisChecker {
     }
 
     /**
-     * Whether {@code holder} may honestly have lost the key to {@code taker}: it held the key at least a
-     * lease before the taker ran, and the taker ran no earlier than the lease of the last renewal that
+     * Whether {@code holder} may honestly have lost the key to {@code taker}: its reserve landed at least
+     * a lease before the taker ran (see {@link #reserveLandedNoEarlierThan}: on PostgreSQL a lease counts
+     * from the statement's start, however long it then waited on a lock), and the taker ran no earlier than the lease of the last renewal that
      * surely got through could have ended (any later renewal may have been lost to a fault). A renewal
      * surely got through in a calm that holds one of the holder's beats with {@link #BEAT_SLACK} left
      * (the latest such beat, whatever the beats' phase was; see {@link #firstBeat}), and in a calm after
      * a fault long enough for the retry of a renewal that failed in it ({@link #RENEWAL_CALM}), no
      * earlier than that fault ended. Whatever the holder was told (its lease lost, or its completion
      * not written: the caller still gets its result, and the duplicate risk is counted), the store's
-     * lease ended while it could not be reached.
+     * lease ended while it could not be reached. A holder that answered before the takeover renewed only
+     * while its complete was settled in the background, for a lease at most: calms after that renew
+     * nothing, and a calm within it long enough for a try of the settle ({@link #RENEWAL_CALM}) means
+     * the complete landed.
      */
     private static boolean lostItsLeaseTo(NemesisHistory history, CallRecord holder, CallRecord taker) {
         long lease = history.settings().lease().toNanos();
         long takenAt = taker.actionStartedAt();
-        if (takenAt - holder.actionStartedAt() < lease - TICK) {
+        if (takenAt - reserveLandedNoEarlierThan(history, holder) < lease - TICK) {
             return false;
         }
         // The coordinator's default heartbeat: a third of the lease.
         long interval = lease / 3;
         long[] firstBeat = firstBeat(holder, lease, interval);
+        // A holder that answered before the takeover left its complete to the background (one that landed
+        // leaves nothing to take over): that settle tries for a lease, renewing meanwhile, and a calm long
+        // enough for one of its tries means the complete landed, and the takeover cannot be honest.
+        long renewedUntil = takenAt;
+        if (holder.answered() && holder.answeredAt() < takenAt) {
+            renewedUntil = Math.min(takenAt, holder.answeredAt() + lease);
+            for (long[] calm : calms(history, holder.answeredAt(), renewedUntil)) {
+                if (calm[1] - calm[0] >= RENEWAL_CALM) {
+                    return false;
+                }
+            }
+        }
         long lastSureRenewal = Long.MIN_VALUE;
-        for (long[] calm : calms(history, holder.actionStartedAt(), takenAt)) {
+        for (long[] calm : calms(history, holder.actionStartedAt(), renewedUntil)) {
             boolean afterAFault = calm[0] > holder.actionStartedAt();
             if (afterAFault && calm[1] - calm[0] >= RENEWAL_CALM) {
                 lastSureRenewal = Math.max(lastSureRenewal, calm[0] - RECOVERY);
@@ -231,6 +247,19 @@ final class NemesisChecker {
             lastSureRenewal = Math.max(lastSureRenewal, latestSureBeat(firstBeat, interval, calm));
         }
         return lastSureRenewal == Long.MIN_VALUE || takenAt >= lastSureRenewal + lease - TICK;
+    }
+
+    /**
+     * The earliest moment the holder's reserve can have landed, from which its lease counts: just before
+     * its action began when the store was calm then (nothing held the reply back), else as early as the
+     * call was sent (a reserve that waited on a fault may have landed, or on PostgreSQL started its
+     * statement, long before its reply came).
+     */
+    private static long reserveLandedNoEarlierThan(NemesisHistory history, CallRecord holder) {
+        long started = holder.actionStartedAt();
+        // a fault on, or ended less than a recovery before, in the slack before the action began
+        return storeFaulted(history, started - BEAT_SLACK - RECOVERY, started - RECOVERY) ? holder.sentAt()
+                : started - BEAT_SLACK;
     }
 
     /**

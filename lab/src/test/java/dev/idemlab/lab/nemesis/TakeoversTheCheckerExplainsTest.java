@@ -93,6 +93,58 @@ class TakeoversTheCheckerExplainsTest {
         assertThat(verdict.violations()).extracting(Violation::rule).containsExactly("duplicate-charge");
     }
 
+    /**
+     * Found by the nemesis on PostgreSQL: the holder's reserve (sent at 2.0 s) waited on a locked table
+     * until 3.14 s, and its lease counted from the statement's start, by the server's {@code now()};
+     * faults then held every renewal until 6.04 s. A takeover at 6.1 s came less than a lease after the
+     * holder's action began, but more than one after its reserve was sent: the lease had ended.
+     */
+    @Test
+    void aReserveThatWaitedOnALockHeldTheKeyFromWhenItWasSent() {
+        CallRecord first = call(1, ms(2000), ms(3160), ms(9000), "ch_1", Outcome.LEASE_LOST);
+        NemesisVerdict verdict = NemesisChecker.check(history(first, ms(6106), fault(FaultKind.LOCK_TABLE, 879, 3141),
+                fault(FaultKind.LOCK_TABLE, 3141, 3747), fault(FaultKind.FREEZE, 3747, 6037)));
+
+        assertThat(verdict.violations()).isEmpty();
+        assertThat(verdict.explanations()).containsEntry("key taken over after a lease of outage", 1);
+    }
+
+    /** The same holder, taken over before a lease after its reserve was sent: nothing explains it. */
+    @Test
+    void aTakeoverWithinALeaseOfTheReserveIsStillCaught() {
+        CallRecord first = call(1, ms(2000), ms(3160), ms(9000), "ch_1", Outcome.LEASE_LOST);
+        NemesisVerdict verdict = NemesisChecker.check(history(first, ms(4900), fault(FaultKind.LOCK_TABLE, 879, 3141),
+                fault(FaultKind.LOCK_TABLE, 3141, 3747), fault(FaultKind.FREEZE, 3747, 6037)));
+
+        assertThat(verdict.violations()).extracting(Violation::rule).containsExactly("duplicate-charge");
+    }
+
+    /**
+     * Found by the nemesis on the cluster: the holder answered at 1.0 s, its complete left to the
+     * background while connections were killed; the settle, and the renewals beside it, had a lease to
+     * get through, and faults covered it but for short calms. It gave up, the marker's lease ended, and
+     * a retry at 6.0 s ran the action: the calm from 4.0 s on came after the holder had stopped renewing.
+     */
+    @Test
+    void aHolderThatAnsweredRenewedOnlyWhileItsCompleteWasSettled() {
+        CallRecord first = call(1, 0, 0, ms(1000), "ch_1", Outcome.EXECUTED);
+        NemesisVerdict verdict = NemesisChecker.check(history(first, ms(6000), fault(FaultKind.KILL_CONNECTIONS, 300, 1000),
+                fault(FaultKind.PAUSE_ALL, 2300, 3000)));
+
+        assertThat(verdict.violations()).isEmpty();
+        assertThat(verdict.explanations()).containsEntry("key taken over after a lease of outage", 1);
+    }
+
+    /** The same holder with a calm long enough for its settle inside that lease: the takeover is caught. */
+    @Test
+    void aHolderThatAnsweredAndHadACalmToSettleInIsStillCaught() {
+        CallRecord first = call(1, 0, 0, ms(1000), "ch_1", Outcome.EXECUTED);
+        NemesisVerdict verdict = NemesisChecker.check(history(first, ms(6000),
+                fault(FaultKind.KILL_CONNECTIONS, 300, 1000)));
+
+        assertThat(verdict.violations()).extracting(Violation::rule).containsExactly("duplicate-charge");
+    }
+
     private static FaultEvent fault(FaultKind kind, long fromMillis, long toMillis) {
         return new FaultEvent(kind, ms(fromMillis), ms(toMillis), null);
     }
