@@ -24,8 +24,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * The lab's own record of the servers it started, so that none outlives the lab. Each private server
- * process gets a pid file in a directory of this user's: which lab JVM started it (pid and start
+ * The lab's own record of the servers and child JVMs it started, so that none outlives the lab. Each
+ * private server process and each holder JVM gets a pid file in a directory of this user's: which lab JVM started it (pid and start
  * time), the server's pid and start time, and the temporary directories to remove with it. Stopping
  * a server removes its file. A JVM killed outright (SIGKILL) runs no shutdown hook and leaves its
  * servers running; {@link #reapStale()}, called before a lab provisions anything, stops every server
@@ -38,7 +38,7 @@ import java.util.stream.Stream;
  *
  * <p>Thread-safe.
  */
-final class ServerRegistry {
+public final class ServerRegistry {
 
     /** A system property naming the directory of pid files instead of the default. */
     static final String DIR_PROPERTY = "idemlab.state.dir";
@@ -49,7 +49,7 @@ final class ServerRegistry {
     private static volatile boolean reaped;
 
     /** One recorded server; {@link #close()} forgets it once it has been stopped. */
-    interface Registration extends AutoCloseable {
+    public interface Registration extends AutoCloseable {
         @Override
         void close();
     }
@@ -57,13 +57,13 @@ final class ServerRegistry {
     private ServerRegistry() { }
 
     /**
-     * Records a server this JVM started.
+     * Records a server or child process this JVM started.
      *
-     * @param kind what it is, for messages: redis-server, postgres
+     * @param kind what it is, for messages: redis-server, postgres, holder JVM
      * @param pid the server process's pid
      * @param cleanup directories to remove once it is stopped
      */
-    static Registration record(String kind, long pid, List<Path> cleanup) {
+    public static Registration record(String kind, long pid, List<Path> cleanup) {
         Optional<Path> dir = directory();
         Optional<ProcessHandle> server = ProcessHandle.of(pid);
         if (dir.isEmpty() || server.isEmpty()) {
@@ -105,7 +105,7 @@ final class ServerRegistry {
      *
      * @return how many servers were stopped
      */
-    static synchronized int reapStale() {
+    public static synchronized int reapStale() {
         if (reaped) {
             return 0;
         }
@@ -161,8 +161,13 @@ final class ServerRegistry {
         return stopped;
     }
 
-    /** SIGTERM, so that the server shuts down cleanly; SIGKILL if it has not within a few seconds. */
+    /**
+     * SIGCONT first (a holder JVM the failure lab stopped acts on no other signal but SIGKILL until it
+     * is continued), then SIGTERM, so that a server shuts down cleanly; SIGKILL if it has not within a
+     * few seconds.
+     */
     private static void stop(ProcessHandle server) {
+        Signals.sendQuietly("CONT", server.pid());
         server.destroy();
         try {
             server.onExit().get(STOP_WAIT_SECONDS, TimeUnit.SECONDS);

@@ -1,5 +1,6 @@
 package dev.idemlab.lab.scenario;
 
+import dev.idemlab.lab.infra.ServerRegistry;
 import dev.idemlab.lab.infra.Signals;
 
 import java.io.BufferedReader;
@@ -20,7 +21,9 @@ import java.util.concurrent.TimeUnit;
  * and the signals the failure lab sends it by its pid: SIGSTOP, SIGCONT, SIGKILL. Its timeline lines
  * are recorded onto the parent's timeline as they arrive, its coordinator drawn as a participant of
  * its own. {@link #close()} kills it if it still runs and waits until it is gone; it never touches
- * any process but the one it started. Thread-safe.
+ * any process but the one it started. So does a shutdown hook if this JVM exits first (Ctrl-C while
+ * the child is stopped, say), and the {@link ServerRegistry} records its pid, so that the next lab
+ * run continues and stops it if this JVM was killed outright. Thread-safe.
  */
 public final class ChildHolder implements AutoCloseable {
 
@@ -32,9 +35,15 @@ public final class ChildHolder implements AutoCloseable {
     private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
     private final List<String> output = new ArrayList<>();
 
+    private final ServerRegistry.Registration registration;
+    private final Thread onExit;
+
     private ChildHolder(Process process, Timeline timeline) {
         this.process = process;
         this.timeline = timeline;
+        this.registration = ServerRegistry.record("holder JVM", process.pid(), List.of());
+        this.onExit = new Thread(this::reap, "holder-reaper-" + process.pid());
+        Runtime.getRuntime().addShutdownHook(onExit);
         Thread reader = new Thread(this::read, "holder-output-" + process.pid());
         reader.setDaemon(true);
         reader.start();
@@ -46,6 +55,7 @@ public final class ChildHolder implements AutoCloseable {
      * @throws IllegalStateException if the JVM cannot be started
      */
     static ChildHolder start(StoreEndpoint store, Timeline timeline, String... args) {
+        ServerRegistry.reapStale(); // holders a killed lab left, stopped or not
         List<String> command = new ArrayList<>(List.of(javaBinary(), "-Xmx128m", "-XX:TieredStopAtLevel=1",
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
                 "-cp", System.getProperty("java.class.path"), HolderMain.class.getName()));
@@ -126,6 +136,7 @@ public final class ChildHolder implements AutoCloseable {
     public int kill() throws InterruptedException {
         process.destroyForcibly();
         int exit = process.waitFor();
+        registration.close();
         timeline.record(COORDINATOR, COORDINATOR, "SIGKILL: the child JVM (pid " + pid() + ") is gone, exit " + exit,
                 false);
         return exit;
@@ -149,13 +160,25 @@ public final class ChildHolder implements AutoCloseable {
      */
     @Override
     public void close() {
+        reap();
+        try {
+            Runtime.getRuntime().removeShutdownHook(onExit);
+        } catch (IllegalStateException exiting) {
+            // this JVM is exiting: the hook runs, or ran, the same reap
+        }
+    }
+
+    /** Continues the child if it was stopped, kills it, waits until it is gone, and forgets its record. */
+    private void reap() {
         boolean interrupted = Thread.interrupted();
         try {
             if (process.isAlive()) {
                 Signals.sendQuietly("CONT", pid());
                 process.destroyForcibly();
             }
-            process.waitFor(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+            if (process.waitFor(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)) {
+                registration.close();
+            }
         } catch (InterruptedException e) {
             interrupted = true;
         } finally {

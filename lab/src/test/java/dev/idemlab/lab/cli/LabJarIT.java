@@ -297,6 +297,92 @@ class LabJarIT {
         }
     }
 
+    /** Issue 29: Ctrl-C while the failure lab holds its holder JVM stopped leaves no stopped child behind. */
+    @Test
+    void ctrlCWhileTheHolderJvmIsStoppedKillsIt(@TempDir Path state) throws Exception {
+        Process lab = startLab(state, "scenario", "lease-overrun", "--paused-holder");
+        ProcessHandle holder = awaitStoppedHolder(state, lab);
+        try {
+            dev.idemlab.lab.infra.Signals.send("INT", lab.pid());
+            assertThat(lab.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            assertThat(lab.exitValue()).as("the JVM's exit after SIGINT").isEqualTo(130);
+            await().atMost(Duration.ofSeconds(30)).until(() -> !holder.isAlive());
+            await().atMost(Duration.ofSeconds(30)).until(() -> {
+                try (java.util.stream.Stream<Path> files = Files.list(state)) {
+                    return files.findAny().isEmpty();
+                }
+            });
+        } finally {
+            endBoth(lab, holder);
+        }
+    }
+
+    /** Issue 29: a lab killed outright while its holder JVM was stopped: the next run continues and ends it. */
+    @Test
+    void aHolderJvmLeftStoppedByAKilledLabIsEndedByTheNextRun(@TempDir Path state) throws Exception {
+        Process lab = startLab(state, "scenario", "lease-overrun", "--paused-holder");
+        ProcessHandle holder = awaitStoppedHolder(state, lab);
+        try {
+            lab.destroyForcibly().waitFor(); // SIGKILL: no shutdown hook runs
+            assertThat(holder.isAlive()).as("a SIGKILLed JVM ends nothing itself").isTrue();
+
+            Result next = labWithState(state, "scenario", "key-reuse", "--store", "memory", "--latency-ms", "1");
+
+            assertThat(next.exitCode()).as(next.err()).isZero();
+            assertThat(next.err()).contains("stopped a holder JVM (pid " + holder.pid() + ") left running by an "
+                    + "earlier lab run (pid " + lab.pid() + ")");
+            await().atMost(Duration.ofSeconds(30)).until(() -> !holder.isAlive());
+            try (java.util.stream.Stream<Path> files = Files.list(state)) {
+                assertThat(files).isEmpty();
+            }
+        } finally {
+            endBoth(lab, holder);
+        }
+    }
+
+    /** The holder JVM the lab recorded in {@code state}, once the lab has stopped it (SIGSTOP). */
+    private static ProcessHandle awaitStoppedHolder(Path state, Process lab) {
+        long[] pid = {-1};
+        await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(10)).until(() -> {
+            try (java.util.stream.Stream<Path> files = Files.list(state)) {
+                for (Path file : files.filter(f -> f.getFileName().toString().startsWith(lab.pid() + "-")).toList()) {
+                    Properties entry = new Properties();
+                    try (java.io.InputStream in = Files.newInputStream(file)) {
+                        entry.load(in);
+                    } catch (IOException beingWritten) {
+                        continue;
+                    }
+                    if ("holder JVM".equals(entry.getProperty("kind"))
+                            && stopped(Long.parseLong(entry.getProperty("server.pid")))) {
+                        pid[0] = Long.parseLong(entry.getProperty("server.pid"));
+                        return true;
+                    }
+                }
+                return false;
+            }
+        });
+        return ProcessHandle.of(pid[0]).orElseThrow();
+    }
+
+    /** Whether the process is stopped, by the state its {@code /proc} entry gives. */
+    private static boolean stopped(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            return stat.substring(stat.lastIndexOf(')') + 1).strip().startsWith("T");
+        } catch (IOException gone) {
+            return false;
+        }
+    }
+
+    /** Ends the lab this test started and its holder, whatever happened in the test. */
+    private static void endBoth(Process lab, ProcessHandle holder) {
+        lab.destroyForcibly();
+        if (holder.isAlive()) {
+            dev.idemlab.lab.infra.Signals.sendQuietly("CONT", holder.pid());
+            holder.destroyForcibly();
+        }
+    }
+
     private static Process startLab(Path state, String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Didemlab.state.dir=" + state, "-jar", Path.of(System.getProperty("lab.jar", "target/lab.jar")).toString()));
