@@ -231,6 +231,34 @@ class PostgresIdempotencyStoreTest extends IdempotencyStoreContract {
         assertThat(table.countRows(live)).isEqualTo(1);
     }
 
+    /**
+     * Issue 25: one wake of the sweeper clears a whole backlog. The store used to delete one batch,
+     * inline on a reserve, every so many writes, and fell behind a steady stream; now the sweeper
+     * deletes batch after batch on its own thread for as long as batches come back full. 249 rows
+     * expire, 25 batches of 10; the 250th reserve wakes the sweeper, and only the live row is left.
+     */
+    @Test
+    void oneWakeSweepsAWholeBacklogBatchAfterBatchAndLeavesLiveRows() {
+        PostgresStoreConfig config = store.config();
+        try (PostgresIdempotencyStore sweeping = new PostgresIdempotencyStore(PostgresStoreConfig.custom(config.jdbcUrl())
+                .credentials(config.user(), config.password()).namespacePrefix("sweep-" + UUID.randomUUID() + ":")
+                .sweepEveryWrites(250).sweepBatch(10).build())) {
+            PostgresTable rows = new PostgresTable(sweeping);
+            for (int i = 0; i < 249; i++) {
+                sweeping.reserve("payment.charge:expiring-" + i, "t", "fp", Duration.ofMillis(1));
+            }
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> rows.countExpired() == 249);
+            assertThat(sweeping.sweptInTheBackground()).as("no wake yet").isZero();
+
+            String live = "payment.charge:live";
+            sweeping.reserve(live, "t", "fp", Duration.ofMinutes(5));
+
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> rows.countExpired() == 0);
+            assertThat(sweeping.sweptInTheBackground()).isGreaterThanOrEqualTo(249);
+            assertThat(rows.countRows(live)).isEqualTo(1);
+        }
+    }
+
     @Test
     void aRowWithAnUnknownStateIsRefusedAndTheActionDoesNotRun() {
         String key = UUID.randomUUID().toString();

@@ -146,6 +146,22 @@ final class PostgresTable {
         }
     }
 
+    /** Rows of this store's prefix that have expired by the server's clock and are still there. */
+    long countExpired() {
+        try (Connection connection = connect();
+             PreparedStatement statement = connection.prepareStatement("SELECT count(*) FROM " + config.table()
+                     + " WHERE left(namespace, length(?)) = ? AND expires_at <= now()")) {
+            statement.setString(1, config.namespacePrefix());
+            statement.setString(2, config.namespacePrefix());
+            try (var row = statement.executeQuery()) {
+                row.next();
+                return row.getLong(1);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     private void execute(String sql, String... parameters) {
         try (Connection connection = connect(); PreparedStatement statement = connection.prepareStatement(sql)) {
             for (int i = 0; i < parameters.length; i++) {

@@ -38,8 +38,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * The functions write conditionally on the owner token and a live lease and notify only a row a
  * waiter marked; {@code release} always calls its function. Expiry is the server's
  * {@code now()}, never this JVM's clock. Expired rows count as absent everywhere and are deleted by
- * {@link #sweepExpired()}, which the store also runs, bounded, every
- * {@link PostgresStoreConfig#sweepEveryWrites()} writes.
+ * {@link #sweepExpired()}, which the store also runs in the background, woken every
+ * {@link PostgresStoreConfig#sweepEveryWrites()} writes, batch after batch while a backlog lasts.
  *
  * <p>Namespaces are stored with the configured prefix, so clients with different prefixes share a
  * table without seeing each other's rows. Any failure to reach or understand the server surfaces as
@@ -66,6 +66,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore, Complet
     private final AtomicLong writes = new AtomicLong();
     private final StoreCircuit circuit;
     private final PostgresNotifications notifications;
+    private final ExpirySweeper sweeper;
     private volatile String serverVersion;
 
     /**
@@ -88,6 +89,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore, Complet
                 : List.of();
         this.notifications = new PostgresNotifications(dataSource, sql.channel);
         this.circuit = new StoreCircuit(NAME, "postgres-" + config.table(), config.circuitCoolDown());
+        this.sweeper = new ExpirySweeper(config.table(), config.sweepBatch(), this::sweepExpired);
         try {
             prepareServer();
         } catch (IllegalStateException wrongSchema) {
@@ -264,6 +266,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore, Complet
     /** Closes the pools this store built, if it built them. Does not touch the server or the table. */
     @Override
     public void close() {
+        sweeper.close();
         notifications.close();
         for (AutoCloseable own : ownPools) {
             try {
@@ -349,18 +352,20 @@ public final class PostgresIdempotencyStore implements IdempotencyStore, Complet
         }
     }
 
-    /** Sweeps now and then, bounded, so a table fed only by this client stays near its live rows. */
+    /**
+     * Wakes the sweeper now and then, so that a table fed only by this client stays near its live
+     * rows; the sweep runs on the sweeper's thread, never on the request's (see {@link ExpirySweeper}).
+     */
     private void afterWrite() {
         int every = config.sweepEveryWrites();
         if (every > 0 && writes.incrementAndGet() % every == 0) {
-            try {
-                int deleted = sweepExpired();
-                LOG.debug("swept {} expired idempotency records from {}", deleted, config.table());
-            } catch (IdempotencyStoreException e) {
-                // The write itself succeeded; a failed sweep only leaves harmless expired rows behind.
-                LOG.debug("sweep of expired idempotency records failed", e);
-            }
+            sweeper.wake();
         }
+    }
+
+    /** Expired rows the background sweeper deleted so far (not counting {@link #sweepExpired()} called directly). */
+    public long sweptInTheBackground() {
+        return sweeper.deleted();
     }
 
     private String stored(String namespace) {

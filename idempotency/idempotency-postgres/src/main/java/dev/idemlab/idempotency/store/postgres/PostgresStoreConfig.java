@@ -37,7 +37,10 @@ public final class PostgresStoreConfig {
      * never queues behind new requests for a connection (see {@link #renewalPoolSize()}).
      */
     public static final int DEFAULT_RENEWAL_POOL_SIZE = 4;
-    /** Run one bounded sweep of expired rows after this many writes; 0 never sweeps on its own. */
+    /**
+     * Wake the background sweeper after this many writes (reserves): it deletes expired rows a batch at a
+     * time for as long as batches come back full. 0 never sweeps on its own.
+     */
     public static final int DEFAULT_SWEEP_EVERY_WRITES = 4096;
     /** The most expired rows one sweep statement deletes, so that a sweep stays a short statement. */
     public static final int DEFAULT_SWEEP_BATCH = 1000;
