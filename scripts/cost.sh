@@ -2,7 +2,8 @@
 # What a completed record costs each store, by the server's own accounting, beside the same JSON
 # written raw with the same ttl: Redis MEMORY USAGE of every key under the store's prefix against a
 # SET ... PX; PostgreSQL table size with indexes against a table of key, JSON and expiry. Also what a
-# released reservation leaves behind. Writes results/bench/record-cost.md. The lab's own private
+# released reservation leaves behind, and on Redis the server's own time per call against its floor.
+# Writes results/bench/record-cost.md. The lab's own private
 # servers only (the command reads their counters).
 #
 #   bash scripts/cost.sh                 100,000 records of a 211-byte result per store
@@ -32,6 +33,9 @@ out=results/bench/record-cost.md
   echo "One reservation in ten is also released, as after a failed action, and what it left is counted."
   echo "The target is the cost issue's: a completed record at most 1.3x its raw SET on Redis, every key counted;"
   echo "PostgreSQL has no size target (its rows are the sweep's to bound) and is shown as written and compacted."
+  echo "On Redis the server's own time per call is read too (INFO commandstats, reset before each of the four"
+  echo "measurements): a first call's two scripts against SET NX PX then SET XX PX of the same JSON (target at"
+  echo "most 3x), and a replay's lookup script against GET (target at most 2x), the cost issue's targets."
   echo
   cat "$work/cost.md"
   echo

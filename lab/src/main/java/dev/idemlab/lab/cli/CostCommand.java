@@ -2,6 +2,7 @@ package dev.idemlab.lab.cli;
 
 import dev.idemlab.lab.cost.RecordCost;
 import dev.idemlab.lab.cost.RecordCosts;
+import dev.idemlab.lab.cost.ServerTime;
 import dev.idemlab.lab.infra.Origin;
 import dev.idemlab.lab.infra.PostgresBackend;
 import dev.idemlab.lab.infra.ProvisioningException;
@@ -29,11 +30,15 @@ import java.util.concurrent.Callable;
                 + "ttl; PostgreSQL: a table of key, JSON and expiry), then reads what each costs the server by its "
                 + "own accounting (MEMORY USAGE of every key under the store's prefix; the table's size with its "
                 + "indexes, as written and rewritten with live rows only). Also releases one reservation in ten and counts "
-                + "what it left. Exits 1 when a Redis record costs more than 1.3x its raw SET or a released "
-                + "reservation left anything.")
+                + "what it left. On Redis it also reads the server's own time per call (INFO commandstats) for a "
+                + "first call against SET NX PX then SET XX PX, and a replay against GET. Exits 1 when a Redis record "
+                + "costs more than 1.3x its raw SET, a first call more than 3x its floor's server time or a replay "
+                + "more than 2x GET's, or a released reservation left anything.")
 final class CostCommand implements Callable<Integer> {
 
     static final List<String> STORES = List.of("redis", "postgres");
+    /** The most first calls and replays whose server time is measured on Redis. */
+    private static final int SERVER_TIME_CALLS = 20_000;
 
     @Spec
     CommandSpec spec;
@@ -86,18 +91,26 @@ final class CostCommand implements Callable<Integer> {
         output.validate();
         PrintWriter err = spec.commandLine().getErr();
         List<RecordCost> costs = new ArrayList<>();
+        List<ServerTime> times = new ArrayList<>();
         for (String name : chosen) {
             err.println("cost: " + records + " records of " + resultBytes + " B on " + name);
             err.flush();
             try (StoreBackend backend = privateServer(name)) {
                 int n = (int) records;
-                costs.add(name.equals("redis")
-                        ? RecordCosts.redis((RedisBackend) backend, n, resultBytes, done -> progress(err, name, done, n))
-                        : RecordCosts.postgres((PostgresBackend) backend, n, resultBytes, done -> progress(err, name, done, n)));
+                if (name.equals("redis")) {
+                    costs.add(RecordCosts.redis((RedisBackend) backend, n, resultBytes, done -> progress(err, name, done, n)));
+                    int calls = Math.min(n, SERVER_TIME_CALLS);
+                    err.println("cost: redis: server time of " + calls + " first calls and replays, and of their floor");
+                    err.flush();
+                    times.add(RecordCosts.redisServerTime((RedisBackend) backend, calls, resultBytes));
+                } else {
+                    costs.add(RecordCosts.postgres((PostgresBackend) backend, n, resultBytes,
+                            done -> progress(err, name, done, n)));
+                }
             }
         }
-        output.emit(CostReport.render(costs, format == ReportFormat.MARKDOWN), spec.commandLine().getOut());
-        return costs.stream().allMatch(RecordCost::met) ? 0 : 1;
+        output.emit(CostReport.render(costs, times, format == ReportFormat.MARKDOWN), spec.commandLine().getOut());
+        return costs.stream().allMatch(RecordCost::met) && times.stream().allMatch(ServerTime::met) ? 0 : 1;
     }
 
     private static void progress(PrintWriter err, String store, int done, int of) {

@@ -1,6 +1,7 @@
 package dev.idemlab.lab.cli;
 
 import dev.idemlab.lab.cost.RecordCost;
+import dev.idemlab.lab.cost.ServerTime;
 
 import java.util.List;
 import java.util.Locale;
@@ -9,6 +10,28 @@ import java.util.Locale;
 final class CostReport {
 
     private CostReport() { }
+
+    static String render(List<RecordCost> costs, List<ServerTime> times, boolean markdown) {
+        StringBuilder out = new StringBuilder(render(costs, markdown));
+        if (times.isEmpty()) {
+            return out.toString();
+        }
+        out.append(markdown ? "\nServer time per call, by Redis's own counters (`INFO commandstats`, microseconds "
+                + "spent in each command; the scripts' `EVALSHA` against the raw `SET` and `GET`):\n\n"
+                + "| store | calls | first call | floor: SET NX PX, SET XX PX | ratio | target | replay | GET | ratio "
+                + "| target |\n|---|---|---|---|---|---|---|---|---|---|\n"
+                : "server time per call (INFO commandstats):\n");
+        for (ServerTime time : times) {
+            out.append(String.format(Locale.ROOT, markdown
+                            ? "| %s | %,d | %.2f µs | %.2f µs | %.2fx | %s | %.2f µs | %.2f µs | %.2fx | %s |%n"
+                            : "%-8s %,d calls: first call %.2f µs against %.2f µs for SET NX PX then SET XX PX, %.2fx "
+                                    + "(%s); replay %.2f µs against %.2f µs for GET, %.2fx (%s)%n",
+                    time.server().store(), time.calls(), time.firstCallMicros(), time.floorMicros(),
+                    time.firstCallRatio(), time.firstCallVerdict(), time.replayMicros(), time.getMicros(),
+                    time.replayRatio(), time.replayVerdict()));
+        }
+        return out.toString();
+    }
 
     static String render(List<RecordCost> costs, boolean markdown) {
         StringBuilder out = new StringBuilder();

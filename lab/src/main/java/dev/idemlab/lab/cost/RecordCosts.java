@@ -89,6 +89,77 @@ public final class RecordCosts {
         }
     }
 
+    /**
+     * What {@code calls} first calls and as many replays cost the private Redis behind {@code backend},
+     * by {@code INFO commandstats} (the server's own microseconds per command), beside the floor of each
+     * on the same server: {@code SET NX PX} of a marker then {@code SET XX PX} of the result, and
+     * {@code GET}. The counters are reset ({@code CONFIG RESETSTAT}) before each of the four and read
+     * after; only the commands each sends are summed (the scripts' {@code EVALSHA}, and {@code EVAL}
+     * should the script cache have been lost; {@code SET}; {@code GET}), so that the commands a script
+     * runs inside it, which Redis counts too, are not counted twice.
+     */
+    public static ServerTime redisServerTime(RedisBackend backend, int calls, int resultBytes) {
+        String json = resultOf(resultBytes);
+        RedisClient client = RedisClient.create(backend.uri());
+        try (RedisIdempotencyStore store = (RedisIdempotencyStore) backend.openStore();
+             StatefulRedisConnection<String, String> connection = client.connect()) {
+            RedisCommands<String, String> raw = connection.sync();
+            String prefix = store.config().keyPrefix();
+            String rawPrefix = sameLengthOtherPrefix(prefix);
+            String marker = "2|p|" + UUID.randomUUID() + "|" + Fingerprint.ofFields(Map.of("amount", 1000)).hex() + "|1";
+            complete(store, OPERATION + ":warm-up", -1, json); // the scripts are loaded, the connections open
+
+            raw.configResetstat();
+            for (int i = 0; i < calls; i++) {
+                complete(store, OPERATION + ":cpu-" + i, i, json);
+            }
+            double firstCall = usec(raw, "evalsha", "eval") / calls;
+
+            raw.configResetstat();
+            for (int i = 0; i < calls; i++) {
+                String key = rawPrefix + store.keyOf(OPERATION + ":cpu-" + i).substring(prefix.length());
+                raw.set(key, marker, SetArgs.Builder.nx().px(LEASE.toMillis()));
+                raw.set(key, json, SetArgs.Builder.xx().px(TTL.toMillis()));
+            }
+            double floor = usec(raw, "set") / calls;
+
+            raw.configResetstat();
+            for (int i = 0; i < calls; i++) {
+                if (store.lookup(OPERATION + ":cpu-" + i).isEmpty()) {
+                    throw new IllegalStateException("a record just completed was not found");
+                }
+            }
+            double replay = usec(raw, "evalsha", "eval") / calls;
+
+            raw.configResetstat();
+            for (int i = 0; i < calls; i++) {
+                raw.get(rawPrefix + store.keyOf(OPERATION + ":cpu-" + i).substring(prefix.length()));
+            }
+            double get = usec(raw, "get") / calls;
+            return new ServerTime(backend.server(), calls, firstCall, floor, replay, get);
+        } finally {
+            client.shutdown();
+        }
+    }
+
+    /** The microseconds the server spent in {@code commands} since the counters were reset. */
+    private static double usec(RedisCommands<String, String> redis, String... commands) {
+        long usec = 0;
+        for (String line : redis.info("commandstats").split("\r?\n")) {
+            for (String command : commands) {
+                String head = "cmdstat_" + command + ":";
+                if (line.startsWith(head)) {
+                    for (String field : line.substring(head.length()).split(",")) {
+                        if (field.startsWith("usec=")) {
+                            usec += Long.parseLong(field.substring("usec=".length()));
+                        }
+                    }
+                }
+            }
+        }
+        return usec;
+    }
+
     /** {@code records} completed records in the private PostgreSQL behind {@code backend}. */
     public static RecordCost postgres(PostgresBackend backend, int records, int resultBytes, IntConsumer progress) {
         String json = resultOf(resultBytes);

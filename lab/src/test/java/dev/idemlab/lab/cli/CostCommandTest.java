@@ -21,6 +21,11 @@ class CostCommandTest {
             "(redis|postgres) +100 records of a 211 B result: 1\\.00 (keys|rows), (\\d+) B per record; .*: (\\d+) B; "
                     + "ratio (\\d+\\.\\d\\d)x .*; 10 released reservations left 0");
 
+    private static final Pattern SERVER_TIME = Pattern.compile(
+            "redis +100 calls: first call (\\d+\\.\\d\\d) µs against (\\d+\\.\\d\\d) µs for SET NX PX then SET XX PX, "
+                    + "(\\d+\\.\\d\\d)x \\(<= 3\\.0x: (?:met|missed)\\); replay (\\d+\\.\\d\\d) µs against "
+                    + "(\\d+\\.\\d\\d) µs for GET, (\\d+\\.\\d\\d)x \\(<= 2\\.0x: (?:met|missed)\\)");
+
     @ParameterizedTest(name = "{0} {1} is refused naming the rule")
     @CsvSource({
             "--records, 10, --records must be from 100 to 1000000",
@@ -50,6 +55,18 @@ class CostCommandTest {
             assertThat(run.out()).contains(store + ": " + store + " ");
         }
         assertThat(run.out()).contains("appendonly=").contains("fsync=");
+        Matcher time = SERVER_TIME.matcher(run.out());
+        assertThat(time.find()).as("Redis's server time per call: " + run.out()).isTrue();
+        double first = Double.parseDouble(time.group(1));
+        double floor = Double.parseDouble(time.group(2));
+        double replay = Double.parseDouble(time.group(4));
+        double get = Double.parseDouble(time.group(5));
+        assertThat(first).as("two scripts cost the server something").isPositive();
+        assertThat(floor).isPositive();
+        assertThat(get).isPositive();
+        assertThat(replay).isPositive();
+        assertThat(Double.parseDouble(time.group(3))).isCloseTo(first / floor, Offset.offset(0.1)); // of rounded figures
+        assertThat(Double.parseDouble(time.group(6))).isCloseTo(replay / get, Offset.offset(0.1));
         assertThat(run.exitCode()).as("exit 1 exactly when a target is missed: " + run.out())
                 .isEqualTo(run.out().contains(": missed)") ? 1 : 0);
     }
