@@ -1,0 +1,45 @@
+package dev.idemlab.idempotency;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Makes a method of an interface idempotent under the key its {@link IdempotencyKey} parameter
+ * carries, once the interface is wrapped by {@link Idempotency#proxy}: the coordinator reserves the
+ * key, runs the method once, stores its result and replays it to every retry with the same key and
+ * fingerprint; the same key with another fingerprint is refused ({@link IdempotencyKeyReuseException}).
+ *
+ * <p>The result is stored by {@link ResultCodec#json} of the method's return type (Jackson on the class
+ * path); a method returning {@code CompletableFuture<R>} or {@code CompletionStage<R>} runs through
+ * {@link IdempotencyCoordinator#callAsync} and stores {@code R}. A parameter of type
+ * {@link IdempotencyContext} receives the call's context (the fencing number, the downstream key to
+ * pass on); whatever the caller passed there is ignored. Everything else the proxy checks when it is
+ * created, naming the method and the rule.
+ *
+ * <pre>{@code
+ * interface Payments {
+ *     @Idempotent(operation = "payment.charge", fingerprint = {"request.orderId", "request.amount"})
+ *     Charge charge(@IdempotencyKey String key, ChargeRequest request, IdempotencyContext context);
+ * }
+ * Payments payments = Idempotency.proxy(Payments.class, new ProviderPayments(provider), coordinator);
+ * }</pre>
+ */
+@Documented
+@Retention(RetentionPolicy.RUNTIME)
+@Target(ElementType.METHOD)
+public @interface Idempotent {
+
+    /** The operation the key is scoped to, as in {@link IdempotentCall#operation()}. */
+    String operation();
+
+    /**
+     * What makes the request's fingerprint: parameter names ({@code "amount"}), or paths into a
+     * parameter ({@code "request.amount"}: a record component, a bean getter or public field, or a map
+     * entry, one level per dot). Names need the interface compiled with {@code -parameters}. Empty:
+     * every parameter but the key and the context, by name.
+     */
+    String[] fingerprint() default {};
+}
