@@ -56,7 +56,7 @@ abstract class ChildHolderScenario implements Scenario {
     @Override
     public final ScenarioRun run(ScenarioContext context, LabPolicy policy) throws InterruptedException {
         StoreEndpoint endpoint = StoreEndpoint.of(context.backend()).orElseThrow(() -> new UnsupportedOperationException(
-                name() + " runs its holder in a child JVM, which cannot reach the memory store; use --store redis or postgres"));
+                CannotStage.childCannotReach(name(), context.backend())));
         String prefix = "idemlab-holder-" + UUID.randomUUID() + ":";
         String key = context.settings().key();
         Timeline timeline = new Timeline();

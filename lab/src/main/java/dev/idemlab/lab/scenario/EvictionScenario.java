@@ -3,7 +3,6 @@ package dev.idemlab.lab.scenario;
 import dev.idemlab.idempotency.IdempotencyCoordinator;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.idempotency.store.redis.RedisIdempotencyStore;
-import dev.idemlab.lab.infra.Origin;
 import dev.idemlab.lab.infra.RedisBackend;
 import dev.idemlab.lab.policy.LabPolicy;
 import io.lettuce.core.RedisClient;
@@ -56,11 +55,12 @@ public final class EvictionScenario implements Scenario {
 
     @Override
     public ScenarioRun run(ScenarioContext context, LabPolicy policy) throws InterruptedException {
-        if (!(context.backend() instanceof RedisBackend redis) || context.backend().server().origin() == Origin.URL
-                || context.backend().server().origin() == Origin.CLUSTER) {
-            throw new UnsupportedOperationException("eviction reconfigures the lab's own private single Redis "
-                    + "(maxmemory, maxmemory-policy); it never changes a server given by URL");
+        String cannot = CannotStage.unlessPrivateRedis("eviction", "sets maxmemory and maxmemory-policy on",
+                context.backend(), null);
+        if (cannot != null) {
+            throw new UnsupportedOperationException(cannot);
         }
+        RedisBackend redis = (RedisBackend) context.backend();
         RedisClient client = RedisClient.create(redis.uri());
         String filler = "idemlab-filler-" + UUID.randomUUID() + ":";
         try (StatefulRedisConnection<String, String> connection = client.connect()) {

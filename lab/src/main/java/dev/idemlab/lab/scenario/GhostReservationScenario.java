@@ -7,7 +7,6 @@ import dev.idemlab.idempotency.spi.IdempotencyRecord;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.idempotency.spi.StoredResult;
 import dev.idemlab.idempotency.store.redis.RedisIdempotencyStore;
-import dev.idemlab.lab.infra.Origin;
 import dev.idemlab.lab.infra.RedisBackend;
 import dev.idemlab.lab.policy.LabPolicy;
 import io.lettuce.core.RedisClient;
@@ -71,12 +70,13 @@ public final class GhostReservationScenario implements Scenario {
 
     @Override
     public ScenarioRun run(ScenarioContext context, LabPolicy policy) throws InterruptedException {
-        if (!(context.backend() instanceof RedisBackend redis) || context.backend().server().origin() == Origin.URL
-                || context.backend().server().origin() == Origin.CLUSTER) {
-            throw new UnsupportedOperationException("ghost-reservation pauses the lab's own private single Redis; "
-                    + "on PostgreSQL the statement and lock timeouts cancel a stalled reserve on the server, so no "
-                    + "ghost lands (lab faults, case 25)");
+        String cannot = CannotStage.unlessPrivateRedis("ghost-reservation", "pauses", context.backend(),
+                "there the statement and lock timeouts cancel a stalled reserve on the server, so no ghost lands "
+                        + "(lab faults, case 25)");
+        if (cannot != null) {
+            throw new UnsupportedOperationException(cannot);
         }
+        RedisBackend redis = (RedisBackend) context.backend();
         RedisClient client = RedisClient.create(redis.uri());
         try (StatefulRedisConnection<String, String> pauser = client.connect();
              IdempotencyStore store = context.backend().openStore()) {
