@@ -49,8 +49,6 @@ public final class ResultCacheCoordinator implements IdempotencyCoordinator {
     private static final Logger LOG = LoggerFactory.getLogger(ResultCacheCoordinator.class);
     /** How long a put that found another writer's put in progress waits for it to land. */
     private static final Duration PUT_SETTLE = Duration.ofSeconds(1);
-    /** The marker a put holds between its reserve and its complete: microseconds in practice. */
-    private static final Duration PUT_LEASE = Duration.ofSeconds(5);
 
     private final IdempotencyStore store;
     private final IdempotencyConfig config;
@@ -119,7 +117,7 @@ public final class ResultCacheCoordinator implements IdempotencyCoordinator {
         String token = tokenPrefix + tokens.incrementAndGet();
         long settleBy = System.nanoTime() + PUT_SETTLE.toNanos();
         while (true) {
-            Reservation reservation = store.reserve(namespace, token, call.fingerprint().hex(), PUT_LEASE);
+            Reservation reservation = store.reserve(namespace, token, call.fingerprint().hex(), config.lease());
             if (reservation instanceof Reservation.Acquired) {
                 store.complete(namespace, token, call.fingerprint().hex(), StoredResult.of(json), config.ttl());
                 return Optional.empty();

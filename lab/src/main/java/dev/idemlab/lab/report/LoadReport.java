@@ -38,7 +38,22 @@ public final class LoadReport {
         return out.toString();
     }
 
-    /** "32 clients, 20% concurrent retries, provider 5 ms per charge, ...". */
+    /**
+     * As {@link #settingsLine(LoadSettings)}; over HTTP the clients are each worker JVM's, and the line
+     * says how many ran in all.
+     */
+    static String settingsLine(LoadComparison comparison) {
+        int workers = comparison.runs().stream().mapToInt(run -> run.workers().size()).max().orElse(0);
+        String line = settingsLine(comparison.settings());
+        if (workers == 0) {
+            return line;
+        }
+        int each = comparison.settings().clients();
+        return String.format(Locale.ROOT, "%d worker JVM(s) of %d clients each (%d in all), ", workers, each,
+                workers * each) + line.replaceFirst("^" + each + " closed-loop clients, ", "closed loop, ");
+    }
+
+    /** "32 closed-loop clients, 20% concurrent retries, provider 5 ms per charge, ...". */
     static String settingsLine(LoadSettings settings) {
         String stop = settings.stopsByCount() ? String.format(Locale.ROOT, "%,d requests per run", settings.requests())
                 : duration(settings.duration()) + " per run";
@@ -70,7 +85,7 @@ public final class LoadReport {
     }
 
     private static String table(LoadComparison comparison) {
-        StringBuilder out = new StringBuilder("load: ").append(settingsLine(comparison.settings())).append('\n');
+        StringBuilder out = new StringBuilder("load: ").append(settingsLine(comparison)).append('\n');
         List<LoadColumn> columns = LoadColumn.forPeople().subList(1, LoadColumn.forPeople().size());
         for (String store : comparison.stores()) {
             List<LoadRun> runs = runsOf(comparison, store);
@@ -89,7 +104,7 @@ public final class LoadReport {
 
     private static String markdown(LoadComparison comparison) {
         StringBuilder out = new StringBuilder();
-        out.append("Load: ").append(settingsLine(comparison.settings())).append(".\n\n");
+        out.append("Load: ").append(settingsLine(comparison)).append(".\n\n");
         for (String store : comparison.stores()) {
             out.append("* ").append(runsOf(comparison, store).get(0).server().describeWithDurability()).append(": ")
                     .append(String.format(Locale.ROOT, "%,d", comparison.requestsChecked(store)))

@@ -85,6 +85,15 @@ class LabCommandTest {
                 .contains("```mermaid\nsequenceDiagram").contains("participant P0 as A");
     }
 
+    /** Issue 29: the result cache's put said "lease 5000 ms" in its diagram under a header of 30000 ms. */
+    @Test
+    void theRunPolicysDiagramShowsTheLeaseItsHeaderNames() {
+        LabRun run = LabRun.of(args("scenario", "in-flight", "--policy", "run", "--store", "memory", "--format", "markdown"));
+        assertThat(run.out()).contains("lease 30000 ms, key order-42-charge")
+                .contains("reserve payment.charge:order-42-charge, lease 30000 ms (for A)")
+                .doesNotContainPattern("lease (?!30000)\\d+ ms");
+    }
+
     @Test
     void keyReuseAndProviderTimeoutPrintThePostsOutcomes() {
         LabRun reuse = LabRun.of("scenario", "key-reuse", "--store", "memory", "--latency-ms", "1");

@@ -19,6 +19,17 @@ class LoadOverHttpTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    /** Issue 29: the header said "4 closed-loop clients" when two workers ran four each. */
+    @Test
+    void theHeaderCountsTheClientsOfEveryWorker() throws Exception {
+        LabRun run = LabRun.of("load", "--transport", "http", "--workers", "2", "--store", "memory", "--policy", "wait",
+                "--duration", "1s", "--clients", "4", "--provider-latency-ms", "5");
+
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.out()).startsWith("load: 2 worker JVM(s) of 4 clients each (8 in all), closed loop, ")
+                .doesNotContain("4 closed-loop clients");
+    }
+
     @Test
     void twoWorkersUnderWaitChargeNoKeyTwiceAndTheTotalIsTheirSum() throws Exception {
         LabRun run = LabRun.of("load", "--transport", "http", "--workers", "2", "--store", "memory", "--policy", "wait",
