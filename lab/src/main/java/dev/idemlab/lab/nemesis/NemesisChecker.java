@@ -53,6 +53,8 @@ final class NemesisChecker {
     /** How long after a beat its renewal may take to get through: the round trip and a late timer. */
     static final long BEAT_SLACK = TimeUnit.MILLISECONDS.toNanos(250);
     private static final long TICK = TimeUnit.MILLISECONDS.toNanos(50);
+    /** The coordinator's store patience, the default the nemesis runs with: how long a complete is retried in line. */
+    private static final long PATIENCE = TimeUnit.SECONDS.toNanos(2);
     /** The step at which the checker tries the moments the holder's first beat may have come at. */
     private static final long PHASE_STEP = TimeUnit.MILLISECONDS.toNanos(10);
 
@@ -203,42 +205,49 @@ final class NemesisChecker {
     }
 
     /**
-     * Whether {@code holder} may honestly have lost the key to {@code taker}: its reserve landed at least
-     * a lease before the taker ran (see {@link #reserveLandedNoEarlierThan}: on PostgreSQL a lease counts
-     * from the statement's start, however long it then waited on a lock), and the taker ran no earlier than the lease of the last renewal that
-     * surely got through could have ended (any later renewal may have been lost to a fault). A renewal
-     * surely got through in a calm that holds one of the holder's beats with {@link #BEAT_SLACK} left
-     * (the latest such beat, whatever the beats' phase was; see {@link #firstBeat}), and in a calm after
-     * a fault long enough for the retry of a renewal that failed in it ({@link #RENEWAL_CALM}), no
-     * earlier than that fault ended. Whatever the holder was told (its lease lost, or its completion
-     * not written: the caller still gets its result, and the duplicate risk is counted), the store's
-     * lease ended while it could not be reached. A holder that answered before the takeover renewed only
-     * while its complete was settled in the background, for a lease at most: calms after that renew
-     * nothing, and a calm within it long enough for a try of the settle ({@link #RENEWAL_CALM}) means
-     * the complete landed.
+     * Whether {@code holder} may honestly have lost the key to {@code taker}: the taker ran no earlier than
+     * the store's lease can have ended, a lease after the holder's last renewal that surely got through,
+     * or after its reserve landed (see {@link #reserveLandedNoEarlierThan}: on PostgreSQL a lease counts
+     * from the statement's start, however long it then waited on a lock). A renewal surely got through in
+     * a calm that holds one of the holder's beats with {@link #BEAT_SLACK} left (the latest such beat,
+     * whatever the beats' phase was; see {@link #firstBeat}), and in a calm after a fault long enough for
+     * the retry of a renewal that failed in it ({@link #RENEWAL_CALM}), no earlier than that fault ended;
+     * any other renewal may have been lost to a fault. Whatever the holder was told (its lease lost, or
+     * its completion not written: the caller still gets its result, and the duplicate risk is counted),
+     * the store's lease ended while it could not be reached.
+     *
+     * <p>A holder that answered before the takeover: its complete landed as it answered unless a store
+     * fault was on within the patience before; then it was left to the background, which renews and
+     * tries for a lease at most, and a calm long enough for one of its tries while the lease still held
+     * means it landed. Either way nothing was left to take over.
+     *
+     * <p>Every store fault counts as keeping renewals out, also those under which a request may still
+     * reach the server ({@code drop-replies}, or a {@code freeze} it is delivered after): the history
+     * does not say which renewals landed.
      */
     private static boolean lostItsLeaseTo(NemesisHistory history, CallRecord holder, CallRecord taker) {
         long lease = history.settings().lease().toNanos();
         long takenAt = taker.actionStartedAt();
-        if (takenAt - reserveLandedNoEarlierThan(history, holder) < lease - TICK) {
+        long landed = reserveLandedNoEarlierThan(history, holder);
+        if (takenAt - landed < lease - TICK) {
             return false;
+        }
+        // A holder that answered before the takeover had its complete land as it answered (then nothing was
+        // left to take over), unless a store fault kept it out for the whole patience: then the complete was
+        // left to the background, which tries for a lease, renewing meanwhile.
+        long renewedUntil = takenAt;
+        boolean settling = holder.answered() && holder.answeredAt() < takenAt;
+        if (settling) {
+            // a fault on, or ended less than a recovery before, within the patience before the answer
+            if (!storeFaulted(history, holder.answeredAt() - PATIENCE - RECOVERY, holder.answeredAt() - RECOVERY)) {
+                return false;
+            }
+            renewedUntil = Math.min(takenAt, holder.answeredAt() + lease);
         }
         // The coordinator's default heartbeat: a third of the lease.
         long interval = lease / 3;
         long[] firstBeat = firstBeat(holder, lease, interval);
-        // A holder that answered before the takeover left its complete to the background (one that landed
-        // leaves nothing to take over): that settle tries for a lease, renewing meanwhile, and a calm long
-        // enough for one of its tries means the complete landed, and the takeover cannot be honest.
-        long renewedUntil = takenAt;
-        if (holder.answered() && holder.answeredAt() < takenAt) {
-            renewedUntil = Math.min(takenAt, holder.answeredAt() + lease);
-            for (long[] calm : calms(history, holder.answeredAt(), renewedUntil)) {
-                if (calm[1] - calm[0] >= RENEWAL_CALM) {
-                    return false;
-                }
-            }
-        }
-        long lastSureRenewal = Long.MIN_VALUE;
+        long lastSureRenewal = landed;
         for (long[] calm : calms(history, holder.actionStartedAt(), renewedUntil)) {
             boolean afterAFault = calm[0] > holder.actionStartedAt();
             if (afterAFault && calm[1] - calm[0] >= RENEWAL_CALM) {
@@ -246,7 +255,16 @@ final class NemesisChecker {
             }
             lastSureRenewal = Math.max(lastSureRenewal, latestSureBeat(firstBeat, interval, calm));
         }
-        return lastSureRenewal == Long.MIN_VALUE || takenAt >= lastSureRenewal + lease - TICK;
+        long leaseEnd = lastSureRenewal + lease;
+        if (settling) {
+            // A calm long enough for a try of the settle while the lease still held: the complete landed.
+            for (long[] calm : calms(history, holder.answeredAt(), Math.min(renewedUntil, leaseEnd))) {
+                if (calm[1] - calm[0] >= RENEWAL_CALM) {
+                    return false;
+                }
+            }
+        }
+        return takenAt >= leaseEnd - TICK;
     }
 
     /**
@@ -259,7 +277,7 @@ final class NemesisChecker {
         long started = holder.actionStartedAt();
         // a fault on, or ended less than a recovery before, in the slack before the action began
         return storeFaulted(history, started - BEAT_SLACK - RECOVERY, started - RECOVERY) ? holder.sentAt()
-                : started - BEAT_SLACK;
+                : Math.max(holder.sentAt(), started - BEAT_SLACK);
     }
 
     /**

@@ -145,6 +145,31 @@ class TakeoversTheCheckerExplainsTest {
         assertThat(verdict.violations()).extracting(Violation::rule).containsExactly("duplicate-charge");
     }
 
+    /**
+     * A reserve cannot land before it was sent: sent at 0.995 s, its action from 1.0 s, the lease holds
+     * to 3.995 s at least, whatever the faults. A takeover at 3.71 s is the coordinator's fault.
+     */
+    @Test
+    void aTakeoverBeforeALeaseAfterTheReserveWasSentIsCaughtWhenNoRenewalIsSure() {
+        CallRecord first = call(1, ms(995), ms(1000), ms(9000), "ch_1", Outcome.LEASE_LOST);
+        NemesisVerdict verdict = NemesisChecker.check(history(first, ms(3710), fault(FaultKind.FREEZE, 1900, 4000)));
+
+        assertThat(verdict.violations()).extracting(Violation::rule).containsExactly("duplicate-charge");
+    }
+
+    /**
+     * The holder's complete landed as it answered at 1.95 s (no fault was near), and only then did the
+     * connections go for a lease: the key was completed, and a run at 4.0 s has nothing to excuse it.
+     */
+    @Test
+    void aHolderWhoseCompleteLandedAsItAnsweredLeftNothingToTakeOver() {
+        CallRecord first = call(1, 0, 0, ms(1950), "ch_1", Outcome.EXECUTED);
+        NemesisVerdict verdict = NemesisChecker.check(history(first, ms(4000),
+                fault(FaultKind.KILL_CONNECTIONS, 2000, 4400)));
+
+        assertThat(verdict.violations()).extracting(Violation::rule).containsExactly("duplicate-charge");
+    }
+
     private static FaultEvent fault(FaultKind kind, long fromMillis, long toMillis) {
         return new FaultEvent(kind, ms(fromMillis), ms(toMillis), null);
     }
