@@ -126,7 +126,7 @@ class IdempotentAnnotationTest {
     }
 
     @Test
-    void aMethodReturningAFutureRunsAsynchronouslyAndReplaysToo() throws Exception {
+    void aMethodReturningAFutureGoesThroughCallAsyncAndReplaysToo() throws Exception {
         Charge first = payments.refundLater("r-1", "ch_9", 300).get(30, TimeUnit.SECONDS);
         Charge retry = payments.refundLater("r-1", "ch_9", 300).get(30, TimeUnit.SECONDS);
 
@@ -161,6 +161,11 @@ class IdempotentAnnotationTest {
         List<Charge> charge(@IdempotencyKey String key, long amount);
     }
 
+    interface AbstractResult {
+        @Idempotent(operation = "payment.charge")
+        Number charge(@IdempotencyKey String key, long amount);
+    }
+
     interface NumberKey {
         @Idempotent(operation = "payment.charge")
         Charge charge(@IdempotencyKey long key, long amount);
@@ -174,7 +179,8 @@ class IdempotentAnnotationTest {
                 UnknownComponent.class, "has no component 'currency'",
                 NothingToReplay.class, "returns nothing",
                 GenericResult.class, "has type parameters",
-                NumberKey.class, "the @IdempotencyKey parameter is a long; a key is a String");
+                NumberKey.class, "the @IdempotencyKey parameter is a long; a key is a String",
+                AbstractResult.class, "its result type Number is abstract");
         rules.forEach((type, rule) -> assertThatThrownBy(() -> proxyOf(type))
                 .as(type.getSimpleName()).isInstanceOf(IllegalArgumentException.class).hasMessageContaining(rule));
         assertThatThrownBy(() -> Idempotency.proxy(CountingPayments.class, provider, coordinator))

@@ -61,6 +61,10 @@ public final class IdempotentProxy implements InvocationHandler {
         Map<Method, Plan> plans = new HashMap<>();
         for (Method method : type.getMethods()) {
             Idempotent idempotent = method.getAnnotation(Idempotent.class);
+            if (idempotent != null && Modifier.isStatic(method.getModifiers())) {
+                throw new IllegalArgumentException("@Idempotent " + type.getSimpleName() + "." + method.getName()
+                        + " is static: a proxy only sees the methods it implements");
+            }
             if (idempotent != null) {
                 plans.put(method, Plan.of(method, idempotent));
             }
@@ -187,6 +191,11 @@ public final class IdempotentProxy implements InvocationHandler {
             if (type == void.class || type == Void.class) {
                 throw new IllegalArgumentException(where + ": returns nothing, so a retry would have nothing to "
                         + "replay; return what the caller needs to know (a charge, an id)");
+            }
+            if (!type.isPrimitive() && !type.isArray() && Modifier.isAbstract(type.getModifiers())) {
+                throw new IllegalArgumentException(where + ": its result type " + type.getSimpleName() + " is "
+                        + (type.isInterface() ? "an interface" : "abstract") + ", which a stored result cannot be "
+                        + "read back as (a replay would fail after the first call charged); return a concrete type");
             }
             Class<?> stored = type.isPrimitive() ? boxed(type) : type;
             try {
