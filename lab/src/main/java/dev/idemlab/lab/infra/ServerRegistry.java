@@ -40,6 +40,9 @@ import java.util.stream.Stream;
  */
 public final class ServerRegistry {
 
+    /** The kind a holder JVM is recorded as: reaped with SIGKILL, never continued. */
+    public static final String HOLDER = "holder JVM";
+
     /** A system property naming the directory of pid files instead of the default. */
     static final String DIR_PROPERTY = "idemlab.state.dir";
 
@@ -149,7 +152,11 @@ public final class ServerRegistry {
         Optional<ProcessHandle> server = ProcessHandle.of(serverPid)
                 .filter(process -> startOf(process).equals(entry.getProperty("server.start")));
         if (server.isPresent()) {
-            stop(server.get());
+            if (HOLDER.equals(kind)) {
+                server.get().destroyForcibly(); // stopped or not: a holder must not run on and charge
+            } else {
+                stop(server.get());
+            }
             stopped = true;
             LOG.warn("stopped a {} (pid {}) left running by an earlier lab run (pid {}) that was killed",
                     kind, serverPid, labPid);
@@ -162,9 +169,8 @@ public final class ServerRegistry {
     }
 
     /**
-     * SIGCONT first (a holder JVM the failure lab stopped acts on no other signal but SIGKILL until it
-     * is continued), then SIGTERM, so that a server shuts down cleanly; SIGKILL if it has not within a
-     * few seconds.
+     * SIGCONT first (a server a fault stopped acts on no signal but SIGKILL until it is continued), then
+     * SIGTERM, so that it shuts down cleanly; SIGKILL if it has not within a few seconds.
      */
     private static void stop(ProcessHandle server) {
         Signals.sendQuietly("CONT", server.pid());

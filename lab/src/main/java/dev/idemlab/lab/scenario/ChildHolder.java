@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
  * its own. {@link #close()} kills it if it still runs and waits until it is gone; it never touches
  * any process but the one it started. So does a shutdown hook if this JVM exits first (Ctrl-C while
  * the child is stopped, say), and the {@link ServerRegistry} records its pid, so that the next lab
- * run continues and stops it if this JVM was killed outright. Thread-safe.
+ * run kills it if this JVM was killed outright. Thread-safe.
  */
 public final class ChildHolder implements AutoCloseable {
 
@@ -41,7 +41,7 @@ public final class ChildHolder implements AutoCloseable {
     private ChildHolder(Process process, Timeline timeline) {
         this.process = process;
         this.timeline = timeline;
-        this.registration = ServerRegistry.record("holder JVM", process.pid(), List.of());
+        this.registration = ServerRegistry.record(ServerRegistry.HOLDER, process.pid(), List.of());
         this.onExit = new Thread(this::reap, "holder-reaper-" + process.pid());
         Runtime.getRuntime().addShutdownHook(onExit);
         Thread reader = new Thread(this::read, "holder-output-" + process.pid());
@@ -155,7 +155,7 @@ public final class ChildHolder implements AutoCloseable {
     }
 
     /**
-     * Kills the holder if it still runs (resuming it first, were it stopped) and waits until it is gone,
+     * Kills the holder if it still runs, stopped or not, and waits until it is gone,
      * also in a thread that was interrupted: the interrupt is kept, and the child is reaped first.
      */
     @Override
@@ -168,12 +168,14 @@ public final class ChildHolder implements AutoCloseable {
         }
     }
 
-    /** Continues the child if it was stopped, kills it, waits until it is gone, and forgets its record. */
+    /**
+     * Kills the child (SIGKILL ends a stopped process too; continuing it first would let it run on and
+     * charge), waits until it is gone, and forgets its record.
+     */
     private void reap() {
         boolean interrupted = Thread.interrupted();
         try {
             if (process.isAlive()) {
-                Signals.sendQuietly("CONT", pid());
                 process.destroyForcibly();
             }
             if (process.waitFor(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)) {
