@@ -46,10 +46,14 @@ public final class Fingerprint {
 
     /**
      * The fingerprint of the named fields of {@code request}: a map, a record, or (with Jackson on the
-     * class path) a bean. A named field the request lacks is fingerprinted as {@code null}, so that
-     * naming a field is always explicit.
+     * class path) a bean. A field that is there and {@code null} is fingerprinted as {@code null}, and so
+     * is a name a map lacks (a body whose optional field is absent); a name a record or a bean does not
+     * have is refused: fingerprinting it as {@code null} would let the same key with another request
+     * replay the first one's result ({@code "order_id"} named on a record whose component is
+     * {@code orderId}).
      *
-     * @throws IllegalArgumentException if no field is named or the request is not an object
+     * @throws IllegalArgumentException if no field is named, the request is not an object, or a record
+     *     or bean lacks a named field
      */
     public static Fingerprint ofNamed(Object request, String... fieldNames) {
         Objects.requireNonNull(request, "request");
@@ -61,11 +65,38 @@ public final class Fingerprint {
             throw new IllegalArgumentException("request must be an object to pick named fields from, got "
                     + request.getClass().getName());
         }
+        // A map is a body whose absent fields count as null; a record or a bean has the fields its type has.
+        boolean typed = !(request instanceof Map<?, ?>);
         Map<String, Object> picked = new LinkedHashMap<>();
         for (String name : fieldNames) {
+            if (typed && !has(whole, name)) {
+                throw new IllegalArgumentException("a fingerprint names '" + name + "', which "
+                        + request.getClass().getName() + " does not have; its fields are " + names(whole)
+                        + " (a field that is there and null is fine)");
+            }
             picked.put(name, field(whole, name));
         }
         return ofFields(picked);
+    }
+
+    private static boolean has(Object whole, String name) {
+        if (whole instanceof Map<?, ?> map) {
+            return map.containsKey(name);
+        }
+        for (RecordComponent component : whole.getClass().getRecordComponents()) {
+            if (component.getName().equals(name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String names(Object whole) {
+        if (whole instanceof Map<?, ?> map) {
+            return String.join(", ", map.keySet().stream().map(String::valueOf).toList());
+        }
+        return String.join(", ", java.util.Arrays.stream(whole.getClass().getRecordComponents())
+                .map(RecordComponent::getName).toList());
     }
 
     /**

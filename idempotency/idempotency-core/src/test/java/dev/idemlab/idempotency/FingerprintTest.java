@@ -60,8 +60,25 @@ class FingerprintTest {
         assertThat(first).isEqualTo(retry).isNotEqualTo(other);
     }
 
+    /**
+     * Issue 26: on a record whose component is {@code orderId}, naming {@code order_id} fingerprinted
+     * null, so the same key with another order replayed the first order's charge. It is refused now.
+     */
     @Test
-    void aNamedFieldTheRequestLacksCountsAsNull() {
+    void aNameARecordDoesNotHaveIsRefusedNamingItsFields() {
+        record Typed(String orderId, long amount) { }
+        assertThatThrownBy(() -> Fingerprint.ofNamed(new Typed("o1", 10), "order_id", "amount"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("names 'order_id'").hasMessageContaining("its fields are orderId, amount");
+        assertThat(Fingerprint.ofNamed(new Typed(null, 10), "orderId", "amount"))
+                .as("a field that is there and null is fine")
+                .isEqualTo(Fingerprint.ofFields(new LinkedHashMap<>(Map.of("amount", 10)) {{
+                    put("orderId", null);
+                }}));
+    }
+
+    @Test
+    void aNamedFieldAMapLacksCountsAsNull() {
         assertThat(Fingerprint.ofNamed(Map.of("amount", 10), "amount", "currency"))
                 .isEqualTo(Fingerprint.ofFields(new LinkedHashMap<>(Map.of("amount", 10)) {{
                     put("currency", null);
