@@ -45,6 +45,19 @@ class ProbeCommandTest {
         }
     }
 
+    /** Issue 28: the probe sent one 255-character key on every run, so a second probe of a server failed. */
+    @Test
+    void aSecondProbeOfTheSameServerPassesToo() throws Exception {
+        try (DemoServer server = serve(LabPolicy.RAISE)) {
+            for (int run = 1; run <= 2; run++) {
+                LabRun probe = LabRun.of("probe", "--url", server.uri() + "/orders/o-1/charge");
+                assertThat(probe.exitCode()).as("run " + run + ": " + probe.out() + probe.err()).isZero();
+                assertThat(probe.out()).contains("every check passed").contains("422 (draft 2.7)")
+                        .contains("this lab's rule");
+            }
+        }
+    }
+
     @Test
     void aResultCacheFailsTheConcurrentRowNamingTheRule() throws Exception {
         try (DemoServer server = serve(LabPolicy.RUN)) {
