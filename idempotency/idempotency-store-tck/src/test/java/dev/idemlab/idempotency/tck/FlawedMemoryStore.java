@@ -12,7 +12,8 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A plain memory store with one deliberate flaw, or none: the kit must pass the flawless one and
@@ -40,6 +41,7 @@ final class FlawedMemoryStore implements IdempotencyStore {
     private final Flaw flaw;
     private final ManualTicker ticker;
     private final Map<String, Entry> entries = new HashMap<>();
+    private final Map<String, CountDownLatch> looked = new java.util.concurrent.ConcurrentHashMap<>();
     private final java.util.concurrent.atomic.AtomicLong fences = new java.util.concurrent.atomic.AtomicLong();
 
     FlawedMemoryStore(Flaw flaw, ManualTicker ticker) {
@@ -54,7 +56,16 @@ final class FlawedMemoryStore implements IdempotencyStore {
             if (seen.isPresent() && !(seen.get() instanceof Pending p && p.token().equals(token))) {
                 return Reservation.found(seen.get());
             }
-            LockSupport.parkNanos(2_000_000); // the window a network round trip would open
+            // The window a network round trip would open, held until a second reserve of the key has looked
+            // too (50 ms at most, so that the kit's one-at-a-time tests stay quick): a 2 ms window alone let
+            // the concurrency test's eight threads now and then go through one after the other.
+            CountDownLatch pair = looked.computeIfAbsent(namespace, unused -> new CountDownLatch(2));
+            pair.countDown();
+            try {
+                pair.await(50, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
             put(namespace, new Pending(token, fingerprint, lease), lease);
             return Reservation.acquired(fences.incrementAndGet());
         }
