@@ -18,6 +18,7 @@ import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.PartitionSelectorException;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
@@ -203,6 +204,32 @@ final class RedisScriptClient implements AutoCloseable {
 
     private List<Object> evalOn(RedisClusterCommands<String, String> redis, LuaScript script, String namespace,
                                 String[] keys, String... args) {
+        try {
+            return evalOnce(redis, script, namespace, keys, args);
+        } catch (IdempotencyStoreException e) {
+            // The partitions the cluster client holds lack the key's slot (read while a slot moved or a master
+            // failed over): read the topology again, now, and try once more, instead of failing every call on
+            // that slot until something else makes the client look (the nemesis found 14 s of it).
+            if (config.cluster() && client instanceof RedisClusterClient cluster
+                    && causedBy(e, PartitionSelectorException.class)) {
+                cluster.refreshPartitions();
+                return evalOnce(redis, script, namespace, keys, args);
+            }
+            throw e;
+        }
+    }
+
+    private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (type.isInstance(cause)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private List<Object> evalOnce(RedisClusterCommands<String, String> redis, LuaScript script, String namespace,
+                                  String[] keys, String... args) {
         try {
             try {
                 return redis.evalsha(script.sha(), ScriptOutputType.MULTI, keys, args);
