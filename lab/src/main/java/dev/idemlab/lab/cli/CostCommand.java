@@ -3,13 +3,9 @@ package dev.idemlab.lab.cli;
 import dev.idemlab.lab.cost.RecordCost;
 import dev.idemlab.lab.cost.RecordCosts;
 import dev.idemlab.lab.cost.ServerTime;
-import dev.idemlab.lab.infra.Origin;
 import dev.idemlab.lab.infra.PostgresBackend;
-import dev.idemlab.lab.infra.ProvisioningException;
-import dev.idemlab.lab.infra.ProvisioningOptions;
 import dev.idemlab.lab.infra.RedisBackend;
 import dev.idemlab.lab.infra.StoreBackend;
-import dev.idemlab.lab.infra.StoreBackends;
 import dev.idemlab.lab.report.ReportFormat;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -70,9 +66,6 @@ final class CostCommand implements Callable<Integer> {
         if (resultBytes < 80 || resultBytes > 65_536) {
             throw new UsageException("--result-bytes must be from 80 to 65536, got " + resultBytes);
         }
-        if (format == ReportFormat.JSON) {
-            throw new UsageException("--format must be table or markdown, got 'json'");
-        }
         List<String> chosen = new ArrayList<>();
         for (String each : stores) {
             String name = each.trim().toLowerCase(Locale.ROOT);
@@ -85,17 +78,15 @@ final class CostCommand implements Callable<Integer> {
                 chosen.add(name);
             }
         }
-        OutputOptions output = new OutputOptions();
-        output.format = format;
-        output.out = out;
-        output.validate();
+        OutputOptions output = OutputOptions.tableOrMarkdown(format, out);
         PrintWriter err = spec.commandLine().getErr();
         List<RecordCost> costs = new ArrayList<>();
         List<ServerTime> times = new ArrayList<>();
         for (String name : chosen) {
             err.println("cost: " + records + " records of " + resultBytes + " B on " + name);
             err.flush();
-            try (StoreBackend backend = privateServer(name)) {
+            try (StoreBackend backend = PrivateServers.open(name, "lab cost measures on the lab's own private "
+                    + "servers only (it reads the server's own counters)")) {
                 int n = (int) records;
                 if (name.equals("redis")) {
                     costs.add(RecordCosts.redis((RedisBackend) backend, n, resultBytes, done -> progress(err, name, done, n)));
@@ -116,22 +107,5 @@ final class CostCommand implements Callable<Integer> {
     private static void progress(PrintWriter err, String store, int done, int of) {
         err.println("cost: " + store + ": " + done + " of " + of + " records written");
         err.flush();
-    }
-
-    /** The lab's own server: a measurement of the server's counters must not count another client's keys. */
-    private static StoreBackend privateServer(String name) {
-        StoreBackend backend;
-        try {
-            backend = StoreBackends.open(name, ProvisioningOptions.defaults());
-        } catch (ProvisioningException unavailable) {
-            throw new CommandFailure(name + " could not be had: " + unavailable.getMessage());
-        }
-        if (backend.server().origin() == Origin.URL) {
-            backend.close();
-            throw new UsageException("lab cost measures on the lab's own private servers only (it reads the server's "
-                    + "own counters): unset " + (name.equals("redis") ? ProvisioningOptions.REDIS_URL_ENV
-                    : ProvisioningOptions.PG_URL_ENV));
-        }
-        return backend;
     }
 }

@@ -30,6 +30,23 @@ final class OutputOptions {
      *
      * @throws UsageException saying why the path cannot take the report
      */
+    /**
+     * The output of a command that writes a table or Markdown only ({@code lab cost}, {@code lab sweep}),
+     * validated.
+     *
+     * @throws UsageException for {@code --format json}, or an {@code --out} that cannot be written
+     */
+    static OutputOptions tableOrMarkdown(ReportFormat format, Path out) {
+        if (format == ReportFormat.JSON) {
+            throw new UsageException("--format must be table or markdown, got 'json'");
+        }
+        OutputOptions output = new OutputOptions();
+        output.format = format;
+        output.out = out;
+        output.validate();
+        return output;
+    }
+
     void validate() {
         if (out != null && file == null) {
             try {

@@ -1,12 +1,8 @@
 package dev.idemlab.lab.cli;
 
 import dev.idemlab.lab.cost.SweepStream;
-import dev.idemlab.lab.infra.Origin;
 import dev.idemlab.lab.infra.PostgresBackend;
-import dev.idemlab.lab.infra.ProvisioningException;
-import dev.idemlab.lab.infra.ProvisioningOptions;
 import dev.idemlab.lab.infra.StoreBackend;
-import dev.idemlab.lab.infra.StoreBackends;
 import dev.idemlab.lab.report.ReportFormat;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -67,16 +63,10 @@ final class SweepCommand implements Callable<Integer> {
         if (ttl.compareTo(Duration.ofSeconds(1)) < 0) {
             throw new UsageException("--ttl must be at least 1s, got " + ttl.toMillis() + "ms");
         }
-        if (format == ReportFormat.JSON) {
-            throw new UsageException("--format must be table or markdown, got 'json'");
-        }
         if (sweepEveryWrites != null && sweepEveryWrites < 1) {
             throw new UsageException("--sweep-every-writes must be at least 1, got " + sweepEveryWrites);
         }
-        OutputOptions output = new OutputOptions();
-        output.format = format;
-        output.out = out;
-        output.validate();
+        OutputOptions output = OutputOptions.tableOrMarkdown(format, out);
         PrintWriter err = spec.commandLine().getErr();
         err.println("sweep: " + rate + " first calls a second for " + duration.toSeconds() + " s, ttl "
                 + ttl.toSeconds() + " s, on postgres");
@@ -84,7 +74,8 @@ final class SweepCommand implements Callable<Integer> {
         UnaryOperator<dev.idemlab.idempotency.store.postgres.PostgresStoreConfig.Builder> tune =
                 sweepEveryWrites == null ? builder -> builder : builder -> builder.sweepEveryWrites(sweepEveryWrites);
         SweepStream.Result result;
-        try (StoreBackend backend = privatePostgres()) {
+        try (StoreBackend backend = PrivateServers.open("postgres",
+                "lab sweep runs on the lab's own private PostgreSQL only (it counts the table's rows)")) {
             result = SweepStream.run((PostgresBackend) backend, duration, ttl, rate, every, tune, sample -> {
                 err.println(String.format(Locale.ROOT, "sweep: %.0f s: %,d written, %,d rows, %,d expired",
                         sample.atSeconds(), sample.written(), sample.rows(), sample.expired()));
@@ -114,21 +105,5 @@ final class SweepCommand implements Callable<Integer> {
                 ? "verdict: flat: once the first ttl had passed the rows stayed within the bound"
                 : "verdict: growing: the rows passed the bound, the sweep falls behind").append('\n');
         return out.toString();
-    }
-
-    /** The lab's own server: the counts must be of this stream's rows on a server nothing else writes to. */
-    private static StoreBackend privatePostgres() {
-        StoreBackend backend;
-        try {
-            backend = StoreBackends.open("postgres", ProvisioningOptions.defaults());
-        } catch (ProvisioningException unavailable) {
-            throw new CommandFailure("postgres could not be had: " + unavailable.getMessage());
-        }
-        if (backend.server().origin() == Origin.URL) {
-            backend.close();
-            throw new UsageException("lab sweep runs on the lab's own private PostgreSQL only: unset "
-                    + ProvisioningOptions.PG_URL_ENV);
-        }
-        return backend;
     }
 }
