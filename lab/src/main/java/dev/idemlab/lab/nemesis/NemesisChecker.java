@@ -212,7 +212,10 @@ final class NemesisChecker {
      * a calm that holds one of the holder's beats with {@link #BEAT_SLACK} left (the latest such beat,
      * whatever the beats' phase was; see {@link #firstBeat}), and in a calm after a fault long enough for
      * the retry of a renewal that failed in it ({@link #RENEWAL_CALM}), no earlier than that fault ended;
-     * any other renewal may have been lost to a fault. Whatever the holder was told (its lease lost, or
+     * any other renewal may have been lost to a fault. Renewals chain: a calm's sure renewals extend the
+     * lease only when the first of them surely got through before the lease they extend ran out (a calm
+     * that begins as the lease may just have ended finds the key gone, and no later renewal brings it
+     * back). Whatever the holder was told (its lease lost, or
      * its completion not written: the caller still gets its result, and the duplicate risk is counted),
      * the store's lease ended while it could not be reached.
      *
@@ -247,15 +250,24 @@ final class NemesisChecker {
         // The coordinator's default heartbeat: a third of the lease.
         long interval = lease / 3;
         long[] firstBeat = firstBeat(holder, lease, interval);
-        long lastSureRenewal = landed;
+        long leaseEnd = landed + lease;
         for (long[] calm : calms(history, holder.actionStartedAt(), renewedUntil)) {
             boolean afterAFault = calm[0] > holder.actionStartedAt();
-            if (afterAFault && calm[1] - calm[0] >= RENEWAL_CALM) {
-                lastSureRenewal = Math.max(lastSureRenewal, calm[0] - RECOVERY);
+            boolean retried = afterAFault && calm[1] - calm[0] >= RENEWAL_CALM;
+            // A renewal keeps the key only while its lease still holds: once it may have run out, the store
+            // refuses every later one (the token is gone, or its lease is over by the server's clock).
+            long firstLanded = Math.min(retried ? calm[0] + RENEWAL_CALM : Long.MAX_VALUE,
+                    firstSureBeatLanded(firstBeat, interval, calm));
+            if (firstLanded == Long.MAX_VALUE) {
+                continue;
             }
-            lastSureRenewal = Math.max(lastSureRenewal, latestSureBeat(firstBeat, interval, calm));
+            if (firstLanded > leaseEnd - TICK) {
+                break;
+            }
+            long lastSureRenewal = Math.max(retried ? calm[0] - RECOVERY : Long.MIN_VALUE,
+                    latestSureBeat(firstBeat, interval, calm));
+            leaseEnd = Math.max(leaseEnd, lastSureRenewal + lease);
         }
-        long leaseEnd = lastSureRenewal + lease;
         if (settling) {
             // A calm long enough for a try of the settle while the lease still held: the complete landed.
             for (long[] calm : calms(history, holder.answeredAt(), Math.min(renewedUntil, leaseEnd))) {
@@ -311,6 +323,25 @@ final class NemesisChecker {
             sure = Math.min(sure, beat);
             if (first == firstBeat[1]) {
                 return sure;
+            }
+        }
+    }
+
+    /**
+     * The latest moment, for the first beat's least favourable moment in {@code firstBeat}, by which the
+     * renewal of the first beat in {@code calm} has got through ({@link #BEAT_SLACK} after the beat);
+     * {@link Long#MAX_VALUE} when for some such moment no beat with that slack left falls in the calm.
+     */
+    private static long firstSureBeatLanded(long[] firstBeat, long interval, long[] calm) {
+        long latest = Long.MIN_VALUE;
+        for (long first = firstBeat[0]; ; first = Math.min(first + PHASE_STEP, firstBeat[1])) {
+            long beat = first >= calm[0] ? first : first + -Math.floorDiv(first - calm[0], interval) * interval;
+            if (beat + BEAT_SLACK > calm[1]) {
+                return Long.MAX_VALUE;
+            }
+            latest = Math.max(latest, beat + BEAT_SLACK);
+            if (first == firstBeat[1]) {
+                return latest;
             }
         }
     }

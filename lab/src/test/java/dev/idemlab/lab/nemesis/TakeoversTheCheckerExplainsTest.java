@@ -46,9 +46,11 @@ class TakeoversTheCheckerExplainsTest {
 
     @Test
     void aCalmAfterAFaultLongEnoughForTheRetryOfAFailedRenewalIsAChanceToo() {
-        // The freeze failed the beat at 2.0 s; a second after it ended (the recovery the checker allows),
-        // 0.8 s of calm were left before the takeover: room for the retry of that renewal.
-        NemesisVerdict verdict = NemesisChecker.check(history(fault(FaultKind.FREEZE, 1100, 2300)));
+        // The freeze from 1.1 s may have held the renewal of the beat at 1.0 s; a second after it ended (the
+        // recovery the checker allows), 0.8 s of calm came before the next fault: room for that renewal's
+        // retry, inside the reserve's lease. It kept the key to about 4.15 s: a takeover at 3.9 s is caught.
+        NemesisVerdict verdict = NemesisChecker.check(history(ms(3900), fault(FaultKind.FREEZE, 1100, 1150),
+                fault(FaultKind.PAUSE_ALL, 2950, 3900)));
 
         assertThat(verdict.violations()).extracting(Violation::rule).containsExactly("duplicate-charge");
     }
@@ -166,6 +168,33 @@ class TakeoversTheCheckerExplainsTest {
         CallRecord first = call(1, 0, 0, ms(1950), "ch_1", Outcome.EXECUTED);
         NemesisVerdict verdict = NemesisChecker.check(history(first, ms(4000),
                 fault(FaultKind.KILL_CONNECTIONS, 2000, 4400)));
+
+        assertThat(verdict.violations()).extracting(Violation::rule).containsExactly("duplicate-charge");
+    }
+
+    /**
+     * Found by the nemesis on PostgreSQL: a freeze from 0.5 s to 2.7 s held the holder's beats at 1.0 s
+     * and 2.0 s, so its lease ran out at 3.0 s, a second after the freeze ended and before any renewal
+     * was sure to get through. The renewals of the calm that followed were refused (its lease was over
+     * by the server's clock), and a takeover at 4.6 s was honest; counting them, the checker had kept
+     * the lease to 6.7 s and called it the coordinator's fault.
+     */
+    @Test
+    void aRenewalAfterTheLeaseRanOutDoesNotBringTheKeyBack() {
+        NemesisVerdict verdict = NemesisChecker.check(history(ms(4600), fault(FaultKind.FREEZE, 500, 2700)));
+
+        assertThat(verdict.violations()).isEmpty();
+        assertThat(verdict.explanations()).containsEntry("key taken over after a lease of outage", 1);
+    }
+
+    /**
+     * A shorter freeze, from 0.3 s to 0.8 s: the retry of the renewal it failed was sure to get through
+     * by 2.55 s, inside the lease of the reserve, and the beats after it kept the key: a takeover at
+     * 4.6 s is the coordinator's fault.
+     */
+    @Test
+    void aRenewalThatGotThroughBeforeTheLeaseRanOutKeepsTheChain() {
+        NemesisVerdict verdict = NemesisChecker.check(history(ms(4600), fault(FaultKind.FREEZE, 300, 800)));
 
         assertThat(verdict.violations()).extracting(Violation::rule).containsExactly("duplicate-charge");
     }
