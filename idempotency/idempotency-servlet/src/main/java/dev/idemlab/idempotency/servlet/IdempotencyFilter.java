@@ -9,7 +9,6 @@ import dev.idemlab.idempotency.servlet.internal.CachedBodyRequest;
 import dev.idemlab.idempotency.servlet.internal.ClientScope;
 import dev.idemlab.idempotency.servlet.internal.KeyHeader;
 import dev.idemlab.idempotency.servlet.internal.MalformedKeyException;
-import dev.idemlab.idempotency.servlet.internal.Problem;
 import dev.idemlab.idempotency.servlet.internal.RequestFingerprint;
 import dev.idemlab.idempotency.servlet.internal.ResponseCapture;
 import dev.idemlab.idempotency.servlet.internal.StoredResponse;
@@ -41,7 +40,9 @@ import java.util.Objects;
  *   <li><b>Section 2.1, Syntax.</b> {@code Idempotency-Key} is an RFC 8941 Item whose value is a String
  *       ({@code Idempotency-Key: "8e03978e-40d5-43e8-bc93-6894a57f9324"}); parameters are ignored. More than
  *       one field line, a List, a bare Token or a malformed String: 400. A key of 1 to 255 characters
- *       (the core's rule); anything else: 400.</li>
+ *       (the core's rule); anything else: 400. <em>Deviation, opt-in per route:</em> with
+ *       {@link IdempotentRoute.Builder#acceptBareKeys} a key sent bare, as Stripe's SDKs send it, is
+ *       taken whole.</li>
  *   <li><b>Section 2.2, Uniqueness, and section 5, Security Considerations.</b> Keys are scoped per client:
  *       a record lives under the route's operation, the client ({@link ClientResolver}, by default the
  *       authenticated principal) and the key, so client B sending client A's key runs its own request
@@ -55,9 +56,9 @@ import java.util.Objects;
  *       the headers the route names, marked {@code Idempotent-Replayed: true}. A 5xx answer or a thrown
  *       error is not stored: the reservation is released, and a retry runs again.</li>
  *   <li><b>Section 2.7, Error Scenarios.</b> A required key missing: 400; the key reused with another
- *       payload: 422; the key's first request still in flight: 409 with {@code Retry-After} (the lease
+ *       payload: 422 (or 400, a route setting); the key's first request still in flight: 409 with {@code Retry-After} (the lease
  *       left, in whole seconds). All are RFC 9457 {@code application/problem+json} linking the route's
- *       documentation. <em>Deviation, opt-in per route:</em> with {@link IdempotentRoute.Builder#allowWaiting}
+ *       documentation, unless the route names another {@link RefusalWriter}. <em>Deviation, opt-in per route:</em> with {@link IdempotentRoute.Builder#allowWaiting}
  *       and a coordinator under {@code InFlightPolicy.WAIT}, a concurrent request waits for the first
  *       one's response and replays it instead of getting 409.</li>
  * </ul>
@@ -106,16 +107,16 @@ public final class IdempotencyFilter implements Filter {
         }
         String key;
         try {
-            key = KeyHeader.parse(Collections.list(request.getHeaders(KeyHeader.NAME)));
+            key = KeyHeader.parse(Collections.list(request.getHeaders(KeyHeader.NAME)), route.bareKeysAccepted());
         } catch (MalformedKeyException e) {
-            problem(response, new Problem(400, "idempotency-key-malformed", "Idempotency-Key is malformed", e.getMessage()));
+            refuse(response, 400, Refusal.KEY_MALFORMED, "Idempotency-Key is malformed", e.getMessage(), null);
             return;
         }
         if (key == null) {
             if (route.keyRequired()) {
-                problem(response, new Problem(400, "idempotency-key-missing", "Idempotency-Key is missing",
+                refuse(response, 400, Refusal.KEY_MISSING, "Idempotency-Key is missing",
                         request.getMethod() + " " + request.getRequestURI() + " requires an Idempotency-Key header"
-                                + " (a String item, e.g. Idempotency-Key: \"8e03978e\")"));
+                                + " (a String item, e.g. Idempotency-Key: \"8e03978e\")", null);
             } else {
                 chain.doFilter(request, response);
             }
@@ -123,22 +124,22 @@ public final class IdempotencyFilter implements Filter {
         }
         String brokenRule = IdempotentCall.brokenKeyRule(key);
         if (brokenRule != null) {
-            problem(response, new Problem(400, "idempotency-key-invalid", "Idempotency-Key is invalid", brokenRule));
+            refuse(response, 400, Refusal.KEY_INVALID, "Idempotency-Key is invalid", brokenRule, null);
             return;
         }
         String client = route.clients().clientOf(request);
         if (client == null || client.isEmpty()) {
             if (!route.anonymousAllowed()) {
-                problem(response, new Problem(401, "idempotency-client-unknown", "Client not identified",
-                        "idempotency keys are scoped per client, and this request names no client: authenticate"));
+                refuse(response, 401, "idempotency-client-unknown", "Client not identified",
+                        "idempotency keys are scoped per client, and this request names no client: authenticate", null);
                 return;
             }
             client = ClientScope.ANONYMOUS;
         }
         byte[] body = CachedBodyRequest.read(request, route.maxBodyBytes());
         if (body == null) {
-            problem(response, new Problem(413, "request-too-large", "Request body too large",
-                    "an idempotent request's body must be at most " + route.maxBodyBytes() + " bytes"));
+            refuse(response, 413, "request-too-large", "Request body too large",
+                    "an idempotent request's body must be at most " + route.maxBodyBytes() + " bytes", null);
             return;
         }
         IdempotentCall call = IdempotentCall.of(ClientScope.operation(route.operation(), client), key,
@@ -164,24 +165,25 @@ public final class IdempotencyFilter implements Filter {
             if (result.value() == ownResponse[0]) {
                 capture.copyBodyToResponse();
             } else {
-                // Another request's response: a replay (or, under a result cache, the first writer's).
-                replay(response, result.value());
+                // Another request's response: a replay, or, under a result cache, the first writer's answer
+                // to a request that ran too, which is no replay and is not marked as one.
+                replay(response, result.value(), ownResponse[0] == null);
             }
         } catch (NotStored e) {
             LOG.debug("{} answered {}: not stored, a retry runs again", call.operation(), e.status);
             capture.copyBodyToResponse();
         } catch (IdempotencyInProgressException e) {
-            problem(response, new Problem(409, "idempotency-key-in-flight", "A request with this key is in flight",
-                    "a request with this Idempotency-Key is still being processed; retry after it completes"),
-                    e);
+            refuse(response, 409, Refusal.KEY_IN_FLIGHT, "A request with this key is in flight",
+                    "a request with this Idempotency-Key is still being processed; retry after it completes",
+                    e.retryAfter());
         } catch (IdempotencyKeyReuseException e) {
-            problem(response, new Problem(422, "idempotency-key-reused", "Idempotency-Key reused",
+            refuse(response, route.mismatchStatus(), Refusal.KEY_REUSED, "Idempotency-Key reused",
                     "this Idempotency-Key was already used for a different request (method, path, named headers "
-                            + "or body differ); a key is for retries of one request only"));
+                            + "or body differ); a key is for retries of one request only", null);
         } catch (IdempotencyException e) {
-            problem(response, new Problem(e.httpStatus(), "idempotency-" + e.getClass().getSimpleName()
+            refuse(response, e.httpStatus(), "idempotency-" + e.getClass().getSimpleName()
                     .replace("Exception", "").replaceAll("([a-z])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT),
-                    "Idempotency failure", e.getMessage()));
+                    "Idempotency failure", e.getMessage(), null);
         } catch (IOException | ServletException | RuntimeException e) {
             throw e;
         } catch (Exception e) {
@@ -189,7 +191,7 @@ public final class IdempotencyFilter implements Filter {
         }
     }
 
-    private static void replay(HttpServletResponse response, StoredResponse stored) throws IOException {
+    private static void replay(HttpServletResponse response, StoredResponse stored, boolean marked) throws IOException {
         response.reset();
         response.setStatus(stored.status());
         for (Map.Entry<String, List<String>> header : stored.headers().entrySet()) {
@@ -197,19 +199,17 @@ public final class IdempotencyFilter implements Filter {
                 response.addHeader(header.getKey(), value);
             }
         }
-        response.setHeader(REPLAYED_HEADER, "true");
+        if (marked) {
+            response.setHeader(REPLAYED_HEADER, "true");
+        }
         response.setContentLength(stored.bodyLength());
         stored.writeBody(response.getOutputStream());
         response.flushBuffer();
     }
 
-    private void problem(HttpServletResponse response, Problem problem) throws IOException {
-        problem.send(response, route.documentation(), null);
-    }
-
-    private void problem(HttpServletResponse response, Problem problem, IdempotencyInProgressException inFlight)
-            throws IOException {
-        problem.send(response, route.documentation(), inFlight.retryAfter());
+    private void refuse(HttpServletResponse response, int status, String code, String title, String detail,
+                        java.time.Duration retryAfter) throws IOException {
+        route.refusals().write(response, new Refusal(status, code, title, detail, retryAfter, route.documentation()));
     }
 
     /** The application answered 5xx: not stored, so the coordinator releases the key. */

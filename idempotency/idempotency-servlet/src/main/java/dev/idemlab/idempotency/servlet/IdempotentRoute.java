@@ -27,6 +27,9 @@ public final class IdempotentRoute {
     public static final List<String> DEFAULT_REPLAYED_HEADERS = List.of("Content-Type", "Location");
     /** The largest request body read for the fingerprint; a larger one is refused with 413. */
     public static final int DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+    /** The status of a key reused with another request: the draft's (section 2.7, Error Scenarios). */
+    public static final int DEFAULT_MISMATCH_STATUS = 422;
+
     /** The longest operation name: the filter appends the client's scope, and the core allows 100. */
     public static final int MAX_OPERATION_LENGTH = 60;
 
@@ -41,6 +44,9 @@ public final class IdempotentRoute {
     private final boolean anonymousAllowed;
     private final boolean waitingAllowed;
     private final int maxBodyBytes;
+    private final boolean bareKeysAccepted;
+    private final int mismatchStatus;
+    private final RefusalWriter refusals;
 
     private IdempotentRoute(Builder b) {
         this.operation = b.operation;
@@ -54,6 +60,9 @@ public final class IdempotentRoute {
         this.anonymousAllowed = b.anonymousAllowed;
         this.waitingAllowed = b.waitingAllowed;
         this.maxBodyBytes = b.maxBodyBytes;
+        this.bareKeysAccepted = b.bareKeysAccepted;
+        this.mismatchStatus = b.mismatchStatus;
+        this.refusals = b.refusals;
     }
 
     /**
@@ -116,6 +125,21 @@ public final class IdempotentRoute {
         return maxBodyBytes;
     }
 
+    /** Whether a key sent bare ({@code Idempotency-Key: abc}), not as a String item, is accepted. */
+    public boolean bareKeysAccepted() {
+        return bareKeysAccepted;
+    }
+
+    /** The status a key reused with another request gets: 422 (the draft's) or 400 (Stripe's). */
+    public int mismatchStatus() {
+        return mismatchStatus;
+    }
+
+    /** How the route's refusals are written; default {@link RefusalWriter#PROBLEM_DETAILS}. */
+    public RefusalWriter refusals() {
+        return refusals;
+    }
+
     @Override
     public String toString() {
         return "IdempotentRoute{operation=" + operation + ", methods=" + methods + ", keyRequired=" + keyRequired
@@ -136,6 +160,9 @@ public final class IdempotentRoute {
         private boolean anonymousAllowed;
         private boolean waitingAllowed;
         private int maxBodyBytes = DEFAULT_MAX_BODY_BYTES;
+        private boolean bareKeysAccepted;
+        private int mismatchStatus = DEFAULT_MISMATCH_STATUS;
+        private RefusalWriter refusals = RefusalWriter.PROBLEM_DETAILS;
 
         private Builder(String operation, IdempotencyCoordinator coordinator) {
             this.operation = Objects.requireNonNull(operation, "operation");
@@ -209,6 +236,31 @@ public final class IdempotentRoute {
         }
 
         /**
+         * Also accepts a key sent bare ({@code Idempotency-Key: 3f2b9c}), as Stripe's SDKs send it. A
+         * compatibility deviation from the draft (section 2.1, Syntax: the key is a String item, in
+         * quotes); a quoted key is read as the draft says either way. Off by default.
+         */
+        public Builder acceptBareKeys(boolean accepted) {
+            this.bareKeysAccepted = accepted;
+            return this;
+        }
+
+        /**
+         * The status a key reused with another request gets: 422, the draft's and the default, or 400,
+         * which Stripe answers (with an {@code idempotency_error}).
+         */
+        public Builder mismatchStatus(int status) {
+            this.mismatchStatus = status;
+            return this;
+        }
+
+        /** How refusals are written; default RFC 9457 problem details ({@link RefusalWriter#PROBLEM_DETAILS}). */
+        public Builder refusals(RefusalWriter refusals) {
+            this.refusals = Objects.requireNonNull(refusals, "refusals");
+            return this;
+        }
+
+        /**
          * @throws InvalidIdempotencyConfigException naming the rule a value breaks
          */
         public IdempotentRoute build() {
@@ -234,6 +286,10 @@ public final class IdempotentRoute {
             }
             if (maxBodyBytes <= 0) {
                 throw new InvalidIdempotencyConfigException("maxBodyBytes", maxBodyBytes, "maxBodyBytes must be positive");
+            }
+            if (mismatchStatus != 422 && mismatchStatus != 400) {
+                throw new InvalidIdempotencyConfigException("mismatchStatus", mismatchStatus, "mismatchStatus must be "
+                        + "422 (the draft's) or 400 (Stripe's): a client must read a reused key as its own mistake");
             }
             for (String name : fingerprintedHeaders) {
                 requireHeaderName("fingerprintedHeaders", name);

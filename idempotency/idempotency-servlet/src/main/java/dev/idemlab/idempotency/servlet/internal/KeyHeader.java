@@ -28,6 +28,17 @@ public final class KeyHeader {
      * @throws MalformedKeyException naming the rule the field broke
      */
     public static String parse(List<String> fieldLines) {
+        return parse(fieldLines, false);
+    }
+
+    /**
+     * As {@link #parse(List)}; with {@code bareAllowed}, a field that does not open a String is taken
+     * whole as the key, as Stripe's SDKs send it ({@code Idempotency-Key: 3f2b...}): visible ASCII
+     * without spaces, commas or quotes, so that a List or two joined field lines are still refused.
+     *
+     * @throws MalformedKeyException naming the rule the field broke
+     */
+    public static String parse(List<String> fieldLines, boolean bareAllowed) {
         if (fieldLines.isEmpty()) {
             return null;
         }
@@ -35,7 +46,24 @@ public final class KeyHeader {
             throw new MalformedKeyException(NAME + " must be sent once, as one String item; got "
                     + fieldLines.size() + " field lines");
         }
-        return new KeyHeader(fieldLines.get(0)).item();
+        String line = fieldLines.get(0);
+        String trimmed = line.strip();
+        if (bareAllowed && !trimmed.isEmpty() && trimmed.charAt(0) != '"') {
+            return bare(trimmed);
+        }
+        return new KeyHeader(line).item();
+    }
+
+    private static String bare(String key) {
+        for (int i = 0; i < key.length(); i++) {
+            char c = key.charAt(i);
+            if (c <= 0x20 || c >= 0x7f || c == ',' || c == '"') {
+                throw new MalformedKeyException(NAME + " sent bare must be visible ASCII without spaces, commas or "
+                        + "quotes; got '" + (c < 0x20 || c >= 0x7f ? String.format("\\u%04x", (int) c) : String.valueOf(c))
+                        + "' at index " + i);
+            }
+        }
+        return key;
     }
 
     /** RFC 8941 section 4.2: discard leading SP, parse an Item, discard trailing SP, nothing may remain. */
