@@ -43,7 +43,14 @@ final class DemoPaymentApi extends HttpServlet {
             + "- scoped per client (Authorization: Bearer <client>)\n"
             + "- a retry with the same key and body replays the first answer (Idempotent-Replayed: true)\n"
             + "- the same key with another body: 422; while the first is in flight: 409 with Retry-After\n"
-            + "- 5xx answers are not stored: a retry runs again\n";
+            + "- 5xx answers are not stored: a retry runs again\n"
+            + "\n"
+            + "POST /v1/charges, for clients written against Stripe's API (form-encoded amount, currency,\n"
+            + "metadata[order_id]; answers a charge object, errors as {\"error\": {...}}):\n"
+            + "- the key is optional, and may be sent bare (Idempotency-Key: 3f2b9c1e-...), as Stripe's SDKs\n"
+            + "  send it: a compatibility deviation from the draft's String item (section 2.1)\n"
+            + "- the same key with other parameters: 400 idempotency_error (Stripe's; the draft's is 422)\n"
+            + "- while the first is in flight: 409 idempotency_key_in_use, which Stripe's SDKs retry\n";
 
     private final transient PaymentProvider provider;
     private final transient IntConsumer failNext;

@@ -20,6 +20,7 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import java.io.IOException;
 import java.net.URI;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Objects;
 import java.util.function.IntConsumer;
 
@@ -37,16 +38,21 @@ public final class DemoServer implements AutoCloseable {
     /** The route's operation. */
     public static final String OPERATION = "payment.charge";
     /** The routes, for people. */
-    public static final String ROUTES = "POST /orders/{id}/charge, GET /ledger, POST /faults, GET /docs/idempotency";
+    public static final String ROUTES = "POST /orders/{id}/charge, POST /v1/charges (Stripe-compatible), GET /ledger, "
+            + "POST /faults, GET /docs/idempotency";
+    /** The Stripe-compatible route's operation. */
+    public static final String STRIPE_OPERATION = "stripe.charge";
 
     private final Server server;
     private final URI uri;
     private final IdempotencyCoordinator coordinator;
+    private final AttemptLog stripeAttempts;
 
-    private DemoServer(Server server, URI uri, IdempotencyCoordinator coordinator) {
+    private DemoServer(Server server, URI uri, IdempotencyCoordinator coordinator, AttemptLog stripeAttempts) {
         this.server = server;
         this.uri = uri;
         this.coordinator = coordinator;
+        this.stripeAttempts = stripeAttempts;
     }
 
     /**
@@ -80,9 +86,23 @@ public final class DemoServer implements AutoCloseable {
                 .documentation(uri.resolve("/docs/idempotency"))
                 .allowWaiting(policy == LabPolicy.WAIT)
                 .build();
+        // As Stripe's API takes it: the key optional and sent bare, a reused key 400, Stripe's error objects.
+        IdempotentRoute stripe = IdempotentRoute.custom(STRIPE_OPERATION, coordinator)
+                .documentation(uri.resolve("/docs/idempotency"))
+                .keyRequired(false)
+                .acceptBareKeys(true)
+                .mismatchStatus(400)
+                .refusals(new StripeRefusals())
+                .allowWaiting(policy == LabPolicy.WAIT)
+                .build();
+        AttemptLog stripeAttempts = new AttemptLog();
+        EnumSet<DispatcherType> requests = EnumSet.of(DispatcherType.REQUEST);
         ServletContextHandler context = new ServletContextHandler();
-        context.addFilter(new FilterHolder(new BearerClients()), "/*", EnumSet.of(DispatcherType.REQUEST));
-        context.addFilter(new FilterHolder(new IdempotencyFilter(route)), "/orders/*", EnumSet.of(DispatcherType.REQUEST));
+        context.addFilter(new FilterHolder(new BearerClients()), "/*", requests);
+        context.addFilter(new FilterHolder(new IdempotencyFilter(route)), "/orders/*", requests);
+        context.addFilter(new FilterHolder(stripeAttempts), StripeChargesApi.PATH, requests);
+        context.addFilter(new FilterHolder(new IdempotencyFilter(stripe)), StripeChargesApi.PATH, requests);
+        context.addServlet(new ServletHolder(new StripeChargesApi(provider)), StripeChargesApi.PATH);
         context.addServlet(new ServletHolder(new DemoPaymentApi(provider, failNext)), "/*");
         server.setHandler(context);
         try {
@@ -95,7 +115,7 @@ public final class DemoServer implements AutoCloseable {
             }
             throw new IOException("the demo server could not start on " + uri, e);
         }
-        return new DemoServer(server, uri, coordinator);
+        return new DemoServer(server, uri, coordinator, stripeAttempts);
     }
 
     /** {@code http://127.0.0.1:PORT}. */
@@ -106,6 +126,21 @@ public final class DemoServer implements AutoCloseable {
     /** The coordinator behind the filter, for its counters. */
     public IdempotencyCoordinator coordinator() {
         return coordinator;
+    }
+
+    /** Every request {@code POST /v1/charges} got so far, in the order they were answered. */
+    public List<AttemptLog.Attempt> stripeAttempts() {
+        return stripeAttempts.attempts();
+    }
+
+    /**
+     * Waits until every request {@code POST /v1/charges} got has been answered, also those whose client
+     * stopped waiting.
+     *
+     * @return whether all were answered within {@code timeout}
+     */
+    public boolean awaitStripeAttemptsAnswered(java.time.Duration timeout) throws InterruptedException {
+        return stripeAttempts.awaitAnswered(timeout);
     }
 
     /** Blocks until the server has stopped. */

@@ -47,8 +47,10 @@ public final class Expectations {
             case FailoverScenario.NAME -> checkFailover(run, problems);
             default -> problems.add("no expectation is known for scenario " + run.scenario());
         }
+        Object client = run.settings().get("client");
         String name = run.scenario() + "/" + run.policy()
-                + (failureLab ? " " + run.label() : failover ? " (" + run.label() + ")" : "");
+                + (failureLab ? " " + run.label() : failover ? " (" + run.label() + ")" : "")
+                + (client == null ? "" : " (" + client + ")");
         if (problems.isEmpty()) {
             String as = failureLab ? "as the lab expects" : failover ? "as expected" : "as the post shows";
             return new CheckResult(true, run.store().store(), name, as + ": responses "

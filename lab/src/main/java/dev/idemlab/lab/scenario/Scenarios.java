@@ -8,7 +8,7 @@ public final class Scenarios {
 
     /** Every scenario, in the order {@code scenario all} and {@code check} run them. */
     public static final List<Scenario> ALL = List.of(
-            new InFlightScenario(), new KeyReuseScenario(), new ProviderTimeoutScenario(), new StoreDownScenario(),
+            new InFlightScenario(), StripeInFlightScenario.withDefaults(), new KeyReuseScenario(), new ProviderTimeoutScenario(), new StoreDownScenario(),
             // The failure lab: each unmitigated variant, then its mitigation.
             new StoreDownScenario(false), new StoreDownScenario(true),
             new LeaseOverrunScenario(false), new LeaseOverrunScenario(true), new PausedHolderScenario(true),

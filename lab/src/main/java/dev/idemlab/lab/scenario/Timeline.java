@@ -81,6 +81,15 @@ final class Timeline implements ProviderObserver {
                 + caller() + ")", true);
     }
 
+    /** Records a message that was sent at {@code atNanos} (by {@link System#nanoTime()}), seen after the fact. */
+    void recordAt(long atNanos, String from, String to, String message, boolean reply) {
+        TimelineEvent event = new TimelineEvent((atNanos - startNanos) / 1_000_000, from, to, message, reply);
+        synchronized (events) {
+            events.add(event);
+        }
+        echo.accept(event);
+    }
+
     List<TimelineEvent> events() {
         synchronized (events) {
             List<TimelineEvent> copy = new ArrayList<>(events);
@@ -92,6 +101,7 @@ final class Timeline implements ProviderObserver {
     private static String caller() {
         String name = Thread.currentThread().getName();
         // Behind the HTTP service the provider runs on the server's threads: the caller is remote.
-        return name.startsWith("provider-http") ? "a caller over HTTP" : name;
+        return name.startsWith("provider-http") ? "a caller over HTTP"
+                : name.startsWith("demo-http") ? "a request to the demo API" : name;
     }
 }

@@ -14,7 +14,7 @@ class CheckGateTest {
         LabRun run = LabRun.of("check", "--stores", "memory");
         assertThat(run.exitCode()).as(run.out()).isZero();
         assertThat(run.out()).contains("PASS memory    in-flight/run").contains("PASS memory    in-flight/wait")
-                .contains("check: 15 passed, 0 failed");
+                .contains("PASS memory    in-flight/run (stripe-java 33.0.0)").contains("check: 18 passed, 0 failed");
     }
 
     @Test

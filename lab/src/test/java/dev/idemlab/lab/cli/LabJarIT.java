@@ -200,7 +200,7 @@ class LabJarIT {
         Result skipping = lab("check", "--stores", "memory,redis", "--allow-skip", "--redis-url", "redis://127.0.0.1:" + dead);
         assertThat(skipping.exitCode()).as(skipping.out()).isZero();
         assertThat(skipping.out()).contains("SKIP redis: could not be checked")
-                .containsPattern("check: 15 passed, 0 failed, [0-9]+ skipped");
+                .containsPattern("check: 18 passed, 0 failed, [0-9]+ skipped");
     }
 
     @Test
