@@ -9,7 +9,8 @@ import java.util.List;
 
 /** {@code lab scenario all}: every table of the post, in its order. */
 @Command(name = "all", mixinStandardHelpOptions = true,
-        description = "Runs the post's tables (in-flight under run, wait and raise; key-reuse, provider-timeout and "
+        description = "Runs the post's tables (in-flight under run, wait and raise, sent by the lab's own callers and "
+                + "then by the Stripe Java SDK's own retries; key-reuse, provider-timeout and "
                 + "store-down under wait), then the failure lab, each unmitigated variant beside its mitigation: "
                 + "store-down --downstream-key, lease-overrun, crash-mid-charge, provider-ambiguous, scope, "
                 + "large-result, eviction, ghost-reservation. failover runs on its own (lab scenario failover).")

@@ -29,6 +29,8 @@ import java.util.concurrent.Callable;
                 + "HTTP surface, to show the double charge. Ctrl-C stops it.")
 final class ServeCommand implements Callable<Integer> {
 
+    static final long MAX_TTL_S = 30L * 24 * 60 * 60;
+
     @Spec
     CommandSpec spec;
 
@@ -56,6 +58,16 @@ final class ServeCommand implements Callable<Integer> {
             description = "The reservation's lease in seconds, 1 to 3600: what Retry-After counts down. Default: ${DEFAULT-VALUE}.")
     long leaseSeconds;
 
+    @Option(names = "--ttl-s", paramLabel = "S", defaultValue = "86400",
+            description = "How long a completed request's answer is kept, in seconds: longer than the lease, up to "
+                    + "30 days. Published on /docs/idempotency. Default: ${DEFAULT-VALUE} (24 h).")
+    long ttlSeconds;
+
+    @Option(names = "--without-filter",
+            description = "Serve the same handlers without the Idempotency-Key filter, every request straight "
+                    + "through: the baseline to measure the filter's cost against. Nothing is idempotent then.")
+    boolean withoutFilter;
+
     @Override
     public Integer call() throws Exception {
         String storeName = store.validatedStore();
@@ -68,6 +80,10 @@ final class ServeCommand implements Callable<Integer> {
         if (leaseSeconds < 1 || leaseSeconds > 3600) {
             throw new UsageException("--lease-s must be 1 to 3600, got " + leaseSeconds);
         }
+        if (ttlSeconds <= leaseSeconds || ttlSeconds > MAX_TTL_S) {
+            throw new UsageException("--ttl-s must be longer than the lease (" + leaseSeconds + " s) and at most "
+                    + MAX_TTL_S + " (30 days), got " + ttlSeconds);
+        }
         DemoProvider provider = providerUrl == null ? DemoProvider.inProcess(Duration.ofMillis(latencyMs))
                 : remote(providerUrl);
         PrintWriter out = spec.commandLine().getOut();
@@ -78,9 +94,13 @@ final class ServeCommand implements Callable<Integer> {
         try {
             stopper.records = backend.openStore();
             stopper.server = DemoServer.start(stopper.records, policy, IdempotencyConfig.custom()
-                    .lease(Duration.ofSeconds(leaseSeconds)).build(), provider.provider(), provider.failNext(), port);
+                    .lease(Duration.ofSeconds(leaseSeconds)).ttl(Duration.ofSeconds(ttlSeconds)).build(),
+                    provider.provider(), provider.failNext(), port, !withoutFilter);
             DemoServer server = stopper.server;
             out.println("lab serve: listening on " + server.uri() + " (" + DemoServer.ROUTES + ")");
+            if (withoutFilter) {
+                out.println("  WITHOUT the Idempotency-Key filter: every request runs, nothing is idempotent");
+            }
             out.println("  policy=" + policy.name().toLowerCase(java.util.Locale.ROOT) + ", store: "
                     + backend.server().describe());
             out.println("  provider: " + provider.description());

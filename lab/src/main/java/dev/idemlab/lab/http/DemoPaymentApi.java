@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.idemlab.idempotency.IdempotencyConfig;
 import dev.idemlab.idempotency.servlet.IdempotencyFilter;
 import dev.idemlab.provider.Charge;
 import dev.idemlab.provider.PaymentProvider;
@@ -38,26 +39,51 @@ final class DemoPaymentApi extends HttpServlet {
     private static final long serialVersionUID = 1L;
     private static final Pattern CHARGE = Pattern.compile("/orders/([A-Za-z0-9._~-]{1,100})/charge");
     private static final ObjectMapper JSON = new ObjectMapper();
-    static final String DOCS = "Idempotency-Key (draft-ietf-httpapi-idempotency-key-header-07) on POST /orders/{id}/charge:\n"
-            + "- required, as a String item: Idempotency-Key: \"8e03978e\" (1 to 255 characters)\n"
+    /**
+     * The route's idempotency rules as {@code GET /docs/idempotency} publishes them: the key's format, its
+     * scope, and how long a record is kept (the draft's sections 2.3 and 2.5 ask for an expiry policy).
+     */
+    static String docs(IdempotencyConfig config, boolean guarded) {
+        if (!guarded) {
+            return "This server runs without the Idempotency-Key filter (lab serve --without-filter): the baseline\n"
+                    + "its cost is measured against. Nothing here is idempotent: every request runs.\n";
+        }
+        return "Idempotency-Key (draft-ietf-httpapi-idempotency-key-header-07) on POST /orders/{id}/charge:\n"
+            + "- required, as a String item: Idempotency-Key: \"8e03978e\" (1 to 255 characters, no control\n"
+            + "  characters; a UUID is a good key)\n"
             + "- scoped per client (Authorization: Bearer <client>)\n"
             + "- a retry with the same key and body replays the first answer (Idempotent-Replayed: true)\n"
             + "- the same key with another body: 422; while the first is in flight: 409 with Retry-After\n"
             + "- 5xx answers are not stored: a retry runs again\n"
             + "\n"
+            + "Expiry: a completed request's answer is kept for " + human(config.ttl()) + " after it completed; a key\n"
+            + "sent again after that is a new request, and runs. A request in flight holds its key for a lease of\n"
+            + human(config.lease()) + ", renewed while it runs; if its server dies, the key is free once the lease ends.\n"
+            + "\n"
             + "POST /v1/charges, for clients written against Stripe's API (form-encoded amount, currency,\n"
-            + "metadata[order_id]; answers a charge object, errors as {\"error\": {...}}):\n"
+            + "metadata[order_id]; answers a charge object, errors as {\"error\": {...}}), on the same records:\n"
             + "- the key is optional, and may be sent bare (Idempotency-Key: 3f2b9c1e-...), as Stripe's SDKs\n"
             + "  send it: a compatibility deviation from the draft's String item (section 2.1)\n"
             + "- the same key with other parameters: 400 idempotency_error (Stripe's; the draft's is 422)\n"
             + "- while the first is in flight: 409 idempotency_key_in_use, which Stripe's SDKs retry\n";
+    }
+
+    private static String human(java.time.Duration duration) {
+        long seconds = duration.toSeconds();
+        if (seconds % 3600 == 0) {
+            return seconds / 3600 + " h";
+        }
+        return seconds % 60 == 0 ? seconds / 60 + " min" : seconds + " s";
+    }
 
     private final transient PaymentProvider provider;
     private final transient IntConsumer failNext;
+    private final String docs;
 
-    DemoPaymentApi(PaymentProvider provider, IntConsumer failNext) {
+    DemoPaymentApi(PaymentProvider provider, IntConsumer failNext, String docs) {
         this.provider = provider;
         this.failNext = failNext;
+        this.docs = docs;
     }
 
     @Override
@@ -107,7 +133,7 @@ final class DemoPaymentApi extends HttpServlet {
                 provider.ledger().forEach(each -> ledger.add(chargeJson(each).put("idempotency_key", each.idempotencyKey())));
                 write(response, "application/json", JSON.writeValueAsString(ledger));
             }
-            case "/docs/idempotency" -> write(response, "text/plain;charset=utf-8", DOCS);
+            case "/docs/idempotency" -> write(response, "text/plain;charset=utf-8", docs);
             default -> problem(response, 404, "no such route: GET " + request.getRequestURI());
         }
     }

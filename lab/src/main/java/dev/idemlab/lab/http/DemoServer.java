@@ -68,6 +68,17 @@ public final class DemoServer implements AutoCloseable {
      */
     public static DemoServer start(IdempotencyStore store, LabPolicy policy, IdempotencyConfig config,
                                    PaymentProvider provider, IntConsumer failNext, int port) throws IOException {
+        return start(store, policy, config, provider, failNext, port, true);
+    }
+
+    /**
+     * As {@link #start(IdempotencyStore, LabPolicy, IdempotencyConfig, PaymentProvider, IntConsumer, int)};
+     * with {@code guarded} false the same handlers run without the idempotency filter, every request
+     * straight through: the baseline the filter's cost is measured against.
+     */
+    public static DemoServer start(IdempotencyStore store, LabPolicy policy, IdempotencyConfig config,
+                                   PaymentProvider provider, IntConsumer failNext, int port, boolean guarded)
+            throws IOException {
         Objects.requireNonNull(provider, "provider");
         IdempotencyCoordinator coordinator = CoordinatorFactory.LIBRARY.create(store, policy,
                 config.toBuilder().policy(InFlightPolicy.RAISE).build());
@@ -99,11 +110,14 @@ public final class DemoServer implements AutoCloseable {
         EnumSet<DispatcherType> requests = EnumSet.of(DispatcherType.REQUEST);
         ServletContextHandler context = new ServletContextHandler();
         context.addFilter(new FilterHolder(new BearerClients()), "/*", requests);
-        context.addFilter(new FilterHolder(new IdempotencyFilter(route)), "/orders/*", requests);
         context.addFilter(new FilterHolder(stripeAttempts), StripeChargesApi.PATH, requests);
-        context.addFilter(new FilterHolder(new IdempotencyFilter(stripe)), StripeChargesApi.PATH, requests);
+        if (guarded) {
+            context.addFilter(new FilterHolder(new IdempotencyFilter(route)), "/orders/*", requests);
+            context.addFilter(new FilterHolder(new IdempotencyFilter(stripe)), StripeChargesApi.PATH, requests);
+        }
         context.addServlet(new ServletHolder(new StripeChargesApi(provider)), StripeChargesApi.PATH);
-        context.addServlet(new ServletHolder(new DemoPaymentApi(provider, failNext)), "/*");
+        context.addServlet(new ServletHolder(new DemoPaymentApi(provider, failNext,
+                DemoPaymentApi.docs(coordinator.config(), guarded))), "/*");
         server.setHandler(context);
         try {
             server.start();
