@@ -24,7 +24,10 @@ import java.util.concurrent.Callable;
                 + "header-07): concurrent identical requests (identical answers? how many resources? how many "
                 + "charges, if the server offers GET /ledger?), the key with another body (422?), no key (400?), a "
                 + "retry after success (replayed?), a retry after a 5xx (run again? needs POST /faults), keys of 255 "
-                + "and 256 characters. Prints a conformance table; exit 1 names the violated rule.")
+                + "and 256 characters, the key in other syntaxes (bare token, List, two field lines, empty), one key "
+                + "from two clients, a retry after an application 4xx, problem details on refusals, Retry-After on "
+                + "409. Each row says whose rule it checks: the draft's (with its section), common practice, or "
+                + "this lab's. Prints a conformance table; exit 1 names the violated rule.")
 final class ProbeCommand implements Callable<Integer> {
 
     static final int MAX_CONCURRENCY = 256;
@@ -50,6 +53,11 @@ final class ProbeCommand implements Callable<Integer> {
     @Option(names = "--token", paramLabel = "TOKEN", defaultValue = "client-a",
             description = "Sent as 'Authorization: Bearer TOKEN'; 'none' sends no Authorization. Default: ${DEFAULT-VALUE}.")
     String token;
+
+    @Option(names = "--other-token", paramLabel = "TOKEN", defaultValue = "client-b",
+            description = "A second client's token, for the check of one key from two clients; 'none' skips it. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    String otherToken;
 
     @Option(names = "--concurrency", paramLabel = "N", defaultValue = "8",
             description = "Identical requests sent at once, 2 to " + MAX_CONCURRENCY + ". Default: ${DEFAULT-VALUE}.")
@@ -99,6 +107,10 @@ final class ProbeCommand implements Callable<Integer> {
         if (concurrency < 2 || concurrency > MAX_CONCURRENCY) {
             throw new UsageException("--concurrency must be between 2 and " + MAX_CONCURRENCY + ", got " + concurrency);
         }
-        return new ProbeSettings(target, upper, body, "none".equals(token) ? null : token, concurrency);
+        String other = "none".equals(otherToken) ? null : otherToken;
+        if (other != null && other.equals(token)) {
+            throw new UsageException("--other-token must name another client than --token, got '" + other + "' twice");
+        }
+        return new ProbeSettings(target, upper, body, "none".equals(token) ? null : token, concurrency, other);
     }
 }

@@ -19,7 +19,10 @@ import java.util.concurrent.Future;
 /**
  * A black-box check of an HTTP API that claims Idempotency-Key support
  * (draft-ietf-httpapi-idempotency-key-header-07): concurrent identical requests, a key reused with
- * another body, no key, a retry after success, a retry after a 5xx, keys of 255 and 256 characters.
+ * another body, no key, a retry after success, a retry after a 5xx, keys of 255 and 256 characters,
+ * the key's field in other syntaxes (a bare token, a List, two field lines, an empty String), one key
+ * from two clients, a retry after an application 4xx, whether refusals are problem details or link the
+ * documentation, and whether a 409 carries Retry-After.
  * Each check uses a key of its own, fresh in every run, so that a probe can be run again on the same
  * server. Each row says whose rule it checks: the draft's (with its section), common practice, or
  * this lab's own (no key is 400 only where the API requires one; a 5xx the draft lets be stored; keys
@@ -38,6 +41,10 @@ public final class Probe {
     private final ProbeClient client;
     private final String run = UUID.randomUUID().toString().substring(0, 8);
     private boolean ledgerOffered;
+    /** Every 400, 409 and 422 the checks got, for the row on how refusals explain themselves. */
+    private final List<ProbeClient.Answer> refusals = new ArrayList<>();
+    /** Every 409 the checks got, for the row on Retry-After. */
+    private final List<ProbeClient.Answer> conflicts = new ArrayList<>();
 
     public Probe(ProbeSettings settings) {
         this.settings = settings;
@@ -56,6 +63,14 @@ public final class Probe {
         rows.add(retryAfterServerError(key("after-5xx")));
         rows.add(longKey(255));
         rows.add(longKey(256));
+        rows.add(syntax("bare token", List.of(key("bare")), true));
+        rows.add(syntax("List", List.of("\"" + key("list-a") + "\", \"" + key("list-b") + "\""), false));
+        rows.add(syntax("two field lines", List.of("\"" + key("lines") + "\"", "\"" + key("lines") + "\""), false));
+        rows.add(syntax("empty String", List.of("\"\""), false));
+        rows.add(scoping(key("scope")));
+        rows.add(applicationError(key("4xx")));
+        rows.add(refusalsExplained());
+        rows.add(retryAfter());
         return rows;
     }
 
@@ -81,6 +96,7 @@ public final class Probe {
         Set<String> ids = new LinkedHashSet<>();
         for (ProbeClient.Answer answer : answers) {
             statuses.merge(answer.status(), 1, Integer::sum);
+            noteRefusal(answer);
             if (answer.ok()) {
                 bodies.add(answer.body());
                 answer.resourceId().ifPresent(ids::add);
@@ -136,12 +152,14 @@ public final class Probe {
 
     private ProbeRow keyReuse(String key) throws IOException, InterruptedException {
         ProbeClient.Answer answer = client.send(key, ProbeSettings.FIRST_AMOUNT + 1);
+        noteRefusal(answer);
         return ProbeRow.of(answer.status() == 422, "same key, another body", "422 (draft 2.7)", describe(answer),
                 "a key reused with another payload is 422 (draft section 2.7)");
     }
 
     private ProbeRow noKey() throws IOException, InterruptedException {
         ProbeClient.Answer answer = client.send(null, ProbeSettings.FIRST_AMOUNT);
+        noteRefusal(answer);
         String expected = "400 where the API requires a key (draft 2.7)";
         if (answer.ok()) {
             return new ProbeRow("no key", expected, describe(answer) + ": the key is optional on this API",
@@ -207,6 +225,151 @@ public final class Probe {
             return new ProbeRow(check, expected, describe(answer) + ": accepted, no 255 limit", ProbeRow.Verdict.NOTE, "");
         }
         return ProbeRow.fail(check, expected, describe(answer), "an overlong key is a client error, 400");
+    }
+
+    private void noteRefusal(ProbeClient.Answer answer) {
+        if (answer.status() == 400 || answer.status() == 409 || answer.status() == 422) {
+            refusals.add(answer);
+        }
+        if (answer.status() == 409) {
+            conflicts.add(answer);
+        }
+    }
+
+    /**
+     * The key's field in a syntax other than one String item (draft section 2.1), sent twice with the same
+     * body. Refused: as the draft says. Taken as a key (the second a replay of the first): a deviation,
+     * only noted for a bare token (Stripe's API takes its keys so), a failure for anything else. Ignored
+     * (both ran): noted, as RFC 8941 has a field that fails to parse ignored.
+     */
+    private ProbeRow syntax(String form, List<String> fieldLines, boolean deviationOnly)
+            throws IOException, InterruptedException {
+        String check = "key as " + form;
+        String expected = "400 (draft 2.1: the key is one String item)";
+        ProbeClient.Answer first = client.sendRaw(fieldLines, ProbeSettings.FIRST_AMOUNT, settings.token());
+        noteRefusal(first);
+        if (first.status() == 400) {
+            return ProbeRow.pass(check, expected, describe(first));
+        }
+        if (!first.ok()) {
+            return ProbeRow.fail(check, expected, describe(first), "a key field in the wrong syntax is a client "
+                    + "error, 400 (draft section 2.1)");
+        }
+        Optional<Integer> before = ledgerSize();
+        ProbeClient.Answer second = client.sendRaw(fieldLines, ProbeSettings.FIRST_AMOUNT, settings.token());
+        Optional<Integer> after = ledgerSize();
+        // With a ledger: whether the second ran is the ledger's to say, whatever its answer looked like.
+        boolean replayed = before.isPresent() && after.isPresent() ? after.get().equals(before.get())
+                : second.body().equals(first.body()) && first.resourceId().isPresent()
+                        && first.resourceId().equals(second.resourceId());
+        String got = describe(first) + ", then " + describe(second)
+                + (after.isPresent() && before.isPresent() ? "; ledger: +" + (after.get() - before.get()) : "");
+        if (!replayed) {
+            return new ProbeRow(check, expected, got + ": the field was ignored, both ran without a key",
+                    ProbeRow.Verdict.NOTE, "");
+        }
+        if (deviationOnly) {
+            return new ProbeRow(check, expected, got + ": taken as the key, a deviation from draft 2.1 (as Stripe's "
+                    + "API does)", ProbeRow.Verdict.NOTE, "");
+        }
+        return ProbeRow.fail(check, expected, got + ": taken as a key", form.equals("empty String")
+                ? "an empty key is no key: taken as one, every client that sends it shares one record (draft 2.1)"
+                : "a key is one String item: a " + form + " is no key (draft section 2.1)");
+    }
+
+    /**
+     * One key from two clients (draft section 5): the second must run its own request, never get the
+     * first one's answer, which would tell it a charge was made that never was.
+     */
+    private ProbeRow scoping(String key) throws IOException, InterruptedException {
+        String check = "one key, two clients";
+        String expected = "the second client's own result (draft 5: keys scoped per client)";
+        if (settings.token() == null || settings.otherToken() == null) {
+            return new ProbeRow(check, expected, "no two client credentials (--token, --other-token)",
+                    ProbeRow.Verdict.SKIP, "");
+        }
+        ProbeClient.Answer first = client.sendRaw(List.of(quoted(key)), ProbeSettings.FIRST_AMOUNT, settings.token());
+        Optional<Integer> before = ledgerSize();
+        ProbeClient.Answer other = client.sendRaw(List.of(quoted(key)), ProbeSettings.FIRST_AMOUNT, settings.otherToken());
+        Optional<Integer> after = ledgerSize();
+        String got = describe(first) + " for " + settings.token() + ", then " + describe(other) + " for "
+                + settings.otherToken() + (after.isPresent() && before.isPresent()
+                        ? "; ledger: +" + (after.get() - before.get()) : "");
+        if (other.ok() && before.isPresent() && after.isPresent() && after.get().equals(before.get())) {
+            return ProbeRow.fail(check, expected, got + ": answered 2xx, and nothing was charged",
+                    "a key is scoped per client: one client's key must not swallow another client's request, "
+                            + "answered as done though it never ran (draft section 5)");
+        }
+        if (first.ok() && other.ok() && (other.body().equals(first.body())
+                || first.resourceId().isPresent() && first.resourceId().equals(other.resourceId()))) {
+            return ProbeRow.fail(check, expected, got + ": the other client got the first one's answer",
+                    "a key is scoped per client: another client's request with it runs on its own, and never "
+                            + "gets the first client's response (draft section 5)");
+        }
+        if (other.status() == 409 || other.status() == 422) {
+            return new ProbeRow(check, expected, got + ": the first client's use of the key refused the second's "
+                    + "request: keys are not scoped per client", ProbeRow.Verdict.NOTE, "");
+        }
+        return ProbeRow.of(first.ok() && other.ok(), check, expected, got,
+                "each client's request with the key runs (draft section 5)");
+    }
+
+    /**
+     * A request the application refuses (amount 0), sent again with the same key: the draft's section 2.6
+     * has a retry get "the result of the previously completed operation, success or an error".
+     */
+    private ProbeRow applicationError(String key) throws IOException, InterruptedException {
+        String check = "retry after an application 4xx";
+        String expected = "the same 4xx replayed (draft 2.6)";
+        ProbeClient.Answer first = client.send(key, 0);
+        if (first.status() < 400 || first.status() >= 500) {
+            return new ProbeRow(check, expected, describe(first) + ": the API did not refuse amount 0",
+                    ProbeRow.Verdict.SKIP, "");
+        }
+        ProbeClient.Answer retry = client.send(key, 0);
+        String got = describe(first) + ", then " + describe(retry) + retry.replayed().map(v -> " marked replayed").orElse("");
+        if (retry.status() != first.status() || !retry.body().equals(first.body())) {
+            return ProbeRow.fail(check, expected, got, "a retry after a completed request gets its result, an error "
+                    + "too (draft section 2.6)");
+        }
+        return retry.replayed().isPresent() ? ProbeRow.pass(check, expected, got)
+                : new ProbeRow(check, expected, got + ": not marked, so a replay cannot be told from a second run",
+                        ProbeRow.Verdict.NOTE, "");
+    }
+
+    /** Whether the 400s, 409s and 422s the checks got are problem details or link the API's documentation. */
+    private ProbeRow refusalsExplained() {
+        String check = "refusals explained";
+        String expected = "problem details or Link rel=\"describedby\" (draft 2.7's examples)";
+        if (refusals.isEmpty()) {
+            return new ProbeRow(check, expected, "no 400, 409 or 422 seen", ProbeRow.Verdict.SKIP, "");
+        }
+        long explained = refusals.stream().filter(ProbeClient.Answer::explained).count();
+        String got = explained + " of " + refusals.size() + " refusals";
+        return explained == refusals.size() ? ProbeRow.pass(check, expected, got)
+                : new ProbeRow(check, expected, got + ": the others say nothing a client can look up",
+                        ProbeRow.Verdict.NOTE, "");
+    }
+
+    /** Whether a 409 says when to retry. */
+    private ProbeRow retryAfter() {
+        String check = "409 with Retry-After";
+        String expected = "Retry-After on 409 (common practice)";
+        if (conflicts.isEmpty()) {
+            return new ProbeRow(check, expected, "no 409 seen (the API waits, or runs again)", ProbeRow.Verdict.SKIP, "");
+        }
+        long with = conflicts.stream().filter(answer -> answer.retryAfter().isPresent()).count();
+        String got = with + " of " + conflicts.size() + " 409s";
+        return with == conflicts.size() ? ProbeRow.pass(check, expected, got)
+                : new ProbeRow(check, expected, got + " said when to retry", ProbeRow.Verdict.NOTE, "");
+    }
+
+    private Optional<Integer> ledgerSize() throws InterruptedException {
+        return client.ledger().map(JsonNode::size);
+    }
+
+    private static String quoted(String key) {
+        return "\"" + key + "\"";
     }
 
     private Optional<Long> charges(String key) throws InterruptedException {

@@ -19,7 +19,14 @@ import java.util.Optional;
 final class ProbeClient {
 
     /** What one request got back. */
-    record Answer(int status, String body, Optional<String> replayed, Optional<String> location) {
+    record Answer(int status, String body, Optional<String> replayed, Optional<String> location,
+                  Optional<String> contentType, Optional<String> link, Optional<String> retryAfter) {
+
+        /** Whether it is RFC 9457 problem details, or links its documentation ({@code rel="describedby"}). */
+        boolean explained() {
+            return contentType.filter(type -> type.startsWith("application/problem+json")).isPresent()
+                    || link.filter(value -> value.contains("describedby")).isPresent();
+        }
 
         boolean ok() {
             return status >= 200 && status < 300;
@@ -52,14 +59,26 @@ final class ProbeClient {
 
     /** The route's request with {@code key} sent as an RFC 8941 String, or without a key when null. */
     Answer send(String key, long amount) throws IOException, InterruptedException {
-        HttpRequest.Builder request = request(settings.url()).header("Content-Type", "application/json")
+        return sendRaw(key == null ? java.util.List.of()
+                : java.util.List.of("\"" + key.replace("\\", "\\\\").replace("\"", "\\\"") + "\""), amount, settings.token());
+    }
+
+    /**
+     * The route's request with the Idempotency-Key field lines exactly as given (none for an empty list),
+     * as the client with {@code token} (none when null).
+     */
+    Answer sendRaw(java.util.List<String> keyFieldLines, long amount, String token)
+            throws IOException, InterruptedException {
+        HttpRequest.Builder request = request(settings.url(), token).header("Content-Type", "application/json")
                 .method(settings.method(), HttpRequest.BodyPublishers.ofString(settings.body(amount)));
-        if (key != null) {
-            request.header("Idempotency-Key", "\"" + key.replace("\\", "\\\\").replace("\"", "\\\"") + "\"");
+        for (String line : keyFieldLines) {
+            request.header("Idempotency-Key", line);
         }
         HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-        return new Answer(response.statusCode(), response.body(), response.headers().firstValue("Idempotent-Replayed"),
-                response.headers().firstValue("Location"));
+        java.net.http.HttpHeaders headers = response.headers();
+        return new Answer(response.statusCode(), response.body(), headers.firstValue("Idempotent-Replayed"),
+                headers.firstValue("Location"), headers.firstValue("Content-Type"), headers.firstValue("Link"),
+                headers.firstValue("Retry-After"));
     }
 
     /** The server's ledger ({@code GET /ledger}, a JSON array), or empty when it offers none. */
@@ -77,11 +96,16 @@ final class ProbeClient {
         }
     }
 
-    /** How many ledger entries name {@code key} (the provider records the key it was passed). */
+    /**
+     * How many ledger entries name {@code key} (the provider records the key it was passed): the key, or
+     * the field's String item as sent, quotes and all, for a server that passes the raw field along.
+     */
     static long chargesFor(JsonNode ledger, String key) {
         long count = 0;
+        String quoted = "\"" + key + "\"";
         for (JsonNode charge : ledger) {
-            if (key.equals(charge.path("idempotency_key").asText(null))) {
+            String passed = charge.path("idempotency_key").asText(null);
+            if (key.equals(passed) || quoted.equals(passed)) {
                 count++;
             }
         }
@@ -102,9 +126,13 @@ final class ProbeClient {
     }
 
     private HttpRequest.Builder request(URI uri) {
+        return request(uri, settings.token());
+    }
+
+    private static HttpRequest.Builder request(URI uri, String token) {
         HttpRequest.Builder builder = HttpRequest.newBuilder(uri).timeout(TIMEOUT);
-        if (settings.token() != null) {
-            builder.header("Authorization", "Bearer " + settings.token());
+        if (token != null) {
+            builder.header("Authorization", "Bearer " + token);
         }
         return builder;
     }

@@ -11,8 +11,10 @@ import java.util.Objects;
  * @param bodyTemplate the JSON body with an {@code {amount}} placeholder
  * @param token a bearer token naming the client, or {@code null} for none
  * @param concurrency how many identical requests the concurrent check sends at once
+ * @param otherToken a second client's bearer token, for the scoping check, or {@code null} for none
  */
-public record ProbeSettings(URI url, String method, String bodyTemplate, String token, int concurrency) {
+public record ProbeSettings(URI url, String method, String bodyTemplate, String token, int concurrency,
+                            String otherToken) {
 
     /** The placeholder the body template must hold. */
     public static final String AMOUNT = "{amount}";
@@ -25,6 +27,11 @@ public record ProbeSettings(URI url, String method, String bodyTemplate, String 
         Objects.requireNonNull(url, "url");
         Objects.requireNonNull(method, "method");
         Objects.requireNonNull(bodyTemplate, "bodyTemplate");
+    }
+
+    /** Settings without a second client: the scoping check is skipped. */
+    public ProbeSettings(URI url, String method, String bodyTemplate, String token, int concurrency) {
+        this(url, method, bodyTemplate, token, concurrency, null);
     }
 
     /** The body with {@code amount} in place of the placeholder. */
