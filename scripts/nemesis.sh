@@ -62,14 +62,18 @@ status=0
   echo
   java -cp "$jar" dev.idemlab.lab.faults.FaultKindList
   echo
-  printf '%s' "| store | server | seed | requests for | calls | keys | faults injected, by kind | charges | beyond one per key (explained) | violations |
-|---|---|---|---|---|---|---|---|---|---|
+  echo "Stalls observed are not injected: a probe of the store on a client of its own (every 100 ms) that took 300 ms"
+  echo "or more, or the probing thread waking 300 ms or more late (the machine itself stalled). The checker counts"
+  echo "them as store faults: a call that failed open in one is explained, a store that fails fast for no reason is not."
+  echo
+  printf '%s' "| store | server | seed | requests for | calls | keys | faults injected, by kind | stalls observed | charges | beyond one per key (explained) | violations |
+|---|---|---|---|---|---|---|---|---|---|---|
 "
   for store in "${stores[@]}"; do
     if [[ -s "$work/$store.md" ]]; then
       head -n 1 "$work/$store.md"
     else
-      echo "| $store | could not be run: $(tail -n 1 "$work/$store.err" 2>/dev/null) | | | | | | | | |"
+      echo "| $store | could not be run: $(tail -n 1 "$work/$store.err" 2>/dev/null) | | | | | | | | | |"
     fi
   done
   for store in "${stores[@]}"; do

@@ -9,7 +9,7 @@ import dev.idemlab.lab.faults.FaultKind;
 enum Explanation {
 
     /** The call ran its action failing open, counted, while a fault of the store was on or just over. */
-    FAIL_OPEN("counted fail-open under a fault"),
+    FAIL_OPEN("counted fail-open under a fault or a stall"),
     /** The call took the key over from a holder whose lease ran out while the store could not be reached. */
     TAKEOVER("key taken over after a lease of outage"),
     /** A fault broke a promise of the store on purpose meanwhile. */

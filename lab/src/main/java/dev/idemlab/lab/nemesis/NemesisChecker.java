@@ -346,9 +346,21 @@ final class NemesisChecker {
         }
     }
 
-    /** Whether a fault of the store was on, or just over, at some moment between {@code from} and {@code to}. */
+    /**
+     * Whether a fault of the store was on, or just over, at some moment between {@code from} and {@code to}:
+     * one the nemesis injected, or a stall its watch saw (see {@link StallWatch}).
+     */
     private static boolean storeFaulted(NemesisHistory history, long from, long to) {
-        return history.faults().stream().anyMatch(fault -> onStore(fault.kind()) && fault.overlaps(from, to + RECOVERY));
+        return storeFaultWindows(history).stream().anyMatch(window -> window[0] <= to + RECOVERY && window[1] >= from);
+    }
+
+    /** The store's faults, injected and observed, each as its start and end. */
+    private static List<long[]> storeFaultWindows(NemesisHistory history) {
+        List<long[]> windows = new ArrayList<>();
+        history.faults().stream().filter(fault -> onStore(fault.kind()))
+                .forEach(fault -> windows.add(new long[] {fault.startedAt(), fault.endedAt()}));
+        history.stalls().forEach(stall -> windows.add(new long[] {stall.startedAt(), stall.endedAt()}));
+        return windows;
     }
 
     /** Whether {@code kind} is a fault of the store: not of the callers' executor, nor of a child holder. */
@@ -362,8 +374,8 @@ final class NemesisChecker {
      * its start and end.
      */
     private static List<long[]> calms(NemesisHistory history, long from, long to) {
-        List<long[]> faulted = history.faults().stream().filter(fault -> onStore(fault.kind()))
-                .map(fault -> new long[] {fault.startedAt(), fault.endedAt() + RECOVERY})
+        List<long[]> faulted = storeFaultWindows(history).stream()
+                .map(window -> new long[] {window[0], window[1] + RECOVERY})
                 .sorted(Comparator.comparingLong(window -> window[0])).toList();
         List<long[]> calms = new ArrayList<>();
         long cursor = from;

@@ -18,14 +18,23 @@ import java.util.List;
  * @param ledger the provider's ledger after the run
  * @param elapsedNanos how long the run took, answers included
  * @param stats the coordinators' counters, added up: storage errors by phase, stale attempts, duplicate risk
+ * @param stalls the stalls nobody injected that the run's {@link StallWatch} saw, in order
  */
 public record NemesisHistory(NemesisSettings settings, ServerInfo server, List<CallRecord> calls,
-                             List<FaultEvent> faults, List<Charge> ledger, long elapsedNanos, IdempotencyStats stats) {
+                             List<FaultEvent> faults, List<Charge> ledger, long elapsedNanos, IdempotencyStats stats,
+                             List<StallWatch.Stall> stalls) {
 
     public NemesisHistory {
         calls = List.copyOf(calls);
         faults = List.copyOf(faults);
         ledger = List.copyOf(ledger);
+        stalls = List.copyOf(stalls);
+    }
+
+    /** A history in which no stall was observed. */
+    public NemesisHistory(NemesisSettings settings, ServerInfo server, List<CallRecord> calls, List<FaultEvent> faults,
+                          List<Charge> ledger, long elapsedNanos, IdempotencyStats stats) {
+        this(settings, server, calls, faults, ledger, elapsedNanos, stats, List.of());
     }
 
     /** The counters of {@code coordinators}' stats added up. */

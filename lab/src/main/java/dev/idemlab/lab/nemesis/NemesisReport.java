@@ -41,8 +41,8 @@ public final class NemesisReport {
 
     /** The header of the results page's table, whose rows {@link #markdown} writes. */
     public static final String TABLE_HEADER = "| store | server | seed | requests for | calls | keys | faults injected, by kind "
-            + "| charges | beyond one per key (explained) | violations |" + System.lineSeparator()
-            + "|---|---|---|---|---|---|---|---|---|---|" + System.lineSeparator();
+            + "| stalls observed | charges | beyond one per key (explained) | violations |" + System.lineSeparator()
+            + "|---|---|---|---|---|---|---|---|---|---|---|" + System.lineSeparator();
 
     /**
      * {@code result} for the results page: its row of the table (first line), then a blank line and the
@@ -54,9 +54,10 @@ public final class NemesisReport {
         int violations = result.verdict().violations().size()
                 + (result.downstreamPass() == null ? 0 : result.downstreamPass().verdict().violations().size());
         long keys = history.calls().stream().mapToInt(call -> call.key).distinct().count();
-        String row = String.format(Locale.ROOT, "| %s | %s | %d | %d s | %,d | %,d | %s | %,d | %d (%d) | %d |",
+        String row = String.format(Locale.ROOT, "| %s | %s | %d | %d s | %,d | %,d | %s | %s | %,d | %d (%d) | %d |",
                 history.server().store(), history.server().describeWithDurability(), history.settings().seed(),
                 history.settings().duration().toSeconds(), history.calls().size(), keys, faults(history),
+                stallsCell(history),
                 ledger.charges(), ledger.duplicateCharges(), result.verdict().explainedDuplicates(), violations);
         String text = text(result);
         int charts = text.indexOf("```mermaid");
@@ -84,6 +85,7 @@ public final class NemesisReport {
                 history.settings().duration().toSeconds(), history.elapsedNanos() / 1e9));
         out.append(indent).append(workload(history)).append(nl);
         out.append(indent).append("faults injected: ").append(faults(history)).append(nl);
+        out.append(indent).append("stalls observed, not injected: ").append(stalls(history)).append(nl);
         out.append(indent).append("answers: ").append(answers(history)).append(nl);
         out.append(indent).append(String.format(Locale.ROOT,
                 "storage errors %d, stale attempts %d, duplicate risk %d%n", history.stats().totalStorageErrors(),
@@ -117,6 +119,23 @@ public final class NemesisReport {
         long failed = history.faults().stream().filter(fault -> !fault.injected()).count();
         return byKind.entrySet().stream().map(entry -> entry.getKey().id() + " " + entry.getValue())
                 .collect(Collectors.joining(", ")) + (failed == 0 ? "" : " (" + failed + " could not be injected)");
+    }
+
+    private static String stallsCell(NemesisHistory history) {
+        long total = history.stalls().stream().mapToLong(StallWatch.Stall::nanos).sum();
+        return history.stalls().isEmpty() ? "0" : String.format(Locale.ROOT, "%d (%.1f s)", history.stalls().size(), total / 1e9);
+    }
+
+    /** What the run's {@link StallWatch} saw: how many stalls, how long in all, the longest. */
+    static String stalls(NemesisHistory history) {
+        if (history.stalls().isEmpty()) {
+            return "none";
+        }
+        long total = history.stalls().stream().mapToLong(StallWatch.Stall::nanos).sum();
+        long longest = history.stalls().stream().mapToLong(StallWatch.Stall::nanos).max().orElse(0);
+        return String.format(Locale.ROOT, "%d (%.1f s in all, the longest %d ms; a probe of the store or a "
+                        + "wake-up of the watch %d ms late or more)", history.stalls().size(), total / 1e9,
+                longest / 1_000_000, StallWatch.THRESHOLD / 1_000_000);
     }
 
     private static String answers(NemesisHistory history) {

@@ -102,6 +102,7 @@ public final class NemesisRun {
         IdempotencyConfig config = IdempotencyConfig.custom().lease(settings.lease()).build();
         List<CallRecord> calls = new ArrayList<>(workload.calls());
         List<FaultEvent> faults;
+        List<StallWatch.Stall> stalls;
         dev.idemlab.idempotency.IdempotencyStats stats;
         dev.idemlab.lab.infra.ServerInfo server;
         ProviderService providerService = null;
@@ -134,11 +135,14 @@ public final class NemesisRun {
                             caller.atMillis(), TimeUnit.MILLISECONDS);
                 }
             }
+            StallWatch watch = StallWatch.start(target.store());
             nemesis.start();
             try {
                 awaitAnswers(answered, calls, nemesis, bound);
             } finally {
                 faults = nemesis.stop();
+                stalls = watch.stop();
+                watch.close();
             }
             // A holder fault the nemesis never came to (the run gave up first) sent nothing: no calls of it.
             for (ChildHolderFaults.Planned planned : holderFaults) {
@@ -161,7 +165,7 @@ public final class NemesisRun {
             rejectingStages.shutdownNow();
         }
         NemesisHistory history = new NemesisHistory(settings, server, calls, faults, provider.ledger(),
-                System.nanoTime() - start, stats);
+                System.nanoTime() - start, stats, stalls);
         return new NemesisResult(history, NemesisChecker.check(history), null);
     }
 

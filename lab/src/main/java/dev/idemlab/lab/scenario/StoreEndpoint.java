@@ -75,7 +75,7 @@ public record StoreEndpoint(String kind, String url, String user, String passwor
     }
 
     /** A store client on this server whose keys all start with {@code prefix}. The caller closes it. */
-    IdempotencyStore open(String prefix) {
+    public IdempotencyStore open(String prefix) {
         if (kind.equals("redis") || kind.equals(CLUSTER)) {
             return new RedisIdempotencyStore(RedisStoreConfig.custom().uri(url).keyPrefix(prefix)
                     .cluster(kind.equals(CLUSTER)).build());
