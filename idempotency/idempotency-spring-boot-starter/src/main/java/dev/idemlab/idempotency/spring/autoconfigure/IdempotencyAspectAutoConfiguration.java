@@ -1,0 +1,41 @@
+package dev.idemlab.idempotency.spring.autoconfigure;
+
+import dev.idemlab.idempotency.IdempotencyCoordinator;
+import dev.idemlab.idempotency.spring.IdempotencyAdvisor;
+import org.springframework.aop.Advisor;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
+
+/**
+ * The advisor that makes {@code @Idempotent} methods of Spring beans idempotent, ordered by
+ * {@code idempotency.aspect.order} (see {@link IdempotencyAdvisor} for why it must run outside
+ * {@code @Transactional}). An infrastructure bean, so that whichever auto-proxy creator the
+ * application has (Boot's AOP one, or the transactions' own) applies it.
+ */
+@AutoConfiguration(after = IdempotencyCoordinatorAutoConfiguration.class,
+        afterName = "org.springframework.boot.autoconfigure.aop.AopAutoConfiguration")
+@ConditionalOnClass(Advisor.class)
+@ConditionalOnBooleanProperty(name = "idempotency.aspect.enabled", matchIfMissing = true)
+public final class IdempotencyAspectAutoConfiguration {
+
+    /**
+     * Static, and reading its order from the environment rather than the bound properties: the
+     * auto-proxy creator makes advisors while post-processors are still being registered, before
+     * configuration properties are bound.
+     */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    @ConditionalOnMissingBean
+    static IdempotencyAdvisor idempotencyAdvisor(ObjectProvider<IdempotencyCoordinator> coordinator,
+                                                 Environment environment) {
+        int order = environment.getProperty("idempotency.aspect.order", Integer.class, IdempotencyAdvisor.DEFAULT_ORDER);
+        return new IdempotencyAdvisor(coordinator, order);
+    }
+}
