@@ -93,6 +93,7 @@ class TransactionOrderTest {
             assertThat(orders.runs()).isEqualTo(2);
             assertThat(countOf(jdbc, order)).isEqualTo(1);
             assertThat(store.lookup("order.place:" + key)).get().isInstanceOf(IdempotencyRecord.Completed.class);
+            assertThat(context.getBean(TransactionOrderCheck.class).warning()).isEmpty();
         });
     }
 
@@ -118,6 +119,8 @@ class TransactionOrderTest {
                     assertThat(replayed.orderId()).isEqualTo(order);
                     assertThat(orders.runs()).isEqualTo(1);
                     assertThat(countOf(jdbc, order)).isZero();
+                    assertThat(context.getBean(TransactionOrderCheck.class).warning()).get().asString()
+                            .contains("idempotency.aspect.order");
                 });
     }
 

@@ -2,6 +2,7 @@ package dev.idemlab.idempotency.spring.autoconfigure;
 
 import dev.idemlab.idempotency.IdempotencyCoordinator;
 import dev.idemlab.idempotency.spring.IdempotencyAdvisor;
+import dev.idemlab.idempotency.spring.TransactionOrderCheck;
 import org.springframework.aop.Advisor;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -10,8 +11,10 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
+import org.springframework.transaction.interceptor.BeanFactoryTransactionAttributeSourceAdvisor;
 
 /**
  * The advisor that makes {@code @Idempotent} methods of Spring beans idempotent, ordered by
@@ -37,5 +40,19 @@ public final class IdempotencyAspectAutoConfiguration {
                                                  Environment environment) {
         int order = environment.getProperty("idempotency.aspect.order", Integer.class, IdempotencyAdvisor.DEFAULT_ORDER);
         return new IdempotencyAdvisor(coordinator, order);
+    }
+
+    /** With Spring's transactions: a WARN at startup when the advice would run inside {@code @Transactional}. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.transaction.interceptor.BeanFactoryTransactionAttributeSourceAdvisor")
+    static final class TransactionOrder {
+
+        @Bean
+        @ConditionalOnMissingBean
+        static TransactionOrderCheck idempotencyTransactionOrderCheck(
+                ObjectProvider<IdempotencyAdvisor> idempotency,
+                ObjectProvider<BeanFactoryTransactionAttributeSourceAdvisor> transactions) {
+            return new TransactionOrderCheck(idempotency, transactions);
+        }
     }
 }
