@@ -137,6 +137,7 @@ class StoreAutoConfigurationTest {
     @Test
     void theApplicationsOwnStoreReplacesTheDefaultAndIsNotClosedByTheStarter() {
         ClosableStore own = new ClosableStore();
+        // Spring itself would close an AutoCloseable bean of the application's; this shows the starter does not.
         runner.withPropertyValues("idempotency.store=redis", "idempotency.redis.uri=" + redis.uri())
                 .withBean("myStore", IdempotencyStore.class, () -> own, definition -> definition.setDestroyMethodName(""))
                 .run(context -> {
