@@ -40,12 +40,12 @@ public final class IdempotencyFilterRegistrations implements ServletContextIniti
                                           ClientResolver clients) {
         List<FilterRegistrationBean<IdempotencyFilter>> all = new ArrayList<>();
         for (IdempotencyProperties.Route route : web.routes()) {
-            FilterRegistrationBean<IdempotencyFilter> registration =
-                    new FilterRegistrationBean<>(new IdempotencyFilter(routeOf(route, coordinator, clients)));
             if (route.urlPatterns() == null || route.urlPatterns().isEmpty()) {
                 throw new IllegalStateException("idempotency.web.routes: the route of operation " + route.operation()
                         + " names no url-patterns, so it would guard nothing");
             }
+            FilterRegistrationBean<IdempotencyFilter> registration =
+                    new FilterRegistrationBean<>(new IdempotencyFilter(routeOf(route, coordinator, clients)));
             registration.setName("idempotencyFilter." + route.operation());
             registration.setUrlPatterns(route.urlPatterns());
             registration.setOrder(web.filterOrder());

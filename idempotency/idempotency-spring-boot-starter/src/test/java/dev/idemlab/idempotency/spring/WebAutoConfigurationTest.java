@@ -74,6 +74,15 @@ class WebAutoConfigurationTest {
     }
 
     @Test
+    void aRouteWithoutUrlPatternsFailsStartupSayingSo() {
+        runner.withPropertyValues("idempotency.web.routes[0].url-patterns=").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(StoreAutoConfigurationTest.rootCause(context.getStartupFailure()))
+                    .hasMessageContaining("names no url-patterns");
+        });
+    }
+
+    @Test
     void outsideAServletApplicationNoFilterIsRegistered() {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(IdempotencyStoreAutoConfiguration.class,
