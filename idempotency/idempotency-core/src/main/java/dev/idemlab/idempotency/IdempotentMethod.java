@@ -1,0 +1,95 @@
+package dev.idemlab.idempotency;
+
+import dev.idemlab.idempotency.internal.MethodPlan;
+
+import java.lang.reflect.Method;
+import java.util.Objects;
+
+/**
+ * One {@link Idempotent} method, planned once: which parameter carries the key, which receives the
+ * {@link IdempotencyContext}, the paths its fingerprint reads and the codec of its result. Whatever
+ * wraps the method calls {@link #invoke} with the call's arguments and a way to reach the method;
+ * {@link Idempotency#proxy} does so with a JDK proxy, the Spring Boot starter with a method advice,
+ * so both read the annotation alike and report the same mistakes.
+ *
+ * <p>Immutable and thread-safe: plan a method once and share the plan.
+ */
+public final class IdempotentMethod {
+
+    /**
+     * How the planned method is reached for one call, once the coordinator decided that it runs: the
+     * JDK proxy calls the target reflectively, an advice proceeds down its chain. Called at most once
+     * per {@link #invoke}, on the caller's thread for a synchronous method and on the coordinator's
+     * executor for one that returns a stage.
+     */
+    @FunctionalInterface
+    public interface Invocation {
+
+        /**
+         * Calls the method with {@code arguments}: the caller's, with the call's context in the
+         * {@link IdempotencyContext} parameter.
+         *
+         * @return what the method returned
+         * @throws Exception whatever the method threw, unchanged
+         */
+        Object proceed(Object[] arguments) throws Exception;
+    }
+
+    private final MethodPlan plan;
+
+    private IdempotentMethod(MethodPlan plan) {
+        this.plan = plan;
+    }
+
+    /**
+     * Plans {@code method}, which carries {@link Idempotent}.
+     *
+     * @throws IllegalArgumentException naming the method and the rule, when it is not annotated, has
+     *     no or several {@link IdempotencyKey} parameters, a key that is not a {@code String}, a
+     *     fingerprint entry that names no parameter (or parameters whose names were not compiled in),
+     *     a path into a record or bean that it lacks, or a return type whose result cannot be stored
+     *     ({@code void}, a type with type parameters, an interface or abstract class)
+     */
+    public static IdempotentMethod plan(Method method) {
+        Objects.requireNonNull(method, "method");
+        Idempotent idempotent = method.getAnnotation(Idempotent.class);
+        if (idempotent == null) {
+            throw new IllegalArgumentException(method.getDeclaringClass().getSimpleName() + "." + method.getName()
+                    + " carries no @Idempotent: only an annotated method has an operation and a key to plan");
+        }
+        return new IdempotentMethod(MethodPlan.of(method, idempotent));
+    }
+
+    /** The method this plan is for. */
+    public Method method() {
+        return plan.method();
+    }
+
+    /** The operation its records are scoped to. */
+    public String operation() {
+        return plan.operation();
+    }
+
+    /**
+     * Runs one call through {@code coordinator}: reads the key and the fingerprint from
+     * {@code arguments}, and either replays the stored result or calls {@code invocation} (at most
+     * once) and stores what it returned. A method returning a stage gets a {@code CompletableFuture}
+     * back at once, completed by {@link IdempotencyCoordinator#callAsync}.
+     *
+     * @param arguments the caller's arguments, which are not modified
+     * @return the method's result, fresh or replayed (a stage for a method that returns one)
+     * @throws Exception whatever {@code invocation} threw, unchanged (nothing is stored then), or what
+     *     {@link IdempotencyCoordinator#execute} throws
+     */
+    public Object invoke(IdempotencyCoordinator coordinator, Object[] arguments, Invocation invocation)
+            throws Exception {
+        Objects.requireNonNull(coordinator, "coordinator");
+        Objects.requireNonNull(invocation, "invocation");
+        return plan.run(coordinator, arguments.clone(), invocation);
+    }
+
+    @Override
+    public String toString() {
+        return "@Idempotent " + plan.method() + " (operation " + plan.operation() + ")";
+    }
+}

@@ -1,0 +1,58 @@
+package dev.idemlab.idempotency.spring;
+
+import dev.idemlab.idempotency.IdempotencyCoordinator;
+import org.aopalliance.aop.Advice;
+import org.springframework.aop.Pointcut;
+import org.springframework.aop.support.AbstractPointcutAdvisor;
+import org.springframework.aop.support.StaticMethodMatcherPointcut;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.core.Ordered;
+
+import java.lang.reflect.Method;
+
+/**
+ * Applies {@link IdempotentMethodInterceptor} to the {@code @Idempotent} methods of Spring beans.
+ * Each method is planned when its bean's proxy is made, so a mistake in an annotation fails startup.
+ *
+ * <p><b>Order.</b> The advice must run outside {@code @Transactional}: its {@link #getOrder() order}
+ * must be smaller than the transaction advisor's, which is {@link Ordered#LOWEST_PRECEDENCE} by
+ * default. Then the coordinator reserves the key, the transaction runs and commits inside, and only
+ * then is the result stored; a transaction that rolls back throws through the advice, which releases
+ * the reservation, so a retry runs the method again. Ordered the other way, the result is stored
+ * before the commit, and a commit that fails leaves a completed record of a transaction that never
+ * happened: the retry replays it. The default, {@link #DEFAULT_ORDER}, sits just above the
+ * transaction advisor and below Spring Security's method authorization, so a caller is authorized
+ * before a stored result is replayed to it.
+ *
+ * <p>Thread-safe.
+ */
+public final class IdempotencyAdvisor extends AbstractPointcutAdvisor {
+
+    /** The advice's default order: higher precedence than {@code @Transactional}'s default. */
+    public static final int DEFAULT_ORDER = Ordered.LOWEST_PRECEDENCE - 1000;
+
+    private final transient IdempotentMethods plans = new IdempotentMethods();
+    private final transient IdempotentMethodInterceptor advice;
+    private final transient Pointcut pointcut = new StaticMethodMatcherPointcut() {
+        @Override
+        public boolean matches(Method method, Class<?> targetClass) {
+            return plans.planOf(method, targetClass).isPresent();
+        }
+    };
+
+    /** An advisor whose advice looks {@code coordinator} up on its first call. */
+    public IdempotencyAdvisor(ObjectProvider<IdempotencyCoordinator> coordinator, int order) {
+        this.advice = new IdempotentMethodInterceptor(plans, coordinator);
+        setOrder(order);
+    }
+
+    @Override
+    public Pointcut getPointcut() {
+        return pointcut;
+    }
+
+    @Override
+    public Advice getAdvice() {
+        return advice;
+    }
+}

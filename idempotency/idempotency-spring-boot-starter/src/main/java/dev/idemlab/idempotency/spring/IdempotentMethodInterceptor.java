@@ -1,0 +1,66 @@
+package dev.idemlab.idempotency.spring;
+
+import dev.idemlab.idempotency.IdempotencyCoordinator;
+import dev.idemlab.idempotency.IdempotentMethod;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.ObjectProvider;
+
+import java.lang.reflect.UndeclaredThrowableException;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * Runs each {@code @Idempotent} method of a Spring bean through the coordinator: the key and the
+ * fingerprint come from the call's arguments, and the rest of the advice chain (a
+ * {@code @Transactional} advice ordered inside this one, then the method) runs only when the
+ * coordinator decides that this call is the key's holder.
+ *
+ * <p>Only calls through the bean's proxy are advised: a method of the bean that calls
+ * {@code this.charge(...)} calls the plain method, which is then not idempotent.
+ *
+ * <p>The coordinator is looked up on the first call, not when the advisor is made, so that the advisor
+ * (which the auto-proxy creator makes early) does not pull the store and its connections forward.
+ * Thread-safe.
+ */
+public final class IdempotentMethodInterceptor implements MethodInterceptor {
+
+    private final IdempotentMethods plans;
+    private final Supplier<IdempotencyCoordinator> coordinator;
+
+    IdempotentMethodInterceptor(IdempotentMethods plans, ObjectProvider<IdempotencyCoordinator> coordinator) {
+        this.plans = plans;
+        this.coordinator = coordinator::getObject;
+    }
+
+    @Override
+    public Object invoke(MethodInvocation invocation) throws Throwable {
+        Object target = invocation.getThis();
+        Class<?> targetClass = target == null ? null : AopUtils.getTargetClass(target);
+        Optional<IdempotentMethod> plan = plans.planOf(invocation.getMethod(), targetClass);
+        if (plan.isEmpty()) {
+            return invocation.proceed();
+        }
+        return plan.get().invoke(Objects.requireNonNull(coordinator.get(), "coordinator"),
+                invocation.getArguments(), arguments -> proceed(invocation, arguments));
+    }
+
+    /** Proceeds down the chain with {@code arguments}, which carry the call's context. */
+    private static Object proceed(MethodInvocation invocation, Object[] arguments) throws Exception {
+        try {
+            if (invocation instanceof ProxyMethodInvocation proxied) {
+                // A clone: the call may proceed on the coordinator's executor, off the caller's chain.
+                return proxied.invocableClone(arguments).proceed();
+            }
+            System.arraycopy(arguments, 0, invocation.getArguments(), 0, arguments.length);
+            return invocation.proceed();
+        } catch (Exception | Error thrown) {
+            throw thrown;
+        } catch (Throwable other) {
+            throw new UndeclaredThrowableException(other);
+        }
+    }
+}

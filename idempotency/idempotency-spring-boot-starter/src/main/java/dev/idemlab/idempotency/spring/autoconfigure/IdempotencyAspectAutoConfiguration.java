@@ -1,0 +1,58 @@
+package dev.idemlab.idempotency.spring.autoconfigure;
+
+import dev.idemlab.idempotency.IdempotencyCoordinator;
+import dev.idemlab.idempotency.spring.IdempotencyAdvisor;
+import dev.idemlab.idempotency.spring.TransactionOrderCheck;
+import org.springframework.aop.Advisor;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
+import org.springframework.transaction.interceptor.BeanFactoryTransactionAttributeSourceAdvisor;
+
+/**
+ * The advisor that makes {@code @Idempotent} methods of Spring beans idempotent, ordered by
+ * {@code idempotency.aspect.order} (see {@link IdempotencyAdvisor} for why it must run outside
+ * {@code @Transactional}). An infrastructure bean, so that whichever auto-proxy creator the
+ * application has (Boot's AOP one, or the transactions' own) applies it.
+ */
+@AutoConfiguration(after = IdempotencyCoordinatorAutoConfiguration.class,
+        afterName = "org.springframework.boot.autoconfigure.aop.AopAutoConfiguration")
+@ConditionalOnClass(Advisor.class)
+@ConditionalOnBooleanProperty(name = "idempotency.aspect.enabled", matchIfMissing = true)
+public final class IdempotencyAspectAutoConfiguration {
+
+    /**
+     * Static, and reading its order from the environment rather than the bound properties: the
+     * auto-proxy creator makes advisors while post-processors are still being registered, before
+     * configuration properties are bound.
+     */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    @ConditionalOnMissingBean
+    static IdempotencyAdvisor idempotencyAdvisor(ObjectProvider<IdempotencyCoordinator> coordinator,
+                                                 Environment environment) {
+        int order = environment.getProperty("idempotency.aspect.order", Integer.class, IdempotencyAdvisor.DEFAULT_ORDER);
+        return new IdempotencyAdvisor(coordinator, order);
+    }
+
+    /** With Spring's transactions: a WARN at startup when the advice would run inside {@code @Transactional}. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.transaction.interceptor.BeanFactoryTransactionAttributeSourceAdvisor")
+    static final class TransactionOrder {
+
+        @Bean
+        @ConditionalOnMissingBean
+        static TransactionOrderCheck idempotencyTransactionOrderCheck(
+                ObjectProvider<IdempotencyAdvisor> idempotency,
+                ObjectProvider<BeanFactoryTransactionAttributeSourceAdvisor> transactions) {
+            return new TransactionOrderCheck(idempotency, transactions);
+        }
+    }
+}

@@ -1,0 +1,187 @@
+package dev.idemlab.idempotency.spring;
+
+import dev.idemlab.idempotency.IdempotencyCoordinator;
+import dev.idemlab.idempotency.InFlightPolicy;
+import dev.idemlab.idempotency.InvalidIdempotencyConfigException;
+import dev.idemlab.idempotency.StoreFailureMode;
+import dev.idemlab.idempotency.spi.IdempotencyStore;
+import dev.idemlab.idempotency.spring.autoconfigure.IdempotencyAspectAutoConfiguration;
+import dev.idemlab.idempotency.spring.autoconfigure.IdempotencyCoordinatorAutoConfiguration;
+import dev.idemlab.idempotency.spring.autoconfigure.IdempotencyStoreAutoConfiguration;
+import dev.idemlab.idempotency.store.memory.InMemoryIdempotencyStore;
+import dev.idemlab.idempotency.store.redis.RedisIdempotencyStore;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Which store and coordinator the starter makes, for each condition. */
+class StoreAutoConfigurationTest {
+
+    private static LocalRedis redis;
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(IdempotencyStoreAutoConfiguration.class,
+                    IdempotencyCoordinatorAutoConfiguration.class, IdempotencyAspectAutoConfiguration.class));
+
+    @BeforeAll
+    static void startRedis() throws Exception {
+        redis = LocalRedis.start();
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        if (redis != null) {
+            redis.close();
+        }
+    }
+
+    @Test
+    void withoutAStoreSettingTheStoreIsInMemory() {
+        runner.run(context -> {
+            assertThat(context).hasSingleBean(InMemoryIdempotencyStore.class);
+            IdempotencyCoordinator coordinator = context.getBean(IdempotencyCoordinator.class);
+            assertThat(coordinator.store().name()).isEqualTo("memory");
+            assertThat(coordinator.config().policy()).isEqualTo(InFlightPolicy.WAIT);
+            assertThat(coordinator.config().lease()).isEqualTo(Duration.ofSeconds(30));
+            assertThat(coordinator.config().ttl()).isEqualTo(Duration.ofHours(24));
+            assertThat(coordinator.config().storeFailureMode()).isEqualTo(StoreFailureMode.FAIL_OPEN);
+        });
+    }
+
+    @Test
+    void propertiesReachTheCoordinatorsConfig() {
+        runner.withPropertyValues("idempotency.policy=raise", "idempotency.lease=10s", "idempotency.ttl=1h",
+                        "idempotency.store-failure-mode=fail-closed", "idempotency.store-patience=500ms")
+                .run(context -> {
+                    IdempotencyCoordinator coordinator = context.getBean(IdempotencyCoordinator.class);
+                    assertThat(coordinator.config().policy()).isEqualTo(InFlightPolicy.RAISE);
+                    assertThat(coordinator.config().lease()).isEqualTo(Duration.ofSeconds(10));
+                    assertThat(coordinator.config().ttl()).isEqualTo(Duration.ofHours(1));
+                    assertThat(coordinator.config().storeFailureMode()).isEqualTo(StoreFailureMode.FAIL_CLOSED);
+                    assertThat(coordinator.config().storePatience()).isEqualTo(Duration.ofMillis(500));
+                });
+    }
+
+    @Test
+    void aLeaseNoShorterThanTheTtlFailsStartupWithTheLibrarysRule() {
+        runner.withPropertyValues("idempotency.lease=2h", "idempotency.ttl=1h").run(context -> {
+            assertThat(context).hasFailed();
+            Throwable cause = rootCause(context.getStartupFailure());
+            assertThat(cause).isInstanceOf(InvalidIdempotencyConfigException.class);
+            assertThat(((InvalidIdempotencyConfigException) cause).rule()).contains("lease");
+        });
+    }
+
+    @Test
+    void aTtlBelowItsFloorFailsStartupWithTheLibrarysRule() {
+        runner.withPropertyValues("idempotency.ttl=5s", "idempotency.lease=1s").run(context -> {
+            assertThat(context).hasFailed();
+            Throwable cause = rootCause(context.getStartupFailure());
+            assertThat(cause).isInstanceOf(InvalidIdempotencyConfigException.class);
+            assertThat(((InvalidIdempotencyConfigException) cause).setting()).isEqualTo("ttl");
+        });
+    }
+
+    @Test
+    void redisIsTheStoreWhenNamedWithItsUri() {
+        runner.withPropertyValues("idempotency.store=redis", "idempotency.redis.uri=" + redis.uri(),
+                "idempotency.key-prefix=orders:").run(context -> {
+                    assertThat(context).hasSingleBean(RedisIdempotencyStore.class);
+                    RedisIdempotencyStore store = context.getBean(RedisIdempotencyStore.class);
+                    assertThat(store.config().keyPrefix()).isEqualTo("orders:");
+                    assertThat(context.getBean(IdempotencyCoordinator.class).store().name()).isEqualTo("redis");
+                });
+    }
+
+    @Test
+    void redisWithoutAUriFailsStartupSayingWhatIsMissing() {
+        runner.withPropertyValues("idempotency.store=redis").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(rootCause(context.getStartupFailure())).hasMessageContaining("idempotency.redis.uri");
+        });
+    }
+
+    @Test
+    void aMalformedRedisUriFailsStartupWithTheLibrarysRule() {
+        runner.withPropertyValues("idempotency.store=redis", "idempotency.redis.uri=http://example").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(rootCause(context.getStartupFailure())).isInstanceOf(InvalidIdempotencyConfigException.class);
+        });
+    }
+
+    @Test
+    void aStoreWhoseModuleIsAbsentFailsStartupNamingTheModule() {
+        runner.withClassLoader(new FilteredClassLoader(RedisIdempotencyStore.class))
+                .withPropertyValues("idempotency.store=redis", "idempotency.redis.uri=" + redis.uri())
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(rootCause(context.getStartupFailure())).hasMessageContaining("idempotency-redis");
+                });
+    }
+
+    @Test
+    void postgresWithoutADataSourceFailsStartupSayingSo() {
+        runner.withPropertyValues("idempotency.store=postgres").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(rootCause(context.getStartupFailure())).hasMessageContaining("DataSource");
+        });
+    }
+
+    @Test
+    void theApplicationsOwnStoreReplacesTheDefaultAndIsNotClosedByTheStarter() {
+        ClosableStore own = new ClosableStore();
+        // Spring itself would close an AutoCloseable bean of the application's; this shows the starter does not.
+        runner.withPropertyValues("idempotency.store=redis", "idempotency.redis.uri=" + redis.uri())
+                .withBean("myStore", IdempotencyStore.class, () -> own, definition -> definition.setDestroyMethodName(""))
+                .run(context -> {
+                    assertThat(context).doesNotHaveBean(RedisIdempotencyStore.class);
+                    assertThat(context.getBean(IdempotencyCoordinator.class).store().name()).isEqualTo("memory");
+                });
+        assertThat(own.closed).isFalse();
+    }
+
+    @Test
+    void theApplicationsOwnCoordinatorReplacesTheDefault() {
+        IdempotencyCoordinator own = IdempotencyCoordinator.builder(new InMemoryIdempotencyStore()).build();
+        runner.withBean(IdempotencyCoordinator.class, () -> own)
+                .run(context -> assertThat(context.getBean(IdempotencyCoordinator.class)).isSameAs(own));
+    }
+
+    @Test
+    void theStoresTheStarterMakesAreClosedWithTheContext() {
+        runner.run(context -> assertThat(context.getBeanFactory().getBeanDefinition("idempotencyStore")
+                .getDestroyMethodName()).isEqualTo("close"));
+        runner.withPropertyValues("idempotency.store=redis", "idempotency.redis.uri=" + redis.uri())
+                .run(context -> assertThat(context.getBeanFactory().getBeanDefinition("idempotencyStore")
+                        .getDestroyMethodName()).isEqualTo("close"));
+    }
+
+    static Throwable rootCause(Throwable failure) {
+        Throwable cause = failure;
+        while (cause.getCause() != null && cause.getCause() != cause) {
+            cause = cause.getCause();
+        }
+        return cause;
+    }
+
+    /** The application's own store: the memory store, which records whether anyone closed it. */
+    static final class ClosableStore extends dev.idemlab.idempotency.spi.ForwardingIdempotencyStore {
+        volatile boolean closed;
+
+        ClosableStore() {
+            super(new InMemoryIdempotencyStore());
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+        }
+    }
+}
