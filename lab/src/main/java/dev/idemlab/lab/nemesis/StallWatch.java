@@ -44,6 +44,13 @@ final class StallWatch implements AutoCloseable {
     }
 
     private void watch() {
+        if (probe != null) {
+            try {
+                probe.lookup(NAMESPACE); // its connection opened, off the record
+            } catch (RuntimeException failed) {
+                // the loop below meets it again
+            }
+        }
         long wokeAt = System.nanoTime();
         while (!stopped) {
             long sentAt = System.nanoTime();
