@@ -9,7 +9,13 @@ import dev.idemlab.lab.faults.FaultKind;
 enum Explanation {
 
     /** The call ran its action failing open, counted, while a fault of the store was on or just over. */
-    FAIL_OPEN("counted fail-open under a fault or a stall"),
+    FAIL_OPEN("counted fail-open under a fault"),
+    /**
+     * The call ran its action failing open, counted, while no fault was injected but the run's stall
+     * watch saw the store, or the machine, stall: counted apart, so that a run can say how much of what it
+     * let stand only a stall explained.
+     */
+    FAIL_OPEN_IN_STALL("counted fail-open in an observed stall"),
     /** The call took the key over from a holder whose lease ran out while the store could not be reached. */
     TAKEOVER("key taken over after a lease of outage"),
     /** A fault broke a promise of the store on purpose meanwhile. */

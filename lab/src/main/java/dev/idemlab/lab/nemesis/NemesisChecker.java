@@ -183,8 +183,11 @@ final class NemesisChecker {
     /** Why the {@code i}th charging call of a key may honestly have charged beside another, or {@code null}. */
     private static String whyItRan(NemesisHistory history, List<CallRecord> charging, int i) {
         CallRecord call = charging.get(i);
-        if (failedOpen(call) && storeFaulted(history, call.sentAt() - FAIL_OPEN_AFTERMATH, call.actionStartedAt())) {
+        if (failedOpen(call) && injectedFault(history, call.sentAt() - FAIL_OPEN_AFTERMATH, call.actionStartedAt())) {
             return Explanation.FAIL_OPEN.named();
+        }
+        if (failedOpen(call) && storeFaulted(history, call.sentAt() - FAIL_OPEN_AFTERMATH, call.actionStartedAt())) {
+            return Explanation.FAIL_OPEN_IN_STALL.named();
         }
         if (i == 0) {
             return null;
@@ -354,6 +357,11 @@ final class NemesisChecker {
         return storeFaultWindows(history).stream().anyMatch(window -> window[0] <= to + RECOVERY && window[1] >= from);
     }
 
+    /** Whether a fault of the store the nemesis injected was on, or just over, between {@code from} and {@code to}. */
+    private static boolean injectedFault(NemesisHistory history, long from, long to) {
+        return history.faults().stream().anyMatch(fault -> onStore(fault.kind()) && fault.overlaps(from, to + RECOVERY));
+    }
+
     /** The store's faults, injected and observed, each as its start and end. */
     private static List<long[]> storeFaultWindows(NemesisHistory history) {
         List<long[]> windows = new ArrayList<>();
@@ -364,7 +372,7 @@ final class NemesisChecker {
     }
 
     /** Whether {@code kind} is a fault of the store: not of the callers' executor, nor of a child holder. */
-    private static boolean onStore(FaultKind kind) {
+    static boolean onStore(FaultKind kind) {
         return kind != FaultKind.REJECT_RESUMPTIONS && !kind.onChildHolder();
     }
 

@@ -134,7 +134,7 @@ public final class NemesisReport {
      */
     static List<StallWatch.Stall> outsideFaults(NemesisHistory history) {
         return history.stalls().stream().filter(stall -> history.faults().stream()
-                .filter(fault -> fault.kind() != FaultKind.REJECT_RESUMPTIONS && !fault.kind().onChildHolder())
+                .filter(fault -> NemesisChecker.onStore(fault.kind()))
                 .noneMatch(fault -> fault.overlaps(stall.startedAt() - NemesisChecker.RECOVERY, stall.endedAt())))
                 .toList();
     }

@@ -106,7 +106,8 @@ public final class NemesisRun {
         dev.idemlab.idempotency.IdempotencyStats stats;
         dev.idemlab.lab.infra.ServerInfo server;
         ProviderService providerService = null;
-        try (NemesisTarget target = NemesisTarget.open(backend, settings.lease(), settings.seed())) {
+        try (NemesisTarget target = NemesisTarget.open(backend, settings.lease(), settings.seed());
+             StallWatch watch = StallWatch.start(target.store(), start)) {
             IdempotencyStore store = settings.sabotage() == Sabotage.FORGETFUL_STORE
                     ? new ForgetfulStore(target.store(), settings.seed()) : target.store();
             Map<String, IdempotencyCoordinator> coordinators = coordinators(store, config);
@@ -135,14 +136,12 @@ public final class NemesisRun {
                             caller.atMillis(), TimeUnit.MILLISECONDS);
                 }
             }
-            StallWatch watch = StallWatch.start(target.store());
             nemesis.start();
             try {
                 awaitAnswers(answered, calls, nemesis, bound);
             } finally {
                 faults = nemesis.stop();
                 stalls = watch.stop();
-                watch.close();
             }
             // A holder fault the nemesis never came to (the run gave up first) sent nothing: no calls of it.
             for (ChildHolderFaults.Planned planned : holderFaults) {

@@ -24,21 +24,27 @@ final class StallWatch implements AutoCloseable {
     private static final String NAMESPACE = "stall-watch";
 
     private final IdempotencyStore probe;
+    /** The run's clock starts here: stalls are recorded, as calls and faults are, in nanoseconds since. */
+    private final long runStart;
     private final List<Stall> stalls = new ArrayList<>();
     private final Thread thread;
     private volatile boolean stopped;
 
-    private StallWatch(IdempotencyStore probe) {
+    private StallWatch(IdempotencyStore probe, long runStart) {
         this.probe = probe;
+        this.runStart = runStart;
         this.thread = new Thread(this::watch, "nemesis-stall-watch");
         this.thread.setDaemon(true);
     }
 
-    /** Starts watching {@code store}'s server on a client of its own (none for a store no other client reaches). */
-    static StallWatch start(IdempotencyStore store) {
+    /**
+     * Starts watching {@code store}'s server on a client of its own (none for a store no other client
+     * reaches), stalls recorded on the run's clock, which started at {@code runStart} ({@link System#nanoTime()}).
+     */
+    static StallWatch start(IdempotencyStore store, long runStart) {
         IdempotencyStore probe = StoreEndpoint.sameAs(store)
                 .map(endpoint -> endpoint.open(StoreEndpoint.prefixOf(store) + NAMESPACE + ":")).orElse(null);
-        StallWatch watch = new StallWatch(probe);
+        StallWatch watch = new StallWatch(probe, runStart);
         watch.thread.start();
         return watch;
     }
@@ -77,9 +83,10 @@ final class StallWatch implements AutoCloseable {
         }
     }
 
-    private void record(long from, long to) {
+    /** Records a stall from {@code from} to {@code to} ({@link System#nanoTime()}), on the run's clock. */
+    void record(long from, long to) {
         synchronized (stalls) {
-            stalls.add(new Stall(from, to));
+            stalls.add(new Stall(from - runStart, to - runStart));
         }
     }
 
@@ -97,9 +104,12 @@ final class StallWatch implements AutoCloseable {
         }
     }
 
+    /** Stops watching, if {@link #stop} has not, and closes the probe's client. */
     @Override
     public void close() {
-        stop();
+        if (!stopped) {
+            stop();
+        }
         if (probe != null) {
             probe.close();
         }
