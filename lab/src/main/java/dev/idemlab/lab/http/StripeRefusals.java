@@ -21,8 +21,8 @@ final class StripeRefusals implements RefusalWriter {
                     "idempotency_key_in_use", null, refusal.detail());
             case Refusal.KEY_REUSED -> StripeChargesApi.error(response, refusal.status(), "idempotency_error", null,
                     refusal.detail());
-            default -> StripeChargesApi.error(response, refusal.status(),
-                    refusal.status() >= 500 ? "api_error" : "invalid_request_error", refusal.code(), null,
+            default -> StripeChargesApi.error(response, refusal.status(), refusal.status() >= 500 ? "api_error"
+                    : refusal.status() == 401 ? "authentication_error" : "invalid_request_error", refusal.code(), null,
                     refusal.detail());
         }
     }

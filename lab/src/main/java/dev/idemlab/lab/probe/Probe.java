@@ -60,6 +60,7 @@ public final class Probe {
         rows.add(keyReuse(concurrentKey));
         rows.add(noKey());
         rows.add(retryAfterSuccess(key("retry")));
+        rows.add(keyValue(key("retry")));
         rows.add(retryAfterServerError(key("after-5xx")));
         rows.add(longKey(255));
         rows.add(longKey(256));
@@ -366,6 +367,33 @@ public final class Probe {
 
     private Optional<Integer> ledgerSize() throws InterruptedException {
         return client.ledger().map(JsonNode::size);
+    }
+
+    /**
+     * Whether the server read the key as the String item's value (draft section 2.1), as the ledger shows
+     * it passed downstream: not the field's raw text, quotes and all, which is another key than the same
+     * key sent bare and makes the key's syntax part of the key.
+     */
+    private ProbeRow keyValue(String key) throws InterruptedException {
+        String check = "key read as the String's value";
+        String expected = "the key passed on without its quotes (draft 2.1)";
+        Optional<JsonNode> ledger = client.ledger();
+        if (ledger.isEmpty()) {
+            return new ProbeRow(check, expected, "no ledger offered", ProbeRow.Verdict.SKIP, "");
+        }
+        long raw = 0;
+        long value = 0;
+        for (JsonNode charge : ledger.get()) {
+            String passed = charge.path("idempotency_key").asText(null);
+            raw += quoted(key).equals(passed) ? 1 : 0;
+            value += key.equals(passed) ? 1 : 0;
+        }
+        if (raw == 0 && value == 0) {
+            return new ProbeRow(check, expected, "the ledger names no key it was passed", ProbeRow.Verdict.SKIP, "");
+        }
+        String got = "ledger: " + (raw > 0 ? raw + " charge(s) under the key in quotes" : value + " under the key");
+        return ProbeRow.of(raw == 0, check, expected, got, "the key is the String item's value, not the field's "
+                + "text: quotes and parameters are syntax (draft section 2.1)");
     }
 
     private static String quoted(String key) {

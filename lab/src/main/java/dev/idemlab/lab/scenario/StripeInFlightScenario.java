@@ -33,8 +33,11 @@ public final class StripeInFlightScenario implements Scenario {
     public static final Duration DEFAULT_LATENCY = Duration.ofMillis(3000);
     /** The SDK's read timeout by default. */
     public static final Duration DEFAULT_READ_TIMEOUT = Duration.ofMillis(1000);
-    /** The SDK's network retries: enough for a 409 to be retried until the first call has finished. */
-    public static final int MAX_NETWORK_RETRIES = 3;
+    /**
+     * The SDK's network retries: enough for its 409s to be retried until the first call has finished,
+     * with seconds to spare (it sleeps about 0.5, 1, 2, 4 s before them).
+     */
+    public static final int MAX_NETWORK_RETRIES = 4;
     /** The SDK's shortest sleep before a retry (its {@code HttpClient.minNetworkRetriesDelay}). */
     public static final Duration SDK_MIN_RETRY_DELAY = Duration.ofMillis(500);
     /** The client's name in rows and diagrams. */
@@ -124,7 +127,10 @@ public final class StripeInFlightScenario implements Scenario {
                 }
                 long endMs = timeline.nowMs();
                 // The attempts the SDK gave up on are still running: the ledger is read once all are answered.
-                server.awaitStripeAttemptsAnswered(latency.multipliedBy(4).plusSeconds(30));
+                if (!server.awaitStripeAttemptsAnswered(latency.multipliedBy(4).plusSeconds(30))) {
+                    throw new IllegalStateException("the SDK's attempts were still running " + latency.multipliedBy(4)
+                            .plusSeconds(30).toSeconds() + " s after its answer: the ledger cannot be read yet");
+                }
                 List<AttemptLog.Attempt> attempts = server.stripeAttempts().stream()
                         .sorted(java.util.Comparator.comparingLong(AttemptLog.Attempt::sentAt)).toList();
                 for (int i = 0; i < attempts.size(); i++) {

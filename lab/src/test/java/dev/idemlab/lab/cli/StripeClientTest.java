@@ -25,7 +25,7 @@ class StripeClientTest {
                 "--store", "memory");
         assertThat(run.exitCode()).as(run.err()).isZero();
         assertThat(run.out()).contains("policy=" + policy + " (").contains("responses=[ch_1]").contains(charges)
-                .contains("stripe-java 33.0.0 (read timeout 1000 ms, 3 network retries)")
+                .contains("stripe-java 33.0.0 (read timeout 1000 ms, 4 network retries)")
                 .contains("#2 at ").contains("(the SDK had timed out)");
     }
 

@@ -142,6 +142,12 @@ class ProbeAgainstCamelTest {
     }
 
     @Test
+    void theQuotedFieldIsTakenAsTheKey() {
+        assertThat(row("key read as the String's value").verdict()).isEqualTo(ProbeRow.Verdict.FAIL);
+        assertThat(row("key read as the String's value").got()).contains("under the key in quotes");
+    }
+
+    @Test
     void oneClientsKeySwallowsAnotherClientsCharge() {
         ProbeRow scoping = row("one key, two clients");
         assertThat(scoping.verdict()).isEqualTo(ProbeRow.Verdict.FAIL);
@@ -149,7 +155,7 @@ class ProbeAgainstCamelTest {
     }
 
     @Test
-    void theRowsThatHold() {
+    void aMissingKeyAndARetryAfterSuccessFailToo() {
         // A missing key cannot be a message id: Camel fails the exchange, and the route answers 500.
         assertThat(row("no key").verdict()).isEqualTo(ProbeRow.Verdict.FAIL);
         assertThat(List.of(row("retry after success").verdict())).containsExactly(ProbeRow.Verdict.FAIL);

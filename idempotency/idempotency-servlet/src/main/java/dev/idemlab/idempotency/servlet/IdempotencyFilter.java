@@ -209,7 +209,13 @@ public final class IdempotencyFilter implements Filter {
 
     private void refuse(HttpServletResponse response, int status, String code, String title, String detail,
                         java.time.Duration retryAfter) throws IOException {
+        // Set first, so that a writer that forgets it still answers the refusal's status, never a 200.
+        response.setStatus(status);
         route.refusals().write(response, new Refusal(status, code, title, detail, retryAfter, route.documentation()));
+        if (response.getStatus() != status) {
+            LOG.warn("{} answered {} for a refusal of {} ({})", route.refusals().getClass().getName(),
+                    response.getStatus(), status, code);
+        }
     }
 
     /** The application answered 5xx: not stored, so the coordinator releases the key. */

@@ -57,6 +57,8 @@ class CompatibilityRouteTest {
         server = FilterServer.start(Routes.charge().acceptBareKeys(true).build(), app);
 
         assertThat(post("a, b", "{\"amount\":10}").statusCode()).isEqualTo(400);
+        // a token with parameters would read two ways: abc;x=1 bare, abc when quoted
+        assertThat(post("abc;x=1", "{\"amount\":10}").statusCode()).isEqualTo(400);
         assertThat(post("a b", "{\"amount\":10}").statusCode()).isEqualTo(400);
         assertThat(app.charges.get()).isZero();
     }
@@ -98,6 +100,15 @@ class CompatibilityRouteTest {
         assertThat(malformed.statusCode()).isEqualTo(400);
         JsonNode error = JSON.readTree(new String(malformed.body(), StandardCharsets.UTF_8)).get("error");
         assertThat(error.get("code").asText()).isEqualTo(Refusal.KEY_MALFORMED);
+    }
+
+    @Test
+    void aWriterThatForgetsTheStatusStillAnswersTheRefusalsStatus() throws Exception {
+        server = FilterServer.start(Routes.charge().refusals((response, refusal) -> response.getOutputStream()
+                .write("refused".getBytes(StandardCharsets.UTF_8))).build(), app);
+
+        assertThat(post("bare", "{\"amount\":10}").statusCode()).isEqualTo(400);
+        assertThat(app.charges.get()).isZero();
     }
 
     @Test

@@ -34,7 +34,8 @@ public final class KeyHeader {
     /**
      * As {@link #parse(List)}; with {@code bareAllowed}, a field that does not open a String is taken
      * whole as the key, as Stripe's SDKs send it ({@code Idempotency-Key: 3f2b...}): visible ASCII
-     * without spaces, commas or quotes, so that a List or two joined field lines are still refused.
+     * without spaces, commas, semicolons or quotes, so that a List, two joined field lines or a token with
+     * parameters are still refused (a key must not read two ways).
      *
      * @throws MalformedKeyException naming the rule the field broke
      */
@@ -57,9 +58,9 @@ public final class KeyHeader {
     private static String bare(String key) {
         for (int i = 0; i < key.length(); i++) {
             char c = key.charAt(i);
-            if (c <= 0x20 || c >= 0x7f || c == ',' || c == '"') {
-                throw new MalformedKeyException(NAME + " sent bare must be visible ASCII without spaces, commas or "
-                        + "quotes; got '" + (c < 0x20 || c >= 0x7f ? String.format("\\u%04x", (int) c) : String.valueOf(c))
+            if (c <= 0x20 || c >= 0x7f || c == ',' || c == '"' || c == ';') {
+                throw new MalformedKeyException(NAME + " sent bare must be visible ASCII without spaces, commas, "
+                        + "semicolons or quotes; got '" + (c < 0x20 || c >= 0x7f ? String.format("\\u%04x", (int) c) : String.valueOf(c))
                         + "' at index " + i);
             }
         }
