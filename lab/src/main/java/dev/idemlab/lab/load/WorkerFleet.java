@@ -85,25 +85,40 @@ final class WorkerFleet implements LoadDriver, AutoCloseable {
      */
     @Override
     public void run() throws InterruptedException {
-        try {
-            for (WorkerProcess worker : workers) {
-                worker.send(LoadWorkerMain.GO);
-            }
-            long limit = settings.stopsByCount() ? Long.MAX_VALUE / 2
-                    : settings.duration().plus(LoadSession.DRAIN).plus(waitTimeout).toNanos();
-            long deadline = System.nanoTime() + limit;
-            for (WorkerProcess worker : workers) {
-                worker.awaitClientsDone(deadline);
-            }
-            for (WorkerProcess worker : workers) {
-                worker.endInput();
-            }
-            for (int i = 0; i < workers.size(); i++) {
-                workers.get(i).awaitExit(deadline + LoadSession.DRAIN.toNanos());
+        // A worker whose pipe broke is gone: the waits below see it exit and name it with its log, which
+        // says why, instead of the pipe's "Broken pipe".
+        for (WorkerProcess worker : workers) {
+            unlessGone(() -> worker.send(LoadWorkerMain.GO));
+        }
+        long limit = settings.stopsByCount() ? Long.MAX_VALUE / 2
+                : settings.duration().plus(LoadSession.DRAIN).plus(waitTimeout).toNanos();
+        long deadline = System.nanoTime() + limit;
+        for (WorkerProcess worker : workers) {
+            worker.awaitClientsDone(deadline);
+        }
+        for (WorkerProcess worker : workers) {
+            unlessGone(worker::endInput);
+        }
+        for (int i = 0; i < workers.size(); i++) {
+            workers.get(i).awaitExit(deadline + LoadSession.DRAIN.toNanos());
+            try {
                 reports.add(WorkerReport.read(report(i + 1)));
+            } catch (IOException e) {
+                throw new UncheckedIOException("worker " + (i + 1) + " exited 0 but its report could not be read: "
+                        + e.getMessage(), e);
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException("the load workers could not be reached: " + e.getMessage(), e);
+        }
+    }
+
+    private interface PipeWrite {
+        void run() throws IOException;
+    }
+
+    private static void unlessGone(PipeWrite write) {
+        try {
+            write.run();
+        } catch (IOException gone) {
+            // the worker's exit is seen, and reported, by the waits that follow
         }
     }
 
