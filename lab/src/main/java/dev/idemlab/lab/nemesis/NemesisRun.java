@@ -297,12 +297,22 @@ public final class NemesisRun {
         }
     }
 
-    /** Waits for every call's answer, telling the progress every few seconds, at most until the last could have answered. */
+    /**
+     * Waits for every call's answer, telling the progress every few seconds, at most until the last could
+     * have answered: the workload's end plus the longest bound, or later where a call was sent late (a
+     * holder fault near the end, whose child's bound covers the retries it sends).
+     */
     private void awaitAnswers(CountDownLatch answered, List<CallRecord> calls, Nemesis nemesis, long bound)
             throws InterruptedException {
-        long giveUpAt = start + settings.duration().toNanos() + bound;
+        long workloadEnd = start + settings.duration().toNanos() + bound;
         while (!answered.await(5, TimeUnit.SECONDS)) {
             long now = System.nanoTime();
+            long giveUpAt = workloadEnd;
+            for (CallRecord call : calls) {
+                if (call.sentAt() > 0) {
+                    giveUpAt = Math.max(giveUpAt, start + call.sentAt() + call.boundNanos);
+                }
+            }
             progress.accept(String.format(java.util.Locale.ROOT, "%s: %.0f s of %d, %,d of %,d calls answered, %d faults",
                     backend.name(), (now - start) / 1e9, settings.duration().toSeconds(),
                     calls.size() - answered.getCount(), calls.size(), nemesis.injected()));

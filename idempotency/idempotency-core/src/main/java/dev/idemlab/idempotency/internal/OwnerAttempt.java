@@ -23,6 +23,13 @@ import org.slf4j.LoggerFactory;
 final class OwnerAttempt<T> extends Heartbeat {
 
     private static final Logger LOG = LoggerFactory.getLogger(OwnerAttempt.class);
+    /**
+     * How many leases a completion that failed is retried in the background, renewing the reservation
+     * meanwhile. Longer than one lease: a store whose writes fail while renewals pass (its pool busy,
+     * its circuit open, renewals on their own connections) would otherwise see the settle give up, the
+     * renewals stop and a retry run the action again, although the store was answering all along.
+     */
+    static final int COMPLETION_SETTLE_LEASES = 10;
 
     private final DefaultIdempotencyCoordinator coordinator;
     private final IdempotentCall call;
@@ -87,7 +94,8 @@ final class OwnerAttempt<T> extends Heartbeat {
     /**
      * Stores the result. {@code false} when another attempt holds or completed the key (this one is
      * stale); a store that keeps failing leaves the reservation to run out, counted as a duplicate
-     * risk, and the write is settled in the background once the store answers. A retry after a
+     * risk, and the write is settled in the background once the store answers (for up to
+     * {@link #COMPLETION_SETTLE_LEASES} leases, the reservation renewed meanwhile). A retry after a
      * timed-out try that finds the key completed may be finding that very try, landed: it counts as
      * written when the record holds this call's fingerprint and this result and the lease still lasts
      * (see {@link #completedByAnEarlierTry}). Stops the renewals once the record is written or
@@ -120,7 +128,8 @@ final class OwnerAttempt<T> extends Heartbeat {
             coordinator.countStorageError(StorePhase.COMPLETE, "storing the result; the write is retried in the "
                     + "background, renewing the reservation meanwhile, and if it gives up the lease runs out", e);
             counters.duplicateRisk();
-            coordinator.storeCalls().settleLater("completing after a failed complete", config.lease(),
+            coordinator.storeCalls().settleLater("completing after a failed complete",
+                    config.lease().multipliedBy(COMPLETION_SETTLE_LEASES),
                     () -> store.complete(namespace, token, fingerprint, stored, config.ttl()), this::stop);
             return true;
         }

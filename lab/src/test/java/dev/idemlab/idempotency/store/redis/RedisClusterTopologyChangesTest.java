@@ -259,6 +259,87 @@ class RedisClusterTopologyChangesTest {
         assertThat(provider.chargeIds()).containsExactly("ch_1");
     }
 
+    /**
+     * The nemesis found it: one master's connection still reconnecting opened the one circuit of the
+     * whole cluster, and every key, on every master, failed fast for seconds with no fault left. Each
+     * master has a circuit of its own now: a master that is gone fails its own slots fast, and a key on
+     * another master is reserved, run and completed as if nothing happened, charged once.
+     */
+    @Test
+    void aMasterThatIsGoneOpensOnlyItsOwnCircuit() throws Exception {
+        // A cool-down longer than the test: a circuit that opened stays open while the other key is called.
+        try (RedisIdempotencyStore guarded = backend.openStore(b -> b.circuitCoolDown(Duration.ofMinutes(5)))) {
+            // A master with a replica in sync (the earlier tests' failovers leave a new one still syncing at times).
+            Node[] chosen = new Node[2];
+            await().atMost(Duration.ofSeconds(30)).until(() -> {
+                for (Node master : cluster.masters()) {
+                    try {
+                        chosen[1] = cluster.replicaOf(master);
+                        chosen[0] = master;
+                        return true;
+                    } catch (dev.idemlab.lab.infra.ProvisioningException noReplicaYet) {
+                        // the next master
+                    }
+                }
+                return false;
+            });
+            Node gone = chosen[0];
+            Node replica = chosen[1];
+            String goneKey = keyOn(guarded, gone, true);
+            String liveKey = keyOn(guarded, gone, false);
+            assertThat(guarded.lookup("payment.charge:" + goneKey)).isEmpty(); // a connection to each master
+            assertThat(guarded.lookup("payment.charge:" + liveKey)).isEmpty();
+
+            cluster.crash(gone);
+            try {
+                await().atMost(Duration.ofSeconds(30)).until(() -> failureOf(guarded, goneKey) == Failure.CIRCUIT_OPEN);
+                FakePaymentProvider provider = FakePaymentProvider.builder().latency(Duration.ZERO).build();
+                IdempotencyCoordinator coordinator = IdempotencyCoordinator.builder(guarded)
+                        .config(IdempotencyConfig.custom().lease(LEASE)
+                                .storeFailureMode(dev.idemlab.idempotency.StoreFailureMode.FAIL_CLOSED).build())
+                        .build();
+                String key = liveKey;
+                IdempotentResult<Charge> first = coordinator.call(chargeCall(key), CHARGE,
+                        () -> provider.charge(key, 10, key));
+                IdempotentResult<Charge> retry = coordinator.call(chargeCall(key), CHARGE,
+                        () -> provider.charge(key, 10, key));
+
+                assertThat(first.outcome()).isEqualTo(Outcome.EXECUTED);
+                assertThat(retry.outcome()).isEqualTo(Outcome.REPLAYED);
+                assertThat(retry.value().id()).isEqualTo(first.value().id());
+                assertThat(provider.chargeIds()).containsExactly("ch_1");
+            } finally {
+                // Within the node timeout its replica may have taken over by itself; else it takes over now.
+                try {
+                    cluster.takeOver(replica);
+                } catch (RuntimeException alreadyMaster) {
+                    // CLUSTER FAILOVER is refused on a master: the cluster failed over on its own.
+                }
+                cluster.replace(gone, replica);
+            }
+        }
+    }
+
+    /** A key whose record lives on {@code master} ({@code there}), or on another master. */
+    private static String keyOn(RedisIdempotencyStore on, Node master, boolean there) {
+        while (true) {
+            String key = UUID.randomUUID().toString();
+            if (cluster.masterOf(on.keyOf("payment.charge:" + key)).id().equals(master.id()) == there) {
+                return key;
+            }
+        }
+    }
+
+    /** How a lookup of {@code key}'s record fails on {@code on}, or {@code null} when it answers. */
+    private static Failure failureOf(RedisIdempotencyStore on, String key) {
+        try {
+            on.lookup("payment.charge:" + key);
+            return null;
+        } catch (IdempotencyStoreException e) {
+            return e.failure();
+        }
+    }
+
     /** Waits until the store reaches the promoted master, and answers what it holds for {@code ns}. */
     private static Optional<?> awaitStoreFollows(String ns) {
         Optional<?>[] seen = new Optional<?>[1];

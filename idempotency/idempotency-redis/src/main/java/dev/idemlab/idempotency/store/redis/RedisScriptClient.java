@@ -24,10 +24,15 @@ import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.Delay;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 /**
@@ -43,7 +48,8 @@ import java.util.function.Predicate;
  * EVALSHA is routed by its first key to the master that owns the key's slot (every key of a
  * namespace shares that slot), a node that does not know a script gets it by EVAL (so the fallback
  * is per node), and the client re-reads the cluster's topology when a node goes away or a slot
- * moves, so that it follows a failover.
+ * moves, so that it follows a failover. Each master has a circuit of its own: a connection to one
+ * master that is still reconnecting fails that master's slots fast, not the whole cluster's.
  *
  * <p>Thread-safe: one Lettuce connection (standalone or cluster), which is thread-safe, shared by
  * all callers.
@@ -71,20 +77,35 @@ final class RedisScriptClient implements AutoCloseable {
     private static final List<String> NOT_RUN_NOW = List.of("TRYAGAIN", "ASK ", "MOVED ", "CLUSTERDOWN",
             "LOADING", "READONLY", "MASTERDOWN", "BUSY ");
 
+    /**
+     * How long the client waits between attempts to reconnect, at most. Lettuce's default doubles up to
+     * 30 s, so that after a pause of a few seconds (every handshake timing out) a connection may stay
+     * down, commands rejected unsent, for seconds after the server answers again: the nemesis found
+     * a cluster's master so for ten seconds after its pause ended.
+     */
+    static final Duration MAX_RECONNECT_DELAY = Duration.ofMillis(500);
+
     private final RedisStoreConfig config;
+    private final ClientResources resources;
     private final AbstractRedisClient client;
+    /** The standalone server's circuit; on a cluster, the one for calls no master is known for yet. */
     private final StoreCircuit circuit;
+    /** On a cluster, one circuit per master, by node id: created as masters are first seen (a handful). */
+    private final Map<String, StoreCircuit> masterCircuits = new ConcurrentHashMap<>();
     private final Object connectLock = new Object();
     private volatile StatefulConnection<String, String> connection;
 
     RedisScriptClient(RedisStoreConfig config) {
         this.config = config;
-        this.client = config.cluster() ? clusterClient(config) : standaloneClient(config);
+        this.resources = ClientResources.builder()
+                .reconnectDelay(Delay.exponential(Duration.ZERO, MAX_RECONNECT_DELAY, 2, TimeUnit.MILLISECONDS))
+                .build();
+        this.client = config.cluster() ? clusterClient(resources, config) : standaloneClient(resources, config);
         this.circuit = new StoreCircuit(STORE, "redis-" + config.address(), config.circuitCoolDown());
     }
 
-    private static RedisClient standaloneClient(RedisStoreConfig config) {
-        RedisClient client = RedisClient.create(uri(config.uri(), config));
+    private static RedisClient standaloneClient(ClientResources resources, RedisStoreConfig config) {
+        RedisClient client = RedisClient.create(resources, uri(config.uri(), config));
         client.setOptions(ClientOptions.builder()
                 .autoReconnect(true)
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
@@ -94,12 +115,12 @@ final class RedisScriptClient implements AutoCloseable {
         return client;
     }
 
-    private static RedisClusterClient clusterClient(RedisStoreConfig config) {
+    private static RedisClusterClient clusterClient(ClientResources resources, RedisStoreConfig config) {
         List<RedisURI> seeds = new ArrayList<>();
         for (String seed : config.seedUris()) {
             seeds.add(uri(seed, config));
         }
-        RedisClusterClient client = RedisClusterClient.create(seeds);
+        RedisClusterClient client = RedisClusterClient.create(resources, seeds);
         client.setOptions(ClusterClientOptions.builder()
                 .autoReconnect(true)
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
@@ -137,7 +158,7 @@ final class RedisScriptClient implements AutoCloseable {
 
     /** Like {@link #run(LuaScript, String, String, String...)}, on several keys of one hash slot. */
     List<Object> run(LuaScript script, String namespace, String[] keys, String... args) {
-        return circuit.call(namespace, () -> runNow(script, namespace, keys, args));
+        return circuitOf(keys[0]).call(namespace, () -> runNow(script, namespace, keys, args));
     }
 
     /**
@@ -161,7 +182,7 @@ final class RedisScriptClient implements AutoCloseable {
      */
     List<Object> runThenWait(LuaScript script, String namespace, String[] keys, Predicate<List<Object>> wrote,
                              String... args) {
-        return circuit.call(namespace, () -> {
+        return circuitOf(keys[0]).call(namespace, () -> {
             RedisClusterCommands<String, String> node;
             try {
                 node = masterOf(keys[0]);
@@ -188,6 +209,27 @@ final class RedisScriptClient implements AutoCloseable {
             }
             return reply;
         });
+    }
+
+    /**
+     * The circuit that guards {@code key}: the standalone server's, or on a cluster that of the master
+     * the client's topology names for the key's slot (the shared one before the first connection, or
+     * while the slot has no known master: those calls fail on their own and open it).
+     */
+    private StoreCircuit circuitOf(String key) {
+        if (!config.cluster()) {
+            return circuit;
+        }
+        // The connection as it is, never a connect: connecting is the guarded call's own first step.
+        RedisClusterNode master = connection instanceof StatefulRedisClusterConnection<String, String> cluster
+                ? cluster.getPartitions().getMasterBySlot(SlotHash.getSlot(key)) : null;
+        if (master == null) {
+            return circuit;
+        }
+        StoreCircuit own = masterCircuits.get(master.getNodeId());
+        return own != null ? own : masterCircuits.computeIfAbsent(master.getNodeId(), id -> new StoreCircuit(STORE,
+                "redis-" + config.address() + "-" + master.getUri().getHost() + ":" + master.getUri().getPort(),
+                config.circuitCoolDown()));
     }
 
     private List<Object> runNow(LuaScript script, String namespace, String[] keys, String... args) {
@@ -291,6 +333,7 @@ final class RedisScriptClient implements AutoCloseable {
         }
         // No quiet period: nothing else shares this client's threads.
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        resources.shutdown(0, 2, TimeUnit.SECONDS);
     }
 
     private RedisClusterCommands<String, String> commands() {
