@@ -24,15 +24,12 @@ import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
-import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.Delay;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 /**
@@ -77,16 +74,7 @@ final class RedisScriptClient implements AutoCloseable {
     private static final List<String> NOT_RUN_NOW = List.of("TRYAGAIN", "ASK ", "MOVED ", "CLUSTERDOWN",
             "LOADING", "READONLY", "MASTERDOWN", "BUSY ");
 
-    /**
-     * How long the client waits between attempts to reconnect, at most. Lettuce's default doubles up to
-     * 30 s, so that after a pause of a few seconds (every handshake timing out) a connection may stay
-     * down, commands rejected unsent, for seconds after the server answers again: the nemesis found
-     * a cluster's master so for ten seconds after its pause ended.
-     */
-    static final Duration MAX_RECONNECT_DELAY = Duration.ofMillis(500);
-
     private final RedisStoreConfig config;
-    private final ClientResources resources;
     private final AbstractRedisClient client;
     /** The standalone server's circuit; on a cluster, the one for calls no master is known for yet. */
     private final StoreCircuit circuit;
@@ -97,15 +85,12 @@ final class RedisScriptClient implements AutoCloseable {
 
     RedisScriptClient(RedisStoreConfig config) {
         this.config = config;
-        this.resources = ClientResources.builder()
-                .reconnectDelay(Delay.exponential(Duration.ZERO, MAX_RECONNECT_DELAY, 2, TimeUnit.MILLISECONDS))
-                .build();
-        this.client = config.cluster() ? clusterClient(resources, config) : standaloneClient(resources, config);
+        this.client = config.cluster() ? clusterClient(config) : standaloneClient(config);
         this.circuit = new StoreCircuit(STORE, "redis-" + config.address(), config.circuitCoolDown());
     }
 
-    private static RedisClient standaloneClient(ClientResources resources, RedisStoreConfig config) {
-        RedisClient client = RedisClient.create(resources, uri(config.uri(), config));
+    private static RedisClient standaloneClient(RedisStoreConfig config) {
+        RedisClient client = RedisClient.create(uri(config.uri(), config));
         client.setOptions(ClientOptions.builder()
                 .autoReconnect(true)
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
@@ -115,12 +100,12 @@ final class RedisScriptClient implements AutoCloseable {
         return client;
     }
 
-    private static RedisClusterClient clusterClient(ClientResources resources, RedisStoreConfig config) {
+    private static RedisClusterClient clusterClient(RedisStoreConfig config) {
         List<RedisURI> seeds = new ArrayList<>();
         for (String seed : config.seedUris()) {
             seeds.add(uri(seed, config));
         }
-        RedisClusterClient client = RedisClusterClient.create(resources, seeds);
+        RedisClusterClient client = RedisClusterClient.create(seeds);
         client.setOptions(ClusterClientOptions.builder()
                 .autoReconnect(true)
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
@@ -333,7 +318,6 @@ final class RedisScriptClient implements AutoCloseable {
         }
         // No quiet period: nothing else shares this client's threads.
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-        resources.shutdown(0, 2, TimeUnit.SECONDS);
     }
 
     private RedisClusterCommands<String, String> commands() {
