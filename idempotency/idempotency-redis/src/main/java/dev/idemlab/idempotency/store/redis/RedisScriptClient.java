@@ -74,6 +74,9 @@ final class RedisScriptClient implements AutoCloseable {
     private static final List<String> NOT_RUN_NOW = List.of("TRYAGAIN", "ASK ", "MOVED ", "CLUSTERDOWN",
             "LOADING", "READONLY", "MASTERDOWN", "BUSY ");
 
+    /** The least time between two reads of the cluster's topology that the store asks for itself. */
+    static final Duration TOPOLOGY_REFRESH_GAP = Duration.ofMillis(200);
+
     private final RedisStoreConfig config;
     private final AbstractRedisClient client;
     /** The standalone server's circuit; on a cluster, the one for calls no master is known for yet. */
@@ -81,6 +84,11 @@ final class RedisScriptClient implements AutoCloseable {
     /** On a cluster, one circuit per master, by node id: created as masters are first seen (a handful). */
     private final Map<String, StoreCircuit> masterCircuits = new ConcurrentHashMap<>();
     private final Object connectLock = new Object();
+    /** Whether a read of the cluster's topology that this client asked for is under way. */
+    private final java.util.concurrent.atomic.AtomicBoolean refreshingTopology =
+            new java.util.concurrent.atomic.AtomicBoolean();
+    /** When the last one started, by {@link System#nanoTime()}. */
+    private volatile long lastTopologyRefresh = System.nanoTime() - TOPOLOGY_REFRESH_GAP.toNanos();
     private volatile StatefulConnection<String, String> connection;
 
     RedisScriptClient(RedisStoreConfig config) {
@@ -237,12 +245,42 @@ final class RedisScriptClient implements AutoCloseable {
             // The partitions the cluster client holds lack the key's slot (read while a slot moved or a master
             // failed over): read the topology again, now, and try once more, instead of failing every call on
             // that slot until something else makes the client look (the nemesis found 14 s of it).
-            if (config.cluster() && client instanceof RedisClusterClient cluster
-                    && causedBy(e, PartitionSelectorException.class)) {
-                cluster.refreshPartitions();
+            if (config.cluster() && causedBy(e, PartitionSelectorException.class)) {
+                refreshTopology(true);
                 return evalOnce(redis, script, namespace, keys, args);
             }
             throw e;
+        }
+    }
+
+    /**
+     * Reads the cluster's topology again ({@code now}: and waits for it), unless a read is already under
+     * way or one started less than {@link #TOPOLOGY_REFRESH_GAP} ago. Every failing call asks for one,
+     * and each read opens a connection to every node: ungated, the calls of one outage started
+     * thousands at once and ran the process out of file descriptors (the nemesis, 20,000 in 30 minutes).
+     */
+    private void refreshTopology(boolean now) {
+        if (!(client instanceof RedisClusterClient cluster)) {
+            return;
+        }
+        long at = System.nanoTime();
+        if (at - lastTopologyRefresh < TOPOLOGY_REFRESH_GAP.toNanos() || !refreshingTopology.compareAndSet(false, true)) {
+            return;
+        }
+        lastTopologyRefresh = at;
+        if (now) {
+            try {
+                cluster.refreshPartitions();
+            } finally {
+                refreshingTopology.set(false);
+            }
+        } else {
+            try {
+                cluster.refreshPartitionsAsync().whenComplete((done, failed) -> refreshingTopology.set(false));
+            } catch (RuntimeException e) {
+                refreshingTopology.set(false);
+                throw e;
+            }
         }
     }
 
@@ -267,9 +305,8 @@ final class RedisScriptClient implements AutoCloseable {
             }
         } catch (RuntimeException e) {
             // A stall says nothing of the topology; a lost connection or a refusal may be a node gone.
-            if (config.cluster() && client instanceof RedisClusterClient cluster
-                    && !(e instanceof RedisCommandTimeoutException)) {
-                cluster.refreshPartitionsAsync();
+            if (config.cluster() && !(e instanceof RedisCommandTimeoutException)) {
+                refreshTopology(false);
             }
             throw failure(namespace, script.resource() + " failed", e);
         }
@@ -281,7 +318,7 @@ final class RedisScriptClient implements AutoCloseable {
         if (open instanceof StatefulRedisClusterConnection<String, String> cluster) {
             RedisClusterNode master = cluster.getPartitions().getMasterBySlot(SlotHash.getSlot(key));
             if (master == null) {
-                ((RedisClusterClient) client).refreshPartitionsAsync();
+                refreshTopology(false);
                 throw new IdempotencyStoreException(STORE, null, Failure.UNREACHABLE,
                         "no master is known for slot " + SlotHash.getSlot(key) + " of " + key, null);
             }
