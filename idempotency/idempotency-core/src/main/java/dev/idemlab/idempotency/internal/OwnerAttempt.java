@@ -24,10 +24,12 @@ final class OwnerAttempt<T> extends Heartbeat {
 
     private static final Logger LOG = LoggerFactory.getLogger(OwnerAttempt.class);
     /**
-     * How many leases a completion that failed is retried in the background, renewing the reservation
-     * meanwhile. Longer than one lease: a store whose writes fail while renewals pass (its pool busy,
-     * its circuit open, renewals on their own connections) would otherwise see the settle give up, the
-     * renewals stop and a retry run the action again, although the store was answering all along.
+     * How many leases, at most, a completion that failed is retried in the background, renewing the
+     * reservation meanwhile. Past the first lease only while the renewals keep the lease confirmed: a
+     * store whose writes fail while renewals pass (its pool busy, its circuit open, renewals on their
+     * own connections) would otherwise see the settle give up, the renewals stop and a retry run the
+     * action again, although the store was answering all along; in a total outage nothing is
+     * confirmed, and the settle (with its renewals) ends after one lease, as it always did.
      */
     static final int COMPLETION_SETTLE_LEASES = 10;
 
@@ -128,8 +130,8 @@ final class OwnerAttempt<T> extends Heartbeat {
             coordinator.countStorageError(StorePhase.COMPLETE, "storing the result; the write is retried in the "
                     + "background, renewing the reservation meanwhile, and if it gives up the lease runs out", e);
             counters.duplicateRisk();
-            coordinator.storeCalls().settleLater("completing after a failed complete",
-                    config.lease().multipliedBy(COMPLETION_SETTLE_LEASES),
+            coordinator.storeCalls().settleLater("completing after a failed complete", config.lease(),
+                    config.lease().multipliedBy(COMPLETION_SETTLE_LEASES), this::leaseStillConfirmed,
                     () -> store.complete(namespace, token, fingerprint, stored, config.ttl()), this::stop);
             return true;
         }

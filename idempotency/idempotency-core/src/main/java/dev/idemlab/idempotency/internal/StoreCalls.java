@@ -123,7 +123,19 @@ final class StoreCalls {
 
     /** As {@link #settleLater(String, Duration, BooleanSupplier)}, then runs {@code settled} once it answered or gave up. */
     void settleLater(String what, Duration within, BooleanSupplier call, Runnable settled) {
-        long giveUpAt = ticker.read() + within.toNanos();
+        settleLater(what, within, within, () -> false, call, settled);
+    }
+
+    /**
+     * As {@link #settleLater(String, Duration, BooleanSupplier, Runnable)}, going on past {@code within}
+     * (up to {@code atMost}) only while {@code worthGoingOn} says so: a settle that still protects
+     * something (a lease its renewals keep confirming) outlasts a short outage, but not a long one.
+     */
+    void settleLater(String what, Duration within, Duration atMost, BooleanSupplier worthGoingOn,
+                     BooleanSupplier call, Runnable settled) {
+        long startedAt = ticker.read();
+        long firstGiveUpAt = startedAt + within.toNanos();
+        long giveUpAt = startedAt + Math.max(within.toNanos(), atMost.toNanos());
         schedule(new Runnable() {
             private long pause = FIRST_SETTLE_PAUSE_NANOS;
 
@@ -134,7 +146,8 @@ final class StoreCalls {
                     LOG.debug("{} settled: {}", what, done ? "written" : "another attempt's record was there");
                     settled.run();
                 } catch (RuntimeException e) {
-                    if (ticker.read() - giveUpAt >= 0) {
+                    long now = ticker.read();
+                    if (now - giveUpAt >= 0 || (now - firstGiveUpAt >= 0 && !worthGoingOn.getAsBoolean())) {
                         LOG.warn("{} did not settle before giving up: {}", what, e.toString());
                         settled.run();
                         return;

@@ -267,6 +267,12 @@ final class RedisScriptClient implements AutoCloseable {
         if (at - lastTopologyRefresh < TOPOLOGY_REFRESH_GAP.toNanos() || !refreshingTopology.compareAndSet(false, true)) {
             return;
         }
+        // Won the gate, but another read may have started and ended between the first look and the win.
+        at = System.nanoTime();
+        if (at - lastTopologyRefresh < TOPOLOGY_REFRESH_GAP.toNanos()) {
+            refreshingTopology.set(false);
+            return;
+        }
         lastTopologyRefresh = at;
         if (now) {
             try {
@@ -428,7 +434,9 @@ final class RedisScriptClient implements AutoCloseable {
         if (e instanceof RedisCommandTimeoutException) {
             return Failure.TIMEOUT;
         }
-        if (notRunNow(e)) {
+        if (notRunNow(e) || causedBy(e, PartitionSelectorException.class)) {
+            // The client's partitions lack the key's slot for now (a slot moving, a failover): nothing was
+            // sent, and a topology read a moment later finds the slot's master. Not an outage.
             return Failure.BUSY;
         }
         if (neverSent(e)) {
