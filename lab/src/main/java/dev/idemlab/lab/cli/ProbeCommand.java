@@ -5,6 +5,7 @@ import dev.idemlab.lab.probe.ProbeReport;
 import dev.idemlab.lab.probe.ProbeRow;
 import dev.idemlab.lab.probe.ProbeSettings;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -24,10 +25,11 @@ import java.util.concurrent.Callable;
                 + "header-07): concurrent identical requests (identical answers? how many resources? how many "
                 + "charges, if the server offers GET /ledger?), the key with another body (422?), no key (400?), a "
                 + "retry after success (replayed?), a retry after a 5xx (run again? needs POST /faults), keys of 255 "
-                + "and 256 characters, the key in other syntaxes (bare token, List, two field lines, empty), one key "
+                + "and 256 characters (N and N+1 with --key-max-length N), the key in other syntaxes (bare token, List, two field lines, empty), one key "
                 + "from two clients, a retry after an application 4xx, problem details on refusals, Retry-After on "
-                + "409. Each row says whose rule it checks: the draft's (with its section), common practice, or "
-                + "this lab's. Prints a conformance table; exit 1 names the violated rule.")
+                + "409. Each row says whose rule it checks: the draft's (with its section), common practice, this "
+                + "lab's, or the API's published rule where --key, --key-max-length, --stores-5xx or --in-flight "
+                + "declares it. Prints a conformance table; exit 1 names the violated rule.")
 final class ProbeCommand implements Callable<Integer> {
 
     static final int MAX_CONCURRENCY = 256;
@@ -62,6 +64,9 @@ final class ProbeCommand implements Callable<Integer> {
     @Option(names = "--concurrency", paramLabel = "N", defaultValue = "8",
             description = "Identical requests sent at once, 2 to " + MAX_CONCURRENCY + ". Default: ${DEFAULT-VALUE}.")
     int concurrency;
+
+    @Mixin
+    PublishedRuleOptions published;
 
     @Override
     public Integer call() throws IOException, InterruptedException {
@@ -111,6 +116,7 @@ final class ProbeCommand implements Callable<Integer> {
         if (other != null && other.equals(token)) {
             throw new UsageException("--other-token must name another client than --token, got '" + other + "' twice");
         }
-        return new ProbeSettings(target, upper, body, "none".equals(token) ? null : token, concurrency, other);
+        return new ProbeSettings(target, upper, body, "none".equals(token) ? null : token, concurrency, other,
+                published.rules());
     }
 }

@@ -19,7 +19,8 @@ import java.util.concurrent.Future;
 /**
  * A black-box check of an HTTP API that claims Idempotency-Key support
  * (draft-ietf-httpapi-idempotency-key-header-07): concurrent identical requests, a key reused with
- * another body, no key, a retry after success, a retry after a 5xx, keys of 255 and 256 characters,
+ * another body, no key, a retry after success, a retry after a 5xx, keys of the longest accepted length
+ * and one more (255 and 256 unless the API publishes its own),
  * the key's field in other syntaxes (a bare token, a List, two field lines, an empty String), one key
  * from two clients, a retry after an application 4xx, whether refusals are problem details or link the
  * documentation, and whether a 409 carries Retry-After.
@@ -27,7 +28,8 @@ import java.util.concurrent.Future;
  * server. Each row says whose rule it checks: the draft's (with its section), common practice, or
  * this lab's own (no key is 400 only where the API requires one; a 5xx the draft lets be stored; keys
  * up to 255 characters), and a server that follows the draft where this lab is stricter gets a note,
- * not a failure. Where the server offers {@code GET /ledger} the probe counts the
+ * not a failure; or, where the user declares them ({@link PublishedRules}), the API's own published
+ * rules, which those rows are then judged by ({@link RuleVerdicts}). Where the server offers {@code GET /ledger} the probe counts the
  * charges each key made, which is the only way to see a result cache charge twice behind identical
  * answers; where it does not, it says so. Used by one thread.
  */
@@ -39,6 +41,7 @@ public final class Probe {
 
     private final ProbeSettings settings;
     private final ProbeClient client;
+    private final RuleVerdicts verdicts;
     private final String run = UUID.randomUUID().toString().substring(0, 8);
     private boolean ledgerOffered;
     /** Every 400, 409 and 422 the checks got, for the row on how refusals explain themselves. */
@@ -49,6 +52,7 @@ public final class Probe {
     public Probe(ProbeSettings settings) {
         this.settings = settings;
         this.client = new ProbeClient(settings);
+        this.verdicts = new RuleVerdicts(settings.rules());
     }
 
     /** Runs every check, in order. */
@@ -62,8 +66,8 @@ public final class Probe {
         rows.add(retryAfterSuccess(key("retry")));
         rows.add(keyValue(key("retry")));
         rows.add(retryAfterServerError(key("after-5xx")));
-        rows.add(longKey(255));
-        rows.add(longKey(256));
+        rows.add(longKey(settings.rules().maxKeyLength()));
+        rows.add(longKey(settings.rules().maxKeyLength() + 1));
         rows.add(syntax("bare token", List.of(key("bare")), true));
         rows.add(syntax("List", List.of("\"" + key("list-a") + "\", \"" + key("list-b") + "\""), false));
         rows.add(syntax("two field lines", List.of("\"" + key("lines") + "\"", "\"" + key("lines") + "\""), false));
@@ -84,9 +88,12 @@ public final class Probe {
         return "probe-" + run + "-" + check;
     }
 
-    /** A key of exactly {@code length} characters, this run's own, so that no two probes share one. */
+    /**
+     * A key of exactly {@code length} characters, this run's own, so that no two probes share one: the
+     * run's id comes first, so that a key as short as 8 characters still differs from run to run.
+     */
     private String keyOfLength(int length) {
-        String head = key("length-" + length + "-");
+        String head = run + "-probe-length-" + length + "-";
         return head.length() >= length ? head.substring(0, length) : head + "k".repeat(length - head.length());
     }
 
@@ -104,12 +111,9 @@ public final class Probe {
             }
         }
         Optional<Long> charges = charges(key);
-        String got = statuses.entrySet().stream().map(e -> e.getValue() + "x" + e.getKey()).reduce((a, b) -> a + " " + b)
-                .orElse("") + "; " + bodies.size() + " distinct 2xx bod" + (bodies.size() == 1 ? "y" : "ies") + "; "
-                + ids.size() + " resource id" + (ids.size() == 1 ? "" : "s") + " " + ids + "; "
-                + charges.map(n -> "ledger: " + n + " charge" + (n == 1 ? "" : "s")).orElse("no ledger offered");
+        String got = concurrentGot(statuses, bodies, ids, charges);
         String check = "concurrent identical x" + settings.concurrency();
-        String expected = "one execution: 409 (draft 2.7), or 2xx alike (waiting and replaying: common practice)";
+        String expected = verdicts.inFlightExpected();
         boolean onlyOkOr409 = statuses.keySet().stream().allMatch(s -> (s >= 200 && s < 300) || s == 409);
         if (!onlyOkOr409 || bodies.isEmpty()) {
             return ProbeRow.fail(check, expected, got, "a concurrent identical request gets the first one's answer or 409");
@@ -120,8 +124,20 @@ public final class Probe {
         if (bodies.size() > 1 || ids.size() > 1) {
             return ProbeRow.fail(check, expected, got, "identical requests with one key get one answer and one resource");
         }
+        Optional<ProbeRow> published = verdicts.inFlight(check, got, statuses);
+        if (published.isPresent()) {
+            return published.get();
+        }
         return charges.isPresent() ? ProbeRow.pass(check, expected, got)
                 : new ProbeRow(check, expected, got + " (a result cache would pass this row)", ProbeRow.Verdict.NOTE, "");
+    }
+
+    private static String concurrentGot(Map<Integer, Integer> statuses, Set<String> bodies, Set<String> ids,
+                                        Optional<Long> charges) {
+        return statuses.entrySet().stream().map(e -> e.getValue() + "x" + e.getKey()).reduce((a, b) -> a + " " + b)
+                .orElse("") + "; " + bodies.size() + " distinct 2xx bod" + (bodies.size() == 1 ? "y" : "ies") + "; "
+                + ids.size() + " resource id" + (ids.size() == 1 ? "" : "s") + " " + ids + "; "
+                + charges.map(n -> "ledger: " + n + " charge" + (n == 1 ? "" : "s")).orElse("no ledger offered");
     }
 
     private List<ProbeClient.Answer> sendAtOnce(String key, int count) throws IOException, InterruptedException {
@@ -161,13 +177,7 @@ public final class Probe {
     private ProbeRow noKey() throws IOException, InterruptedException {
         ProbeClient.Answer answer = client.send(null, ProbeSettings.FIRST_AMOUNT);
         noteRefusal(answer);
-        String expected = "400 where the API requires a key (draft 2.7)";
-        if (answer.ok()) {
-            return new ProbeRow("no key", expected, describe(answer) + ": the key is optional on this API",
-                    ProbeRow.Verdict.NOTE, "");
-        }
-        return ProbeRow.of(answer.status() == 400, "no key", expected, describe(answer),
-                "a required key that is missing is 400 (draft section 2.7)");
+        return verdicts.noKey(answer);
     }
 
     private ProbeRow retryAfterSuccess(String key) throws IOException, InterruptedException {
@@ -184,48 +194,21 @@ public final class Probe {
     }
 
     private ProbeRow retryAfterServerError(String key) throws IOException, InterruptedException {
-        String check = "retry after a 5xx";
-        String expected = "5xx, then a fresh 2xx (this lab's rule; the draft, 2.6, lets the 5xx be replayed too)";
         if (!client.failNextCharge()) {
-            return new ProbeRow(check, expected, "the server offers no POST /faults to provoke a 5xx",
-                    ProbeRow.Verdict.SKIP, "");
+            return new ProbeRow("retry after a 5xx", verdicts.serverErrorExpected(),
+                    "the server offers no POST /faults to provoke a 5xx", ProbeRow.Verdict.SKIP, "");
         }
         ProbeClient.Answer failed = client.send(key, ProbeSettings.FIRST_AMOUNT);
+        Optional<Long> afterFailure = charges(key);
         ProbeClient.Answer retry = client.send(key, ProbeSettings.FIRST_AMOUNT);
         Optional<Long> charges = charges(key);
         String got = describe(failed) + ", then " + describe(retry) + retry.replayed().map(v -> " marked replayed")
                 .orElse("") + charges.map(n -> "; ledger: " + n).orElse("");
-        if (failed.status() >= 500 && retry.status() == failed.status() && charges.map(n -> n == 0).orElse(true)) {
-            // Section 2.6: a retry gets "the result of the previously completed operation, success or an error".
-            return new ProbeRow(check, expected, got + ": the 5xx is stored and replayed, as the draft allows",
-                    ProbeRow.Verdict.NOTE, "");
-        }
-        boolean passed = failed.status() >= 500 && retry.ok() && retry.replayed().isEmpty()
-                && charges.map(n -> n == 1).orElse(true);
-        return ProbeRow.of(passed, check, expected, got, "a retry after a 5xx charges at most once, and either "
-                + "runs again or replays the 5xx (this lab's rule: a 5xx is not stored)");
+        return verdicts.retryAfterServerError(got, failed, retry, afterFailure, charges);
     }
 
     private ProbeRow longKey(int length) throws IOException, InterruptedException {
-        ProbeClient.Answer answer = client.send(keyOfLength(length), ProbeSettings.FIRST_AMOUNT);
-        String check = "key of " + length + " characters";
-        if (length <= 255) {
-            String expected = "2xx (this lab's rule: keys up to 255 characters)";
-            if (answer.status() >= 400 && answer.status() < 500) {
-                return new ProbeRow(check, expected, describe(answer) + ": refused; the API may publish a stricter "
-                        + "key format", ProbeRow.Verdict.NOTE, "");
-            }
-            return ProbeRow.of(answer.ok(), check, expected, describe(answer), "a key of 255 characters is accepted "
-                    + "or refused as a client error, never a 5xx");
-        }
-        String expected = "400 (this lab's rule: longer than 255)";
-        if (answer.status() == 400) {
-            return ProbeRow.pass(check, expected, describe(answer));
-        }
-        if (answer.ok()) {
-            return new ProbeRow(check, expected, describe(answer) + ": accepted, no 255 limit", ProbeRow.Verdict.NOTE, "");
-        }
-        return ProbeRow.fail(check, expected, describe(answer), "an overlong key is a client error, 400");
+        return verdicts.keyOfLength(length, client.send(keyOfLength(length), ProbeSettings.FIRST_AMOUNT));
     }
 
     private void noteRefusal(ProbeClient.Answer answer) {
@@ -405,7 +388,8 @@ public final class Probe {
         return ledger.map(json -> ProbeClient.chargesFor(json, key));
     }
 
-    private static String describe(ProbeClient.Answer answer) {
+    /** The answer's status, and the created resource's id on a 2xx. */
+    static String describe(ProbeClient.Answer answer) {
         return answer.status() + answer.resourceId().filter(id -> answer.ok()).map(id -> " " + id).orElse("");
     }
 }

@@ -4,7 +4,8 @@ package dev.idemlab.lab.probe;
  * One line of the conformance table.
  *
  * @param check what was sent
- * @param expected what the draft (or the lab's rule) says should come back
+ * @param expected what should come back, and whose rule says so: the draft's, common practice, this lab's,
+ *     or the API's published rule
  * @param got what came back
  * @param verdict pass, fail, skip or note
  * @param rule when it failed, the rule that was violated; else empty

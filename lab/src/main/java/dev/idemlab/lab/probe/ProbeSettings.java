@@ -12,9 +12,10 @@ import java.util.Objects;
  * @param token a bearer token naming the client, or {@code null} for none
  * @param concurrency how many identical requests the concurrent check sends at once
  * @param otherToken a second client's bearer token, for the scoping check, or {@code null} for none
+ * @param rules the rules the API publishes where it may choose its own; {@link PublishedRules#NONE} for none
  */
 public record ProbeSettings(URI url, String method, String bodyTemplate, String token, int concurrency,
-                            String otherToken) {
+                            String otherToken, PublishedRules rules) {
 
     /** The placeholder the body template must hold. */
     public static final String AMOUNT = "{amount}";
@@ -27,11 +28,18 @@ public record ProbeSettings(URI url, String method, String bodyTemplate, String 
         Objects.requireNonNull(url, "url");
         Objects.requireNonNull(method, "method");
         Objects.requireNonNull(bodyTemplate, "bodyTemplate");
+        Objects.requireNonNull(rules, "rules");
+    }
+
+    /** Settings with no published rule declared: each row judged by this lab's rule or the draft. */
+    public ProbeSettings(URI url, String method, String bodyTemplate, String token, int concurrency,
+                         String otherToken) {
+        this(url, method, bodyTemplate, token, concurrency, otherToken, PublishedRules.NONE);
     }
 
     /** Settings without a second client: the scoping check is skipped. */
     public ProbeSettings(URI url, String method, String bodyTemplate, String token, int concurrency) {
-        this(url, method, bodyTemplate, token, concurrency, null);
+        this(url, method, bodyTemplate, token, concurrency, null, PublishedRules.NONE);
     }
 
     /** The body with {@code amount} in place of the placeholder. */

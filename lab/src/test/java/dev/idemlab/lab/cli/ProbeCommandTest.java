@@ -22,9 +22,144 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ProbeCommandTest {
 
     private static DemoServer serve(LabPolicy policy) throws Exception {
-        DemoProvider provider = DemoProvider.inProcess(Duration.ofMillis(500));
+        return serve(policy, Duration.ofMillis(500), true);
+    }
+
+    /**
+     * @param latency the provider's time per charge: 500 ms where the concurrent requests must surely meet
+     *     the first in flight, less where a test looks at other rows
+     * @param guarded false for the same handlers without the idempotency filter: a request without a key runs
+     */
+    private static DemoServer serve(LabPolicy policy, Duration latency, boolean guarded) throws Exception {
+        DemoProvider provider = DemoProvider.inProcess(latency);
         return DemoServer.start(new InMemoryIdempotencyStore(), policy, IdempotencyConfig.ofDefaults(),
-                provider.provider(), provider.failNext(), 0);
+                provider.provider(), provider.failNext(), 0, guarded);
+    }
+
+    private static LabRun probe(DemoServer server, String... options) {
+        String[] args = new String[options.length + 3];
+        args[0] = "probe";
+        args[1] = "--url";
+        args[2] = server.uri() + "/orders/o-1/charge";
+        System.arraycopy(options, 0, args, 3, options.length);
+        return LabRun.of(args);
+    }
+
+    /** The lengths of the keys the server passed to its provider, from its {@code GET /ledger}. */
+    private static java.util.Set<Integer> keyLengthsCharged(DemoServer server) throws Exception {
+        var ledger = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                server.uri().resolve("/ledger")).header("Authorization", "Bearer client-a").GET().build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        java.util.Set<Integer> lengths = new java.util.TreeSet<>();
+        new com.fasterxml.jackson.databind.ObjectMapper().readTree(ledger.body()).forEach(charge -> {
+            if (charge.path("idempotency_key").isTextual()) {
+                lengths.add(charge.get("idempotency_key").asText().length());
+            }
+        });
+        return lengths;
+    }
+
+    /**
+     * Issue 28, item 3: "no key gives 400" was this lab's rule; an API whose key is optional declares so,
+     * and the row is judged by what it declares, either way.
+     */
+    @ParameterizedTest(name = "filter {0}, --key {1}: {2}")
+    @CsvSource({
+            "false, optional, pass, 201",
+            "false, required, fail, 201",
+            "true,  optional, fail, 400",
+            "true,  required, pass, 400"
+    })
+    void theNoKeyRowIsJudgedByTheDeclaredKeyRule(boolean guarded, String key, String verdict, int status)
+            throws Exception {
+        try (DemoServer server = serve(LabPolicy.RAISE, Duration.ofMillis(100), guarded)) {
+            LabRun run = probe(server, "--key", key);
+            String expected = key.equals("optional") ? "2xx \\(the API's published rule: the key is optional\\)"
+                    : "400 \\(the API's published rule: a key is required; draft 2.7\\)";
+            assertThat(run.out()).as(run.out() + run.err())
+                    .containsPattern("(?m)^  no key +" + expected + " +" + status + "\\b.* " + verdict + "$");
+            if (verdict.equals("fail")) {
+                assertThat(run.exitCode()).isEqualTo(1);
+                assertThat(run.out()).contains("violated (no key): a request without a key ")
+                        .contains("(the API's published rule");
+            } else {
+                assertThat(run.out()).doesNotContain("violated (no key)");
+            }
+        }
+    }
+
+    @Test
+    void aDeclaredKeyMaxLengthSetsTheLengthsSentAndJudgesThemByTheApisRule() throws Exception {
+        try (DemoServer server = serve(LabPolicy.RAISE, Duration.ofMillis(100), true)) {
+            LabRun run = probe(server, "--key-max-length", "100");
+            assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(1);
+            assertThat(run.out()).doesNotContain("key of 255").doesNotContain("key of 256")
+                    .containsPattern("key of 100 characters +2xx \\(the API's published rule: keys up to 100 characters\\) "
+                            + "+201 ch_\\d+ +pass")
+                    // The lab's own server takes keys up to 255: the API's declared 100 is what it breaks.
+                    .containsPattern("key of 101 characters +400 \\(the API's published rule: longer than 100\\) "
+                            + "+201 ch_\\d+ +fail")
+                    .contains("violated (key of 101 characters): a key longer than 100 characters is a client error, "
+                            + "400 (the API's published rule)");
+            assertThat(keyLengthsCharged(server)).contains(100, 101).doesNotContain(255, 256);
+        }
+    }
+
+    /** The lab's own server does not store a 5xx: the retry runs again, which only {@code no} declares. */
+    @ParameterizedTest(name = "--stores-5xx {0}: {1}")
+    @CsvSource({"yes, fail", "no, pass"})
+    void theRetryAfterA5xxIsJudgedByTheDeclaredStoringRule(String stores, String verdict) throws Exception {
+        try (DemoServer server = serve(LabPolicy.RAISE, Duration.ofMillis(100), true)) {
+            LabRun run = probe(server, "--stores-5xx", stores);
+            assertThat(run.out()).as(run.out() + run.err())
+                    .containsPattern("retry after a 5xx +.*\\(the API's published rule: a 5xx is "
+                            + (stores.equals("yes") ? "stored" : "not stored") + "\\) +504, then 201 ch_\\d+; ledger: 1 +"
+                            + verdict);
+            if (verdict.equals("fail")) {
+                assertThat(run.exitCode()).isEqualTo(1);
+                assertThat(run.out()).contains("violated (retry after a 5xx): a 5xx is stored: the retry after it gets "
+                        + "the same 5xx replayed");
+            } else {
+                assertThat(run.exitCode()).isZero();
+                assertThat(run.out()).contains("every check passed");
+            }
+        }
+    }
+
+    /** Under wait every duplicate gets the first one's 201; under raise they get 409. */
+    @ParameterizedTest(name = "serve {0}, --in-flight {1}: {2}")
+    @CsvSource({
+            "WAIT,  409,  fail",
+            "RAISE, 409,  pass",
+            "RAISE, wait, fail",
+            "WAIT,  wait, pass"
+    })
+    void theConcurrentRowIsJudgedByTheDeclaredInFlightRule(LabPolicy policy, String inFlight, String verdict)
+            throws Exception {
+        try (DemoServer server = serve(policy)) {
+            LabRun run = probe(server, "--in-flight", inFlight);
+            assertThat(run.out()).as(run.out() + run.err())
+                    .containsPattern("concurrent identical x8 +one execution, .*\\(the API's published rule: .*"
+                            + (policy == LabPolicy.RAISE ? "1x201 7x409" : "8x201") + ".*ledger: 1 charge\\b.* " + verdict);
+            if (verdict.equals("fail")) {
+                assertThat(run.exitCode()).isEqualTo(1);
+                assertThat(run.out()).contains("violated (concurrent identical x8): a request whose key is in flight "
+                        + (inFlight.equals("409") ? "is refused with 409" : "waits for the first one's answer, never 409"));
+            } else {
+                assertThat(run.exitCode()).isZero();
+            }
+        }
+    }
+
+    @Test
+    void helpNamesTheOptionsThatDeclareTheApisRules() {
+        LabRun run = LabRun.of("probe", "--help");
+        assertThat(run.exitCode()).isZero();
+        assertThat(run.out()).contains("--key=required|optional").contains("--key-max-length=N")
+                .contains("--stores-5xx=yes|no").contains("--in-flight=wait|409|either");
+        assertThat(run.out().replaceAll("\\s+", " ")).contains("keys of 255 and 256 characters (N and N+1 with "
+                + "--key-max-length N)").contains("the API's published rule where --key, --key-max-length, --stores-5xx "
+                + "or --in-flight declares it");
     }
 
     @ParameterizedTest(name = "{0}")
@@ -97,6 +232,12 @@ class ProbeCommandTest {
             "probe --url http://127.0.0.1:1/a --body {}|--body must contain the {amount} placeholder",
             "probe --url http://127.0.0.1:1/a --concurrency 1|--concurrency must be between 2 and 256",
             "probe --url http://127.0.0.1:1/a --path x|--path must start with '/'",
+            "probe --url http://127.0.0.1:1/a --key maybe|--key must be required or optional",
+            "probe --url http://127.0.0.1:1/a --key-max-length 0|--key-max-length must be between 1 and 10000",
+            "probe --url http://127.0.0.1:1/a --key-max-length 10001|--key-max-length must be between 1 and 10000",
+            "probe --url http://127.0.0.1:1/a --key-max-length many|Invalid value for option '--key-max-length'",
+            "probe --url http://127.0.0.1:1/a --stores-5xx sometimes|--stores-5xx must be yes or no",
+            "probe --url http://127.0.0.1:1/a --in-flight later|--in-flight must be wait, 409 or either",
             "serve --store floppy|--store must be one of",
             "serve --store memory --port 70000|--port must be 0 to 65535",
             "serve --store memory --policy maybe|Invalid value for option '--policy'"
