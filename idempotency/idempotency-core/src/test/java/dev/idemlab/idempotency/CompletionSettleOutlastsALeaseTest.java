@@ -46,8 +46,11 @@ class CompletionSettleOutlastsALeaseTest {
     /** A real store whose completions fail as an unreachable server while {@code failing} is set; renewals pass. */
     private final class FailingCompletions extends ForwardingIdempotencyStore {
         final AtomicBoolean failing = new AtomicBoolean(true);
+        /** Renewals land, and their replies are lost (a timeout). */
+        final AtomicBoolean renewalRepliesLost = new AtomicBoolean();
         final Semaphore failed = new Semaphore(0);
         final Semaphore renewed = new Semaphore(0);
+        final Semaphore renewAttempts = new Semaphore(0);
         final Semaphore completed = new Semaphore(0);
 
         FailingCompletions() {
@@ -69,6 +72,11 @@ class CompletionSettleOutlastsALeaseTest {
         @Override
         public boolean renew(String namespace, String token, Duration lease) {
             boolean held = super.renew(namespace, token, lease);
+            renewAttempts.release();
+            if (renewalRepliesLost.get()) {
+                throw new IdempotencyStoreException("flaky", namespace, IdempotencyStoreException.Failure.TIMEOUT,
+                        "renew's reply lost", null);
+            }
             renewed.release();
             return held;
         }
@@ -92,6 +100,49 @@ class CompletionSettleOutlastsALeaseTest {
         assertThat(first.value().id()).isEqualTo("ch_1");
         assertThat(coordinator.stats().duplicateRisk()).isEqualTo(1);
 
+        settleOutlastsALeaseAndTheRetryReplays(store, coordinator);
+    }
+
+    /**
+     * The holder's renewals' replies were lost for a whole lease (they landed), so its lease ran out by
+     * its own clock and its outcome says so; then they got through again, and its completion failed.
+     * Found in review: the settle asked whether the lease was still confirmed, which a lease lost by the
+     * holder's clock never is again, and gave up after one lease although the renewals held the key.
+     */
+    @Test
+    void aHolderWhoseLeaseRanOutByItsClockButWhoseRenewalsGetThroughAgainIsStillSettled() throws Exception {
+        FailingCompletions store = new FailingCompletions();
+        IdempotencyCoordinator coordinator = IdempotencyCoordinator.builder(store).ticker(ticker)
+                .config(IdempotencyConfig.custom().lease(LEASE).heartbeatInterval(BEAT)
+                        .storePatience(Duration.ofMillis(1)).build()).build();
+        CompletableFuture<IdempotentResult<Charge>> holder = charge(coordinator);
+        stage.awaitCallsInsideProvider(1);
+        store.renewalRepliesLost.set(true);
+        for (int half = 0; half < 2; half++) {
+            ticker.advance(LEASE.dividedBy(2));
+            store.failed.drainPermits();
+            awaitRenewalsAfterNow(store);
+        }
+        store.renewalRepliesLost.set(false);
+        store.renewed.drainPermits();
+        assertThat(store.renewed.tryAcquire(1, 30, TimeUnit.SECONDS)).as("a renewal that got through").isTrue();
+        stage.open(1);
+        IdempotentResult<Charge> first = holder.get(30, TimeUnit.SECONDS);
+        assertThat(first.value().id()).isEqualTo("ch_1");
+        assertThat(first.outcome()).as("its lease ran out by its own clock").isEqualTo(Outcome.LEASE_LOST);
+
+        settleOutlastsALeaseAndTheRetryReplays(store, coordinator);
+    }
+
+    /** Waits for a renewal that started after now, and landed, though its reply was lost. */
+    private static void awaitRenewalsAfterNow(FailingCompletions store) throws InterruptedException {
+        Semaphore attempts = store.renewAttempts;
+        attempts.drainPermits();
+        assertThat(attempts.tryAcquire(2, 30, TimeUnit.SECONDS)).as("renewals").isTrue();
+    }
+
+    private void settleOutlastsALeaseAndTheRetryReplays(FailingCompletions store, IdempotencyCoordinator coordinator)
+            throws Exception {
         // Three half-leases by the coordinator's clock, each confirmed by a renewal and seen by a failed
         // settle: one and a half leases after the failed complete, the renewals never letting the lease end.
         for (int i = 0; i < 3; i++) {

@@ -236,6 +236,17 @@ abstract class Heartbeat {
         return !lost && !ranOut(shared().ticker().read());
     }
 
+    /**
+     * Whether the renewals still get through: the last one that succeeded (at first, the reserve)
+     * started less than a lease ago by the holder's ticker. Unlike {@link #leaseStillConfirmed()} this
+     * forgets a lease that ran out by the holder's clock once a later renewal succeeds: the store then
+     * still holds this token's reservation (a renewal of an expired or taken-over key fails), so
+     * whatever keeps the key for this holder, a settle of its completion, is still worth going on with.
+     */
+    final boolean renewalsGetThrough() {
+        return !ranOut(shared().ticker().read());
+    }
+
     /** One renewal; {@code true} when it failed with a storage error and the lease may still be held. */
     private boolean renew() {
         if (stopped) {

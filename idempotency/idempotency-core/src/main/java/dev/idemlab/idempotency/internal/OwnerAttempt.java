@@ -25,7 +25,7 @@ final class OwnerAttempt<T> extends Heartbeat {
     private static final Logger LOG = LoggerFactory.getLogger(OwnerAttempt.class);
     /**
      * How many leases, at most, a completion that failed is retried in the background, renewing the
-     * reservation meanwhile. Past the first lease only while the renewals keep the lease confirmed: a
+     * reservation meanwhile. Past the first lease only while the renewals get through: a
      * store whose writes fail while renewals pass (its pool busy, its circuit open, renewals on their
      * own connections) would otherwise see the settle give up, the renewals stop and a retry run the
      * action again, although the store was answering all along; in a total outage nothing is
@@ -131,7 +131,7 @@ final class OwnerAttempt<T> extends Heartbeat {
                     + "background, renewing the reservation meanwhile, and if it gives up the lease runs out", e);
             counters.duplicateRisk();
             coordinator.storeCalls().settleLater("completing after a failed complete", config.lease(),
-                    config.lease().multipliedBy(COMPLETION_SETTLE_LEASES), this::leaseStillConfirmed,
+                    config.lease().multipliedBy(COMPLETION_SETTLE_LEASES), this::renewalsGetThrough,
                     () -> store.complete(namespace, token, fingerprint, stored, config.ttl()), this::stop);
             return true;
         }
