@@ -25,11 +25,13 @@ import java.util.concurrent.Callable;
                 + "header-07): concurrent identical requests (identical answers? how many resources? how many "
                 + "charges, if the server offers GET /ledger?), the key with another body (422?), no key (400?), a "
                 + "retry after success (replayed?), a retry after a 5xx (run again? needs POST /faults), keys of 255 "
-                + "and 256 characters (N and N+1 with --key-max-length N), the key in other syntaxes (bare token, List, two field lines, empty), one key "
-                + "from two clients, a retry after an application 4xx, problem details on refusals, Retry-After on "
-                + "409. Each row says whose rule it checks: the draft's (with its section), common practice, this "
-                + "lab's, or the API's published rule where --key, --key-max-length, --stores-5xx or --in-flight "
-                + "declares it. Prints a conformance table; exit 1 names the violated rule.")
+                + "and 256 characters (N and N+1 with --key-max-length N; with --key-format uuid, every key a random "
+                + "UUID and one of 36 characters that is not a UUID instead), the key in other syntaxes (bare token, "
+                + "List, two field lines, empty), one key from two clients, a retry after an application 4xx, "
+                + "problem details on refusals, Retry-After on 409. Each row says whose rule it checks: the draft's "
+                + "(with its section), common practice, this lab's, or the API's published rule where --key, "
+                + "--key-format, --key-max-length, --stores-5xx or --in-flight declares it. Prints a conformance "
+                + "table; exit 1 names the violated rule.")
 final class ProbeCommand implements Callable<Integer> {
 
     static final int MAX_CONCURRENCY = 256;

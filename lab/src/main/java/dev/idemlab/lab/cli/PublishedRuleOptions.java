@@ -18,6 +18,13 @@ final class PublishedRuleOptions {
                     + "only noted.")
     String key;
 
+    @Option(names = "--key-format", paramLabel = "any|uuid", defaultValue = "any",
+            description = "The key format the API publishes: any, or uuid (a UUID in its canonical 36-character form: "
+                    + "every key the probe sends is a random UUID, and the rows on the key's length give way to one "
+                    + "key of 36 characters that is not a UUID, which must be 400). Not with --key-max-length. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    String keyFormat;
+
     @Option(names = "--key-max-length", paramLabel = "N",
             description = "The longest key the API publishes it accepts, 1 to " + PublishedRules.MAX_KEY_MAX_LENGTH
                     + ": the probe sends keys of N characters (must be accepted) and N+1 (must be 400). Default: "
@@ -39,7 +46,21 @@ final class PublishedRuleOptions {
 
     /** @throws UsageException naming the rule an option breaks */
     PublishedRules rules() {
-        return new PublishedRules(key(), keyMaxLength(), serverErrors(), inFlight());
+        PublishedRules.KeyFormat format = keyFormat();
+        if (format == PublishedRules.KeyFormat.UUID && keyMaxLength != null) {
+            throw new UsageException("--key-format uuid cannot go with --key-max-length: a UUID's length is fixed "
+                    + "(36 characters), so the API publishes no maximum of its own");
+        }
+        return new PublishedRules(key(), format, keyMaxLength(), serverErrors(), inFlight());
+    }
+
+    private PublishedRules.KeyFormat keyFormat() {
+        return switch (keyFormat.toLowerCase(Locale.ROOT)) {
+            case "any" -> PublishedRules.KeyFormat.ANY;
+            case "uuid" -> PublishedRules.KeyFormat.UUID;
+            default -> throw new UsageException("--key-format must be any or uuid (the key format the API "
+                    + "publishes), got '" + keyFormat + "'");
+        };
     }
 
     private PublishedRules.Key key() {

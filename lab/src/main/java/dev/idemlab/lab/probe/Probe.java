@@ -10,7 +10,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -20,12 +19,13 @@ import java.util.concurrent.Future;
  * A black-box check of an HTTP API that claims Idempotency-Key support
  * (draft-ietf-httpapi-idempotency-key-header-07): concurrent identical requests, a key reused with
  * another body, no key, a retry after success, a retry after a 5xx, keys of the longest accepted length
- * and one more (255 and 256 unless the API publishes its own),
+ * and one more (255 and 256 unless the API publishes its own; where it publishes that a key is a UUID, one key
+ * of a UUID's length that is not one, every other key a random UUID),
  * the key's field in other syntaxes (a bare token, a List, two field lines, an empty String), one key
  * from two clients, a retry after an application 4xx, whether refusals are problem details or link the
  * documentation, and whether a 409 carries Retry-After.
- * Each check uses a key of its own, fresh in every run, so that a probe can be run again on the same
- * server. Each row says whose rule it checks: the draft's (with its section), common practice, or
+ * Each check uses a key of its own, fresh in every run ({@link ProbeKeys}), so that a probe can be run
+ * again on the same server. Each row says whose rule it checks: the draft's (with its section), common practice, or
  * this lab's own (no key is 400 only where the API requires one; a 5xx the draft lets be stored; keys
  * up to 255 characters), and a server that follows the draft where this lab is stricter gets a note,
  * not a failure; or, where the user declares them ({@link PublishedRules}), the API's own published
@@ -42,7 +42,7 @@ public final class Probe {
     private final ProbeSettings settings;
     private final ProbeClient client;
     private final RuleVerdicts verdicts;
-    private final String run = UUID.randomUUID().toString().substring(0, 8);
+    private final ProbeKeys keys;
     private boolean ledgerOffered;
     /** Every 400, 409 and 422 the checks got, for the row on how refusals explain themselves. */
     private final List<ProbeClient.Answer> refusals = new ArrayList<>();
@@ -53,27 +53,32 @@ public final class Probe {
         this.settings = settings;
         this.client = new ProbeClient(settings);
         this.verdicts = new RuleVerdicts(settings.rules());
+        this.keys = new ProbeKeys(settings.rules().keyFormat());
     }
 
     /** Runs every check, in order. */
     public List<ProbeRow> run() throws IOException, InterruptedException {
         ledgerOffered = client.ledger().isPresent();
         List<ProbeRow> rows = new ArrayList<>();
-        String concurrentKey = key("concurrent");
+        String concurrentKey = keys.of("concurrent");
         rows.add(concurrent(concurrentKey));
         rows.add(keyReuse(concurrentKey));
         rows.add(noKey());
-        rows.add(retryAfterSuccess(key("retry")));
-        rows.add(keyValue(key("retry")));
-        rows.add(retryAfterServerError(key("after-5xx")));
-        rows.add(longKey(settings.rules().maxKeyLength()));
-        rows.add(longKey(settings.rules().maxKeyLength() + 1));
-        rows.add(syntax("bare token", List.of(key("bare")), true));
-        rows.add(syntax("List", List.of("\"" + key("list-a") + "\", \"" + key("list-b") + "\""), false));
-        rows.add(syntax("two field lines", List.of("\"" + key("lines") + "\"", "\"" + key("lines") + "\""), false));
+        rows.add(retryAfterSuccess(keys.of("retry")));
+        rows.add(keyValue(keys.of("retry")));
+        rows.add(retryAfterServerError(keys.of("after-5xx")));
+        if (settings.rules().keyFormat() == PublishedRules.KeyFormat.UUID) {
+            rows.add(notAUuid());
+        } else {
+            rows.add(longKey(settings.rules().maxKeyLength()));
+            rows.add(longKey(settings.rules().maxKeyLength() + 1));
+        }
+        rows.add(syntax("bare token", List.of(keys.of("bare")), true));
+        rows.add(syntax("List", List.of("\"" + keys.of("list-a") + "\", \"" + keys.of("list-b") + "\""), false));
+        rows.add(syntax("two field lines", List.of("\"" + keys.of("lines") + "\"", "\"" + keys.of("lines") + "\""), false));
         rows.add(syntax("empty String", List.of("\"\""), false));
-        rows.add(scoping(key("scope")));
-        rows.add(applicationError(key("4xx")));
+        rows.add(scoping(keys.of("scope")));
+        rows.add(applicationError(keys.of("4xx")));
         rows.add(refusalsExplained());
         rows.add(retryAfter());
         return rows;
@@ -82,19 +87,6 @@ public final class Probe {
     /** Whether the server offered {@code GET /ledger}. */
     public boolean ledgerOffered() {
         return ledgerOffered;
-    }
-
-    private String key(String check) {
-        return "probe-" + run + "-" + check;
-    }
-
-    /**
-     * A key of exactly {@code length} characters, this run's own, so that no two probes share one: the
-     * run's id comes first, so that a key as short as 8 characters still differs from run to run.
-     */
-    private String keyOfLength(int length) {
-        String head = run + "-probe-length-" + length + "-";
-        return head.length() >= length ? head.substring(0, length) : head + "k".repeat(length - head.length());
     }
 
     private ProbeRow concurrent(String key) throws IOException, InterruptedException {
@@ -208,7 +200,14 @@ public final class Probe {
     }
 
     private ProbeRow longKey(int length) throws IOException, InterruptedException {
-        return verdicts.keyOfLength(length, client.send(keyOfLength(length), ProbeSettings.FIRST_AMOUNT));
+        return verdicts.keyOfLength(length, client.send(keys.ofLength(length), ProbeSettings.FIRST_AMOUNT));
+    }
+
+    /** Where the API publishes that a key is a UUID: one that is not must be refused. */
+    private ProbeRow notAUuid() throws IOException, InterruptedException {
+        ProbeClient.Answer answer = client.send(keys.notAUuid(), ProbeSettings.FIRST_AMOUNT);
+        noteRefusal(answer);
+        return verdicts.notAUuid(answer);
     }
 
     private void noteRefusal(ProbeClient.Answer answer) {

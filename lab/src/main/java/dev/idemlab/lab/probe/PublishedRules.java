@@ -5,25 +5,27 @@ import java.util.OptionalInt;
 
 /**
  * The rules an API publishes for its Idempotency-Key where it may choose its own: whether the key is
- * required, how long it may be, whether a 5xx answer is stored, and what a request whose key is in
+ * required, its format, how long it may be, whether a 5xx answer is stored, and what a request whose key is in
  * flight gets. Each one the user declares is what the probe judges that row by, labelled the API's
  * published rule; each one left undeclared is judged as before, by this lab's rule or what the draft
  * allows. Immutable and thread-safe.
  *
  * @param key whether the API requires a key, or {@link Key#UNDECLARED}
+ * @param keyFormat the key's format: any, or a UUID
  * @param keyMaxLength the longest key the API accepts, or empty when it publishes none (then
  *     {@link #DEFAULT_KEY_MAX_LENGTH}, this lab's rule)
  * @param serverErrors whether the API stores a 5xx answer and replays it, or {@link ServerErrors#EITHER}
  * @param inFlight what a request gets while an identical one is in flight, or {@link InFlight#EITHER}
  */
-public record PublishedRules(Key key, OptionalInt keyMaxLength, ServerErrors serverErrors, InFlight inFlight) {
+public record PublishedRules(Key key, KeyFormat keyFormat, OptionalInt keyMaxLength, ServerErrors serverErrors,
+                             InFlight inFlight) {
 
     /** The longest key this lab's own rule accepts, and the probe's length when the API publishes none. */
     public static final int DEFAULT_KEY_MAX_LENGTH = 255;
     /** The longest key length a user may declare. */
     public static final int MAX_KEY_MAX_LENGTH = 10_000;
     /** Nothing declared: every row judged as the lab and the draft have it. */
-    public static final PublishedRules NONE = new PublishedRules(Key.UNDECLARED, OptionalInt.empty(),
+    public static final PublishedRules NONE = new PublishedRules(Key.UNDECLARED, KeyFormat.ANY, OptionalInt.empty(),
             ServerErrors.EITHER, InFlight.EITHER);
 
     /** What the API publishes on a request without a key. */
@@ -34,6 +36,17 @@ public record PublishedRules(Key key, OptionalInt keyMaxLength, ServerErrors ser
         REQUIRED,
         /** A request without a key runs as any other, 2xx. */
         OPTIONAL
+    }
+
+    /** The key format the API publishes. */
+    public enum KeyFormat {
+        /** Any key: the probe sends its own, naming the run and the check, and checks the key's length. */
+        ANY,
+        /**
+         * A UUID in its canonical 36-character form: every key the probe sends is a random UUID, and one of
+         * a UUID's length that is not a UUID must be refused with 400.
+         */
+        UUID
     }
 
     /** What the API publishes on a retry after a 5xx. */
@@ -58,10 +71,12 @@ public record PublishedRules(Key key, OptionalInt keyMaxLength, ServerErrors ser
 
     /**
      * @throws NullPointerException when a component is null
-     * @throws IllegalArgumentException when {@code keyMaxLength} is outside 1 to {@link #MAX_KEY_MAX_LENGTH}
+     * @throws IllegalArgumentException when {@code keyMaxLength} is outside 1 to {@link #MAX_KEY_MAX_LENGTH},
+     *     or given with {@link KeyFormat#UUID}, whose length is fixed
      */
     public PublishedRules {
         Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(keyFormat, "keyFormat");
         Objects.requireNonNull(keyMaxLength, "keyMaxLength");
         Objects.requireNonNull(serverErrors, "serverErrors");
         Objects.requireNonNull(inFlight, "inFlight");
@@ -71,6 +86,10 @@ public record PublishedRules(Key key, OptionalInt keyMaxLength, ServerErrors ser
                         + MAX_KEY_MAX_LENGTH + ", got " + length);
             }
         });
+        if (keyFormat == KeyFormat.UUID && keyMaxLength.isPresent()) {
+            throw new IllegalArgumentException("a UUID's length is fixed: no maximum key length goes with the UUID "
+                    + "key format, got " + keyMaxLength.getAsInt());
+        }
     }
 
     /** The longest key the probe expects accepted: the API's, or this lab's when it publishes none. */

@@ -4,7 +4,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The verdicts of the rows whose rule an API may publish for itself (no key, the key's length, a retry
+ * The verdicts of the rows whose rule an API may publish for itself (no key, the key's format and length, a retry
  * after a 5xx, a request in flight): by the rule the user declared, labelled the API's published rule,
  * else as this lab's rule or the draft has it, where a server that follows the draft gets a note, not a
  * failure. The probe sends; this judges what came back. Immutable and thread-safe.
@@ -66,6 +66,18 @@ final class RuleVerdicts {
         }
         return ProbeRow.fail(check, expected, got, "a key longer than " + max + " characters is a client error, 400"
                 + (declared ? " (" + PUBLISHED + ")" : ""));
+    }
+
+    /**
+     * The row on a key of a UUID's length that is not a UUID, where the API publishes that a key is one: it
+     * replaces the rows on the key's length, which a UUID's fixed length leaves nothing to say about.
+     */
+    ProbeRow notAUuid(ProbeClient.Answer answer) {
+        String check = "key not a UUID (36 characters)";
+        String expected = "400 (" + PUBLISHED + ": the key is a UUID)";
+        String got = Probe.describe(answer) + (answer.ok() ? ": accepted" : "");
+        return ProbeRow.of(answer.status() == 400, check, expected, got, "a key that is not a UUID is a client "
+                + "error, 400 (" + PUBLISHED + ": the key is a UUID)");
     }
 
     /** What the row on a retry after a 5xx expects. */

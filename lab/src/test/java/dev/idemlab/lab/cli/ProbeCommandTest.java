@@ -1,5 +1,6 @@
 package dev.idemlab.lab.cli;
 
+import com.sun.net.httpserver.HttpServer;
 import dev.idemlab.idempotency.IdempotencyConfig;
 import dev.idemlab.idempotency.store.memory.InMemoryIdempotencyStore;
 import dev.idemlab.lab.http.DemoProvider;
@@ -10,7 +11,13 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -20,6 +27,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * flight; nothing here asserts a duration.
  */
 class ProbeCommandTest {
+
+    /** A UUID in its canonical form, as {@code UUID.randomUUID().toString()} writes it. */
+    private static final Pattern UUID_FORM = Pattern.compile(
+            "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
 
     private static DemoServer serve(LabPolicy policy) throws Exception {
         return serve(policy, Duration.ofMillis(500), true);
@@ -45,18 +56,45 @@ class ProbeCommandTest {
         return LabRun.of(args);
     }
 
-    /** The lengths of the keys the server passed to its provider, from its {@code GET /ledger}. */
-    private static java.util.Set<Integer> keyLengthsCharged(DemoServer server) throws Exception {
+    /** The keys the server passed to its provider, from its {@code GET /ledger}. */
+    private static List<String> keysCharged(DemoServer server) throws Exception {
         var ledger = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
                 server.uri().resolve("/ledger")).header("Authorization", "Bearer client-a").GET().build(),
                 java.net.http.HttpResponse.BodyHandlers.ofString());
-        java.util.Set<Integer> lengths = new java.util.TreeSet<>();
+        List<String> keys = new java.util.ArrayList<>();
         new com.fasterxml.jackson.databind.ObjectMapper().readTree(ledger.body()).forEach(charge -> {
             if (charge.path("idempotency_key").isTextual()) {
-                lengths.add(charge.get("idempotency_key").asText().length());
+                keys.add(charge.get("idempotency_key").asText());
             }
         });
-        return lengths;
+        return keys;
+    }
+
+    /** The lengths of the keys the server passed to its provider. */
+    private static java.util.Set<Integer> keyLengthsCharged(DemoServer server) throws Exception {
+        return keysCharged(server).stream().map(String::length).collect(java.util.stream.Collectors.toCollection(
+                java.util.TreeSet::new));
+    }
+
+    /**
+     * An API that publishes that its key is a UUID: a request whose key field is not one String holding a
+     * UUID is 400, a UUID key's first answer is replayed. It offers no ledger. One thread serves it.
+     */
+    private static HttpServer uuidKeysOnly() throws Exception {
+        HttpServer api = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        Map<String, String> answers = new HashMap<>();
+        api.createContext("/", exchange -> {
+            List<String> key = exchange.getRequestHeaders().get("Idempotency-Key");
+            boolean uuid = key != null && key.size() == 1 && key.get(0).matches("\"" + UUID_FORM.pattern() + "\"");
+            byte[] body = (uuid ? answers.computeIfAbsent(key.get(0), k -> "{\"id\":\"ch_" + (answers.size() + 1)
+                    + "\"}") : "{}").getBytes(StandardCharsets.UTF_8);
+            exchange.getRequestBody().readAllBytes();
+            exchange.sendResponseHeaders(uuid ? 201 : 400, body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        api.start();
+        return api;
     }
 
     /**
@@ -102,6 +140,55 @@ class ProbeCommandTest {
                     .contains("violated (key of 101 characters): a key longer than 100 characters is a client error, "
                             + "400 (the API's published rule)");
             assertThat(keyLengthsCharged(server)).contains(100, 101).doesNotContain(255, 256);
+        }
+    }
+
+    /**
+     * Issue 28, item 3: an API may publish that its key is a UUID. The lab's own server takes any key up to
+     * 255 characters, so it breaks that rule on the one row that sends a key that is not a UUID, and only there.
+     */
+    @Test
+    void aDeclaredUuidKeyFormatSendsUuidsAndOneKeyThatIsNotOne() throws Exception {
+        try (DemoServer server = serve(LabPolicy.RAISE, Duration.ofMillis(100), true)) {
+            LabRun run = probe(server, "--key-format", "uuid");
+            assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(1);
+            assertThat(run.out()).doesNotContain("key of 255").doesNotContain("key of 256")
+                    .containsPattern("key not a UUID \\(36 characters\\) +400 \\(the API's published rule: the key is "
+                            + "a UUID\\) +201 ch_\\d+: accepted +fail")
+                    .contains("violated (key not a UUID (36 characters)): a key that is not a UUID is a client error, "
+                            + "400 (the API's published rule: the key is a UUID)")
+                    .contains("1 check(s) failed");
+            List<String> keys = keysCharged(server);
+            assertThat(keys).filteredOn(key -> !UUID_FORM.matcher(key).matches()).singleElement()
+                    .satisfies(key -> assertThat(key).hasSize(36));
+            assertThat(keys).filteredOn(key -> UUID_FORM.matcher(key).matches()).hasSizeGreaterThanOrEqualTo(4);
+        }
+    }
+
+    /** The probe's own keys are no UUIDs: such an API refuses every row's key, and only uuid gets past it. */
+    @ParameterizedTest(name = "--key-format {0}")
+    @CsvSource({"uuid", "any"})
+    void anApiThatTakesOnlyUuidsIsJudgedByItsOtherRulesUnderTheUuidFormat(String format) throws Exception {
+        HttpServer api = uuidKeysOnly();
+        try {
+            LabRun run = LabRun.of("probe", "--url", "http://127.0.0.1:" + api.getAddress().getPort() + "/charge",
+                    "--key-format", format);
+            if (format.equals("uuid")) {
+                assertThat(run.out()).as(run.out() + run.err())
+                        .containsPattern("key not a UUID \\(36 characters\\) +400 \\(the API's published rule.* "
+                                + "+400 +pass")
+                        .containsPattern("concurrent identical x8 +.* 8x201; 1 distinct 2xx body; 1 resource id "
+                                + ".*note")
+                        .containsPattern("retry after success +.* 201 ch_\\d+, then 201 ch_\\d+, identical body "
+                                + "+pass")
+                        .doesNotContain("key of 255");
+            } else {
+                assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(1);
+                assertThat(run.out()).containsPattern("concurrent identical x8 +.* 8x400; .*fail")
+                        .contains("violated (retry after success)").doesNotContain("key not a UUID");
+            }
+        } finally {
+            api.stop(0);
         }
     }
 
@@ -156,10 +243,12 @@ class ProbeCommandTest {
         LabRun run = LabRun.of("probe", "--help");
         assertThat(run.exitCode()).isZero();
         assertThat(run.out()).contains("--key=required|optional").contains("--key-max-length=N")
+                .contains("--key-format=any|uuid")
                 .contains("--stores-5xx=yes|no").contains("--in-flight=wait|409|either");
         assertThat(run.out().replaceAll("\\s+", " ")).contains("keys of 255 and 256 characters (N and N+1 with "
-                + "--key-max-length N)").contains("the API's published rule where --key, --key-max-length, --stores-5xx "
-                + "or --in-flight declares it");
+                + "--key-max-length N; with --key-format uuid, every key a random UUID and one of 36 characters that is "
+                + "not a UUID instead)").contains("the API's published rule where --key, --key-format, "
+                + "--key-max-length, --stores-5xx or --in-flight declares it");
     }
 
     @ParameterizedTest(name = "{0}")
@@ -237,6 +326,9 @@ class ProbeCommandTest {
             "probe --url http://127.0.0.1:1/a --key-max-length 10001|--key-max-length must be between 1 and 10000",
             "probe --url http://127.0.0.1:1/a --key-max-length many|Invalid value for option '--key-max-length'",
             "probe --url http://127.0.0.1:1/a --stores-5xx sometimes|--stores-5xx must be yes or no",
+            "probe --url http://127.0.0.1:1/a --key-format guid|--key-format must be any or uuid",
+            "probe --url http://127.0.0.1:1/a --key-format uuid --key-max-length 36|--key-format uuid cannot go with "
+                    + "--key-max-length: a UUID's length is fixed",
             "probe --url http://127.0.0.1:1/a --in-flight later|--in-flight must be wait, 409 or either",
             "serve --store floppy|--store must be one of",
             "serve --store memory --port 70000|--port must be 0 to 65535",
