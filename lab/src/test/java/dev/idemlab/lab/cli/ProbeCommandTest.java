@@ -269,12 +269,16 @@ class ProbeCommandTest {
         }
     }
 
-    /** Issue 28: the probe sent one 255-character key on every run, so a second probe of a server failed. */
+    /**
+     * Issue 28: the probe sent one 255-character key on every run, so a second probe of a server failed,
+     * and so did a probe of another path of it.
+     */
     @Test
-    void aSecondProbeOfTheSameServerPassesToo() throws Exception {
+    void aSecondProbeOfTheSameServerPassesTooAndSoDoesOneOfAnotherPath() throws Exception {
         try (DemoServer server = serve(LabPolicy.RAISE)) {
-            for (int run = 1; run <= 2; run++) {
-                LabRun probe = LabRun.of("probe", "--url", server.uri() + "/orders/o-1/charge");
+            for (int run = 1; run <= 3; run++) {
+                String order = run < 3 ? "o-1" : "o-2";
+                LabRun probe = LabRun.of("probe", "--url", server.uri() + "/orders/" + order + "/charge");
                 assertThat(probe.exitCode()).as("run " + run + ": " + probe.out() + probe.err()).isZero();
                 assertThat(probe.out()).contains("every check passed").contains("422 (draft 2.7)")
                         .contains("this lab's rule");
