@@ -82,6 +82,12 @@ class CompletionSettleOutlastsALeaseTest {
         }
     }
 
+    /** A coordinator on the fake ticker that beats every 50 ms and gives a failed call no patience. */
+    private IdempotencyCoordinator coordinatorOn(FailingCompletions store) {
+        return IdempotencyCoordinator.builder(store).ticker(ticker).config(IdempotencyConfig.custom().lease(LEASE)
+                .heartbeatInterval(BEAT).storePatience(Duration.ofMillis(1)).build()).build();
+    }
+
     private CompletableFuture<IdempotentResult<Charge>> charge(IdempotencyCoordinator coordinator) {
         return CompletableFuture.supplyAsync(() -> coordinator.call(chargeCall("k1", 10), CHARGE,
                 () -> stage.provider.charge("order-42", 10, "k1")), callers);
@@ -90,9 +96,7 @@ class CompletionSettleOutlastsALeaseTest {
     @Test
     void aCompletionThatFailsForLongerThanALeaseStillLandsAndTheRetryReplays() throws Exception {
         FailingCompletions store = new FailingCompletions();
-        IdempotencyCoordinator coordinator = IdempotencyCoordinator.builder(store).ticker(ticker)
-                .config(IdempotencyConfig.custom().lease(LEASE).heartbeatInterval(BEAT)
-                        .storePatience(Duration.ofMillis(1)).build()).build();
+        IdempotencyCoordinator coordinator = coordinatorOn(store);
         CompletableFuture<IdempotentResult<Charge>> holder = charge(coordinator);
         stage.awaitCallsInsideProvider(1);
         stage.open(1);
@@ -112,9 +116,7 @@ class CompletionSettleOutlastsALeaseTest {
     @Test
     void aHolderWhoseLeaseRanOutByItsClockButWhoseRenewalsGetThroughAgainIsStillSettled() throws Exception {
         FailingCompletions store = new FailingCompletions();
-        IdempotencyCoordinator coordinator = IdempotencyCoordinator.builder(store).ticker(ticker)
-                .config(IdempotencyConfig.custom().lease(LEASE).heartbeatInterval(BEAT)
-                        .storePatience(Duration.ofMillis(1)).build()).build();
+        IdempotencyCoordinator coordinator = coordinatorOn(store);
         CompletableFuture<IdempotentResult<Charge>> holder = charge(coordinator);
         stage.awaitCallsInsideProvider(1);
         store.renewalRepliesLost.set(true);
