@@ -44,8 +44,7 @@ class AsyncStagesAlwaysCompleteTest {
     }
 
     private CompletableFuture<Charge> holder(IdempotencyCoordinator coordinator) throws InterruptedException {
-        CompletableFuture<Charge> holder = CompletableFuture.supplyAsync(() -> coordinator.execute(chargeCall("k1", 10),
-                CHARGE, () -> stage.provider.charge("order-42", 10, "k1")), callers);
+        CompletableFuture<Charge> holder = stage.execute(coordinator, callers);
         stage.awaitCallsInsideProvider(1);
         return holder;
     }

@@ -178,8 +178,7 @@ class CallAndCallAsyncAnswerAlikeTest {
 
     /** The first caller, A: it holds the key while the provider's first call is gated. */
     private CompletableFuture<Charge> holder(IdempotencyCoordinator coordinator) {
-        return CompletableFuture.supplyAsync(() -> coordinator.execute(chargeCall("k1", 10), CHARGE,
-                () -> stage.provider.charge("order-42", 10, "k1")), callers);
+        return stage.execute(coordinator, callers);
     }
 
     /** The caller under test, B, for {@code amount} (10: the same request as A's; 20: another one). */

@@ -16,8 +16,6 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import static dev.idemlab.idempotency.RaceStage.CHARGE;
-import static dev.idemlab.idempotency.RaceStage.chargeCall;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -89,8 +87,7 @@ class CompletionSettleOutlastsALeaseTest {
     }
 
     private CompletableFuture<IdempotentResult<Charge>> charge(IdempotencyCoordinator coordinator) {
-        return CompletableFuture.supplyAsync(() -> coordinator.call(chargeCall("k1", 10), CHARGE,
-                () -> stage.provider.charge("order-42", 10, "k1")), callers);
+        return stage.call(coordinator, callers);
     }
 
     @Test

@@ -9,8 +9,10 @@ import dev.idemlab.provider.ProviderObserver;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
@@ -92,4 +94,16 @@ final class RaceStage {
     }
 
     static final ResultCodec<Charge> CHARGE = ResultCodec.json(Charge.class);
+
+    /** A caller on {@code callers} that charges order-42 for 10 under key k1 through {@code coordinator.call}. */
+    CompletableFuture<IdempotentResult<Charge>> call(IdempotencyCoordinator coordinator, Executor callers) {
+        return CompletableFuture.supplyAsync(() -> coordinator.call(chargeCall("k1", 10), CHARGE,
+                () -> provider.charge("order-42", 10, "k1")), callers);
+    }
+
+    /** The same caller through {@code coordinator.execute}: the charge alone. */
+    CompletableFuture<Charge> execute(IdempotencyCoordinator coordinator, Executor callers) {
+        return CompletableFuture.supplyAsync(() -> coordinator.execute(chargeCall("k1", 10), CHARGE,
+                () -> provider.charge("order-42", 10, "k1")), callers);
+    }
 }

@@ -72,8 +72,7 @@ class StorageErrorTest {
     }
 
     private CompletableFuture<Charge> charge(IdempotencyCoordinator coordinator) {
-        return CompletableFuture.supplyAsync(() -> coordinator.execute(chargeCall("k1", 10), CHARGE,
-                () -> stage.provider.charge("order-42", 10, "k1")), callers);
+        return stage.execute(coordinator, callers);
     }
 
     @Test

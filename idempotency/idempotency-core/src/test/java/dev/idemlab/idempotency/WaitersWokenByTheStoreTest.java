@@ -57,8 +57,7 @@ class WaitersWokenByTheStoreTest {
     }
 
     private CompletableFuture<Charge> holder() {
-        return CompletableFuture.supplyAsync(() -> coordinator.execute(chargeCall("k1", 10), CHARGE,
-                () -> stage.provider.charge("order-42", 10, "k1")), callers);
+        return stage.execute(coordinator, callers);
     }
 
     @Test
