@@ -2,7 +2,10 @@ package dev.idemlab.idempotency;
 
 /**
  * The store failed and the coordinator is configured {@link StoreFailureMode#FAIL_CLOSED}: the
- * action was not run. HTTP 503.
+ * action was not run. Also thrown, in either mode, when the transaction of a local effect (see
+ * {@code spi.TransactionalAction}) could not be opened or committed with its record: effect and record
+ * then landed together or not at all, and a retry with the same key replays them or runs once.
+ * HTTP 503.
  */
 public final class IdempotencyStoreUnavailableException extends IdempotencyException {
 
@@ -13,8 +16,14 @@ public final class IdempotencyStoreUnavailableException extends IdempotencyExcep
 
     public IdempotencyStoreUnavailableException(String operation, String key, String store,
                                                 StorePhase phase, Throwable cause) {
+        this(operation, key, store, phase, "the coordinator fails closed", cause);
+    }
+
+    /** With what the failure meant for the call ({@code consequence}), for a message that says it. */
+    public IdempotencyStoreUnavailableException(String operation, String key, String store,
+                                                StorePhase phase, String consequence, Throwable cause) {
         super(operation, key, "idempotency store '" + store + "' failed during "
-                + phase.name().toLowerCase(java.util.Locale.ROOT) + " and the coordinator fails closed: "
+                + phase.name().toLowerCase(java.util.Locale.ROOT) + " and " + consequence + ": "
                 + cause.getMessage(), cause);
         this.store = store;
         this.phase = phase;

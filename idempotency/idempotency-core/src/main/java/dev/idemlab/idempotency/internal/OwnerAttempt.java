@@ -10,6 +10,7 @@ import dev.idemlab.idempotency.spi.IdempotencyRecord.Completed;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.idempotency.spi.IdempotencyStoreException;
 import dev.idemlab.idempotency.spi.StoredResult;
+import dev.idemlab.idempotency.spi.TransactionalAction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,6 +60,9 @@ final class OwnerAttempt<T> extends Heartbeat {
         if (Thread.currentThread().isInterrupted()) {
             withoutInterrupt(this::release);
             throw coordinator.interrupted(call, null);
+        }
+        if (action instanceof TransactionalAction<T, E> local) {
+            return new LocalCompletion<>(this, coordinator, call).run(fence, codec, local, answer);
         }
         coordinator.heartbeats().start(this);
         T value;
@@ -169,7 +173,7 @@ final class OwnerAttempt<T> extends Heartbeat {
      * that keeps failing is settled in the background (token-checked), whichever error came last, so
      * that a retry does not wait out the lease on a marker nobody holds.
      */
-    private boolean release() {
+    boolean release() {
         IdempotencyStore store = coordinator.storeClient();
         long start = coordinator.storeCalls().now();
         try {
@@ -203,7 +207,7 @@ final class OwnerAttempt<T> extends Heartbeat {
     }
 
     /** Runs a store call with the interrupt flag set aside, and puts the flag back. */
-    private static boolean withoutInterrupt(java.util.function.BooleanSupplier storeCall) {
+    static boolean withoutInterrupt(java.util.function.BooleanSupplier storeCall) {
         boolean interrupted = Thread.interrupted();
         try {
             return storeCall.getAsBoolean();

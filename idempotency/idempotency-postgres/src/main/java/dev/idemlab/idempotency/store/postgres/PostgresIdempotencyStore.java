@@ -252,6 +252,15 @@ public final class PostgresIdempotencyStore implements IdempotencyStore, Complet
         }
     }
 
+    /** The pool requests use; {@link LocalEffects} opens its transactions there. */
+    DataSource pool() {
+        return pool;
+    }
+
+    RecordStatements statements() {
+        return sql;
+    }
+
     /** The configuration this store runs with. */
     public PostgresStoreConfig config() {
         return config;
@@ -385,7 +394,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore, Complet
         return duration.toNanos() / 1000;
     }
 
-    private IdempotencyStoreException failure(String operation, String namespace, Exception cause) {
+    IdempotencyStoreException failure(String operation, String namespace, Exception cause) {
         if (cause instanceof IdempotencyStoreException already) {
             return already;
         }

@@ -35,6 +35,17 @@ final class RecordStatements {
     /** Marks a row as waited on, so that its ending is notified; parameter: namespace. */
     final String watch;
     final String sweepExpired;
+    /** A holder's recovery points, oldest first; parameter: namespace. Columns: step, phase, output. */
+    final String stepsOf;
+    /** Parameters: namespace, step, phase, output, how long it is kept in microseconds. */
+    final String recordStep;
+    /** Forgets every recovery point of a namespace; parameter: namespace. */
+    final String forgetSteps;
+    /**
+     * Locks the reservation of a fence against a takeover until the transaction ends (a row means the
+     * fence still holds the key); parameters: namespace, fence.
+     */
+    final String holdFence;
     /** The channel complete and release notify, with a payload {@link EndingPayload} reads. */
     final String channel;
     final String serverVersion = "SHOW server_version";
@@ -54,7 +65,17 @@ final class RecordStatements {
         // Only a row that is not marked yet is written: a hundred waiters on one key write it once.
         this.watch = "UPDATE " + table + " SET watched = true WHERE namespace = ? AND NOT watched";
         // Bounded so that a sweep is a short statement too; SKIP LOCKED leaves rows a reserve is taking over.
-        this.sweepExpired = "DELETE FROM " + table + " WHERE namespace IN (SELECT namespace FROM " + table
+        this.stepsOf = "SELECT step, phase, output FROM " + table + "_steps WHERE namespace = ? ORDER BY step";
+        this.recordStep = "INSERT INTO " + table + "_steps (namespace, step, phase, output, expires_at) "
+                + "VALUES (?, ?, ?, ?, now() + ? * interval '1 microsecond') ON CONFLICT (namespace, step) DO NOTHING";
+        this.forgetSteps = "DELETE FROM " + table + "_steps WHERE namespace = ?";
+        // FOR SHARE: a takeover (an UPDATE of the row) waits until this transaction ends; the WHERE is
+        // checked again on the row's newest version, so a takeover committed first leaves no row.
+        this.holdFence = "SELECT 1 FROM " + table + " WHERE namespace = ? AND state = 'pending' AND fence = ? FOR SHARE";
+        // Recovery points nobody resumed go with the expired records, in the same bounded statement.
+        this.sweepExpired = "WITH steps AS (DELETE FROM " + table + "_steps WHERE ctid IN (SELECT ctid FROM "
+                + table + "_steps WHERE expires_at <= now() LIMIT 1000)) DELETE FROM " + table
+                + " WHERE namespace IN (SELECT namespace FROM " + table
                 + " WHERE expires_at <= now() LIMIT ? FOR UPDATE SKIP LOCKED)";
     }
 }

@@ -172,4 +172,19 @@ BEGIN
 END
 $$;
 
+-- Recovery points of multi-step operations (LocalEffects' workflows): one row per step a holder
+-- finished, written in the transaction of the step's own local effect (or right after a remote step),
+-- so that a retry of the namespace resumes after the last one. The transaction that completes the
+-- record deletes them; expires_at bounds what an operation nobody retries leaves, for the sweep.
+CREATE TABLE IF NOT EXISTS ${table}_steps (
+    namespace  text        NOT NULL,
+    step       integer     NOT NULL,
+    phase      text        NOT NULL,
+    output     text,
+    expires_at timestamptz NOT NULL,
+    PRIMARY KEY (namespace, step)
+);
+
+CREATE INDEX IF NOT EXISTS ${table}_steps_expires_at_idx ON ${table}_steps (expires_at);
+
 COMMENT ON TABLE ${table} IS 'idempotency records, schema version 3';
