@@ -10,7 +10,8 @@ import picocli.CommandLine.Command;
                 + "what every caller got beside what the provider's ledger charged.",
         subcommands = {InFlightCommand.class, KeyReuseCommand.class, ProviderTimeoutCommand.class,
                 StoreDownCommand.class, LeaseOverrunCommand.class, CrashMidChargeCommand.class,
-                ProviderAmbiguousCommand.class, ScopeCommand.class, LargeResultCommand.class, EvictionCommand.class, GhostReservationCommand.class, FailoverCommand.class,
+                ProviderAmbiguousCommand.class, ScopeCommand.class, LargeResultCommand.class, EvictionCommand.class, GhostReservationCommand.class,
+                CrashMidOrderCommand.class, StaleHolderOrderCommand.class, FailoverCommand.class,
                 AllScenariosCommand.class})
 final class ScenarioCommand implements Runnable {
 

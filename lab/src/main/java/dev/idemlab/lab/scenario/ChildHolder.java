@@ -55,10 +55,19 @@ public final class ChildHolder implements AutoCloseable {
      * @throws IllegalStateException if the JVM cannot be started
      */
     static ChildHolder start(StoreEndpoint store, Timeline timeline, String... args) {
+        return start(store, timeline, HolderMain.class, args);
+    }
+
+    /**
+     * Starts {@code main}, a holder of another kind (its own arguments, the same lines on standard output).
+     *
+     * @throws IllegalStateException if the JVM cannot be started
+     */
+    static ChildHolder start(StoreEndpoint store, Timeline timeline, Class<?> main, String... args) {
         ServerRegistry.reapStale(); // holders a killed lab left, stopped or not
         List<String> command = new ArrayList<>(List.of(javaBinary(), "-Xmx128m", "-XX:TieredStopAtLevel=1",
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-                "-cp", System.getProperty("java.class.path"), HolderMain.class.getName()));
+                "-cp", System.getProperty("java.class.path"), main.getName()));
         command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         builder.environment().putAll(store.environment());

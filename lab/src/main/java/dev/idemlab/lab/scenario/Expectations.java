@@ -44,6 +44,7 @@ public final class Expectations {
             }
             case "lease-overrun", "crash-mid-charge", "ghost-reservation", "provider-ambiguous", "scope",
                     "large-result", "eviction" -> FailureExpectations.check(run, problems);
+            case "crash-mid-order", "stale-holder-order" -> FailureExpectations.checkOrder(run, problems);
             case FailoverScenario.NAME -> checkFailover(run, problems);
             default -> problems.add("no expectation is known for scenario " + run.scenario());
         }

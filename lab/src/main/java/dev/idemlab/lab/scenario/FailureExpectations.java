@@ -52,6 +52,26 @@ final class FailureExpectations {
         }
     }
 
+    /**
+     * An order placement: mitigated, exactly one order row, one charge and (where the mode reached the
+     * mailer) one receipt, read back from the orders table and both ledgers; unmitigated, a duplicate
+     * order or charge, else the failure was not reproduced.
+     */
+    static void checkOrder(ScenarioRun run, List<String> problems) {
+        boolean mitigated = Boolean.TRUE.equals(run.settings().get("mitigated"));
+        int orders = ((Number) run.settings().get("orders")).intValue();
+        int receipts = ((Number) run.settings().get("receipts")).intValue();
+        int charges = run.charges().size();
+        if (mitigated && (orders != 1 || charges != 1 || receipts != 1)) {
+            problems.add(run.label() + " must leave exactly one order, one charge and one receipt; read back "
+                    + orders + " orders, ledger " + run.charges() + ", " + receipts + " receipts");
+        }
+        if (!mitigated && orders < 2 && charges < 2) {
+            problems.add(run.label() + " left no duplicate (" + orders + " orders, ledger " + run.charges()
+                    + "): the failure was not reproduced and the lab has lost its point");
+        }
+    }
+
     /** Without a reference the replay fails clearly; with one, every caller gets the first charge back whole. */
     private static void checkLargeResult(ScenarioRun run, boolean byReference, List<String> problems) {
         if (byReference) {

@@ -17,7 +17,18 @@ public final class Scenarios {
             new ScopeScenario(false), new ScopeScenario(true),
             new LargeResultScenario(false), new LargeResultScenario(true),
             new EvictionScenario(false), new EvictionScenario(true),
-            new GhostReservationScenario(false), new GhostReservationScenario(true));
+            new GhostReservationScenario(false), new GhostReservationScenario(true),
+            // Local effects: each way to place an order, killed after its charge; then a holder paused.
+            order(OrderScenario.Fault.CRASH, "RESULT_CACHE"), order(OrderScenario.Fault.CRASH, "RESERVATION"),
+            order(OrderScenario.Fault.CRASH, "DOWNSTREAM_KEY"), order(OrderScenario.Fault.CRASH, "TRANSACTIONAL"),
+            order(OrderScenario.Fault.CRASH, "WORKFLOW"),
+            new OrderScenario(OrderScenario.Fault.PAUSE, "DOWNSTREAM_KEY", "order_created"),
+            new OrderScenario(OrderScenario.Fault.PAUSE, "TRANSACTIONAL", "order_created"));
+
+    /** The crash the scenario list shows: right after the charge, where a retry finds the most to repeat. */
+    private static Scenario order(OrderScenario.Fault fault, String mode) {
+        return new OrderScenario(fault, mode, "charge_created");
+    }
 
     private Scenarios() { }
 

@@ -1,0 +1,230 @@
+package dev.idemlab.lab.scenario;
+
+import dev.idemlab.idempotency.ContextualAction;
+import dev.idemlab.idempotency.IdempotencyConfig;
+import dev.idemlab.idempotency.IdempotencyContext;
+import dev.idemlab.idempotency.IdempotencyCoordinator;
+import dev.idemlab.idempotency.IdempotentCall;
+import dev.idemlab.idempotency.ResultCodec;
+import dev.idemlab.idempotency.Fingerprint;
+import dev.idemlab.idempotency.spi.IdempotencyStore;
+import dev.idemlab.idempotency.store.postgres.LocalEffects;
+import dev.idemlab.idempotency.store.postgres.PostgresIdempotencyStore;
+import dev.idemlab.idempotency.store.postgres.Workflow;
+import dev.idemlab.lab.policy.LabPolicy;
+import dev.idemlab.provider.ChargeRequest;
+import dev.idemlab.provider.PaymentProvider;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Placing an order, the failure lab's example of an operation with local and remote effects: create
+ * the order (a row in {@code lab_orders}, in the store's own PostgreSQL), charge it (the provider),
+ * mark it paid (the row again), send the receipt (a second provider service, standing in for a mailer).
+ * One {@link Mode} per way of protecting it with a key, from the post's result cache to the record
+ * committed with the effect. Both the holder in a child JVM and the client's retry in the lab run it,
+ * so they take the same path. After each step it calls the {@link StepHook}: the holder's is where it
+ * is killed or paused. Thread-safe.
+ */
+final class OrderPlacement {
+
+    static final String OPERATION = "order.place";
+    static final String TABLE = "lab_orders";
+    /** The four steps, named after what each leaves behind. */
+    static final List<String> PHASES = List.of("order_created", "charge_created", "order_paid", "receipt_sent");
+
+    private static final ResultCodec<Workflow.Progress> PROGRESS = ResultCodec.json(Workflow.Progress.class);
+
+    /** How the order is protected. */
+    enum Mode {
+        /** The post's result cache: look up, run, store the result. */
+        RESULT_CACHE("result cache", false),
+        /** The reservation, each effect committed as it happens, nothing passed downstream. */
+        RESERVATION("reservation", false),
+        /** The reservation, with the downstream key on the charge and the receipt. */
+        DOWNSTREAM_KEY("reservation with the downstream key", false),
+        /** The order's rows and the record in one transaction, remote calls with the downstream key. */
+        TRANSACTIONAL("transactional (record committed with the order)", true),
+        /** A workflow: a recovery point per step, remote steps with a key of their own. */
+        WORKFLOW("workflow with recovery points", true);
+
+        final String label;
+        final boolean mitigated;
+
+        Mode(String label, boolean mitigated) {
+            this.label = label;
+            this.mitigated = mitigated;
+        }
+
+        static Mode parse(String name) {
+            return valueOf(name);
+        }
+    }
+
+    /** Called after each step with its phase. */
+    @FunctionalInterface
+    interface StepHook {
+        void after(String phase);
+    }
+
+    private final Mode mode;
+    private final PostgresIdempotencyStore store;
+    private final StoreEndpoint endpoint;
+    private final PaymentProvider provider;
+    private final PaymentProvider mailer;
+    private final StepHook hook;
+
+    OrderPlacement(Mode mode, PostgresIdempotencyStore store, StoreEndpoint endpoint, PaymentProvider provider,
+                   PaymentProvider mailer, StepHook hook) {
+        this.mode = mode;
+        this.store = store;
+        this.endpoint = endpoint;
+        this.provider = provider;
+        this.mailer = mailer;
+        this.hook = hook;
+    }
+
+    /** The coordinator the mode runs under: the lab's result cache, or the library's under WAIT. */
+    static IdempotencyCoordinator coordinator(Mode mode, IdempotencyStore store, Duration lease) {
+        IdempotencyConfig config = IdempotencyConfig.custom().lease(lease).waitTimeout(lease.multipliedBy(10)).build();
+        return CoordinatorFactory.LIBRARY.create(store, mode == Mode.RESULT_CACHE ? LabPolicy.RUN : LabPolicy.WAIT,
+                config);
+    }
+
+    /** Places order {@code orderRef} under {@code key}; returns what the call answered (the progress's outputs). */
+    String place(IdempotencyCoordinator coordinator, String key, String orderRef) throws Exception {
+        IdempotentCall call = IdempotentCall.of(OPERATION, key, Fingerprint.ofFields(Map.of("order", orderRef,
+                "amount", ScenarioSettings.AMOUNT)));
+        LocalEffects local = LocalEffects.of(store);
+        Workflow.Progress progress = switch (mode) {
+            case RESULT_CACHE, RESERVATION, DOWNSTREAM_KEY -> coordinator.execute(call, PROGRESS,
+                    (ContextualAction<Workflow.Progress, Exception>) context -> stepByStep(context, orderRef));
+            case TRANSACTIONAL -> coordinator.execute(call, PROGRESS,
+                    local.inTransaction((connection, context) -> inOneTransaction(connection, context, orderRef)));
+            case WORKFLOW -> coordinator.execute(call, PROGRESS, local.workflow(workflow(orderRef)));
+        };
+        return progress.outputs().toString();
+    }
+
+    /** Each effect committed as it happens (auto-commit), on a connection of its own. */
+    private Workflow.Progress stepByStep(IdempotencyContext context, String orderRef) throws SQLException {
+        String downstream = mode == Mode.DOWNSTREAM_KEY ? context.downstreamKey() : null;
+        try (Connection connection = connect()) {
+            return steps(connection, downstream, orderRef);
+        }
+    }
+
+    /** Every effect in the transaction the record completes in; the remote ones with the downstream key. */
+    private Workflow.Progress inOneTransaction(Connection connection, IdempotencyContext context, String orderRef)
+            throws SQLException {
+        return steps(connection, context.downstreamKey(), orderRef);
+    }
+
+    private Workflow.Progress steps(Connection connection, String downstream, String orderRef) throws SQLException {
+        Workflow.Progress progress = new Workflow.Progress(Map.of());
+        long order = createOrder(connection, orderRef);
+        progress = after(progress, "order_created", Long.toString(order));
+        String charge = charge(orderRef, downstream == null ? null : downstream + ":charge_created");
+        progress = after(progress, "charge_created", charge);
+        markPaid(connection, order, charge);
+        progress = after(progress, "order_paid", Long.toString(order));
+        String receipt = sendReceipt(orderRef, downstream == null ? null : downstream + ":receipt_sent");
+        return after(progress, "receipt_sent", receipt);
+    }
+
+    private Workflow.Progress after(Workflow.Progress progress, String phase, String output) {
+        hook.after(phase);
+        java.util.Map<String, String> next = new java.util.LinkedHashMap<>(progress.outputs());
+        next.put(phase, output);
+        return new Workflow.Progress(next);
+    }
+
+    /**
+     * The same four steps as a workflow. The hook of a step is called once that step committed: at the
+     * start of the next step (its recovery point is in by then), and for the last one as soon as the
+     * mailer answered, before its recovery point and the record's completion.
+     */
+    private Workflow workflow(String orderRef) {
+        return Workflow.builder()
+                .local("order_created", (connection, progress, context) -> Long.toString(createOrder(connection, orderRef)))
+                .remote("charge_created", (progress, key, context) -> {
+                    hook.after("order_created");
+                    return charge(orderRef, key);
+                })
+                .local("order_paid", (connection, progress, context) -> {
+                    hook.after("charge_created");
+                    markPaid(connection, Long.parseLong(progress.output("order_created")),
+                            progress.output("charge_created"));
+                    return progress.output("order_created");
+                })
+                .remote("receipt_sent", (progress, key, context) -> {
+                    hook.after("order_paid");
+                    String id = sendReceipt(orderRef, key);
+                    hook.after("receipt_sent");
+                    return id;
+                })
+                .build();
+    }
+
+    private long createOrder(Connection connection, String orderRef) throws SQLException {
+        try (PreparedStatement insert = connection.prepareStatement(
+                "INSERT INTO " + TABLE + " (order_ref, amount, status) VALUES (?, ?, 'created') RETURNING id")) {
+            insert.setString(1, orderRef);
+            insert.setLong(2, ScenarioSettings.AMOUNT);
+            try (ResultSet row = insert.executeQuery()) {
+                row.next();
+                return row.getLong(1);
+            }
+        }
+    }
+
+    private static void markPaid(Connection connection, long order, String charge) throws SQLException {
+        try (PreparedStatement update = connection.prepareStatement(
+                "UPDATE " + TABLE + " SET status = 'paid', charge_id = ? WHERE id = ?")) {
+            update.setString(1, charge);
+            update.setLong(2, order);
+            update.executeUpdate();
+        }
+    }
+
+    private String charge(String orderRef, String key) {
+        return provider.charge(new ChargeRequest(orderRef, ScenarioSettings.AMOUNT, key, null)).id();
+    }
+
+    private String sendReceipt(String orderRef, String key) {
+        return mailer.charge(new ChargeRequest(orderRef, 1, key, null)).id();
+    }
+
+    private Connection connect() throws SQLException {
+        return DriverManager.getConnection(endpoint.url(), endpoint.user(), endpoint.password());
+    }
+
+    /** Creates the orders table if it is not there: no unique constraint on the order, on purpose. */
+    static void createTable(StoreEndpoint endpoint) throws SQLException {
+        try (Connection connection = DriverManager.getConnection(endpoint.url(), endpoint.user(), endpoint.password());
+             Statement statement = connection.createStatement()) {
+            statement.execute("CREATE TABLE IF NOT EXISTS " + TABLE + " (id bigserial PRIMARY KEY, order_ref text NOT NULL, "
+                    + "amount bigint NOT NULL, status text NOT NULL, charge_id text)");
+        }
+    }
+
+    /** How many rows the orders table holds for {@code orderRef}: the ground truth of the local effect. */
+    static int orders(StoreEndpoint endpoint, String orderRef) throws SQLException {
+        try (Connection connection = DriverManager.getConnection(endpoint.url(), endpoint.user(), endpoint.password());
+             PreparedStatement count = connection.prepareStatement("SELECT count(*) FROM " + TABLE + " WHERE order_ref = ?")) {
+            count.setString(1, orderRef);
+            try (ResultSet row = count.executeQuery()) {
+                row.next();
+                return row.getInt(1);
+            }
+        }
+    }
+}
