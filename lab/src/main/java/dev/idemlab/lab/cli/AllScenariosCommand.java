@@ -13,7 +13,8 @@ import java.util.List;
                 + "then by the Stripe Java SDK's own retries; key-reuse, provider-timeout and "
                 + "store-down under wait), then the failure lab, each unmitigated variant beside its mitigation: "
                 + "store-down --downstream-key, lease-overrun, crash-mid-charge, provider-ambiguous, scope, "
-                + "large-result, eviction, ghost-reservation. failover runs on its own (lab scenario failover).")
+                + "large-result, eviction, ghost-reservation; then, on PostgreSQL, the local effects: crash-mid-order "
+                + "and stale-holder-order (skipped on other stores). failover runs on its own (lab scenario failover).")
 final class AllScenariosCommand extends AbstractScenarioCommand {
 
     @Override

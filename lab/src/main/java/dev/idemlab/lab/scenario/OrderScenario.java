@@ -148,6 +148,7 @@ public final class OrderScenario implements Scenario {
             reported.put("orders", orders);
             reported.put("receipts", receipts);
             reported.put("holderPid", pid);
+            reported.put("holderAliveAfterRun", ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false));
             reported.put("mitigated", mode.mitigated);
             List<String> charges = provider.chargeIds();
             String note = "the holder ran in a child JVM and was " + fault.how + " after " + boundary

@@ -1,0 +1,101 @@
+package dev.idemlab.lab.scenario;
+
+import dev.idemlab.lab.infra.ProvisioningOptions;
+import dev.idemlab.lab.infra.StoreBackend;
+import dev.idemlab.lab.infra.StoreBackends;
+import dev.idemlab.lab.policy.LabPolicy;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Issue 27 on a real PostgreSQL: an order placement whose holder, in a child JVM, is SIGKILLed at each
+ * step boundary, or paused past its lease while a retry takes the key over. Every figure is read back
+ * from the orders table and the provider's and mailer's ledgers; afterwards the child must be gone.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class LocalEffectsScenariosTest {
+
+    private StoreBackend postgres;
+
+    @BeforeAll
+    void startServer() {
+        postgres = StoreBackends.open("postgres", ProvisioningOptions.defaults());
+    }
+
+    @AfterAll
+    void stopServer() {
+        if (postgres != null) {
+            postgres.close();
+        }
+    }
+
+    private ScenarioRun run(OrderScenario.Fault fault, String mode, String boundary) throws Exception {
+        ScenarioRun run = new OrderScenario(fault, mode, boundary).run(
+                new ScenarioContext(postgres, ScenarioSettings.defaults(), CoordinatorFactory.LIBRARY), LabPolicy.WAIT);
+        assertHolderGone(run);
+        return run;
+    }
+
+    @Test
+    void theRecordCommittedWithTheOrderLeavesOneOfEachWhereverTheHolderIsKilled() throws Exception {
+        for (String mode : new String[] {"TRANSACTIONAL", "WORKFLOW"}) {
+            for (String boundary : OrderScenario.boundaries()) {
+                ScenarioRun run = run(OrderScenario.Fault.CRASH, mode, boundary);
+                assertThat(run.settings()).as("%s killed after %s", mode, boundary)
+                        .containsEntry("orders", 1).containsEntry("receipts", 1);
+                assertThat(run.charges()).as("%s killed after %s", mode, boundary).containsExactly("ch_1");
+                assertThat(run.callers().get(0).response()).isEqualTo("killed after " + boundary);
+                assertThat(Expectations.check(run).passed()).as(Expectations.check(run).message()).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void withoutTheRecordInTheOrdersTransactionAKilledHolderLeavesASecondOrder() throws Exception {
+        ScenarioRun cache = run(OrderScenario.Fault.CRASH, "RESULT_CACHE", "charge_created");
+        assertThat(cache.settings()).containsEntry("orders", 2);
+        assertThat(cache.charges()).containsExactly("ch_1", "ch_2");
+
+        ScenarioRun reservation = run(OrderScenario.Fault.CRASH, "RESERVATION", "order_created");
+        assertThat(reservation.settings()).containsEntry("orders", 2);
+        assertThat(reservation.charges()).containsExactly("ch_1");
+
+        ScenarioRun downstream = run(OrderScenario.Fault.CRASH, "DOWNSTREAM_KEY", "charge_created");
+        assertThat(downstream.settings()).containsEntry("orders", 2);
+        assertThat(downstream.charges()).containsExactly("ch_1");
+        for (ScenarioRun run : new ScenarioRun[] {cache, reservation, downstream}) {
+            assertThat(Expectations.check(run).passed()).as(Expectations.check(run).message()).isTrue();
+        }
+    }
+
+    @Test
+    void aHolderPausedPastItsLeaseCommitsNoOrderOnceTheKeyWasTakenOver() throws Exception {
+        ScenarioRun fenced = run(OrderScenario.Fault.PAUSE, "TRANSACTIONAL", "order_created");
+        assertThat(fenced.callers().get(0).response()).isEqualTo("IdempotencyFencedException");
+        assertThat(fenced.settings()).containsEntry("orders", 1).containsEntry("receipts", 1);
+        assertThat(fenced.charges()).containsExactly("ch_1");
+
+        ScenarioRun unfenced = run(OrderScenario.Fault.PAUSE, "DOWNSTREAM_KEY", "order_created");
+        assertThat(unfenced.settings()).containsEntry("orders", 2);
+        assertThat(unfenced.charges()).containsExactly("ch_1");
+        for (ScenarioRun run : new ScenarioRun[] {fenced, unfenced}) {
+            assertThat(Expectations.check(run).passed()).as(Expectations.check(run).message()).isTrue();
+        }
+    }
+
+    /** {@code ps -p PID} exits 1 when no such process exists. */
+    private static void assertHolderGone(ScenarioRun run) throws Exception {
+        long pid = ((Number) run.settings().get("holderPid")).longValue();
+        Process ps = new ProcessBuilder("ps", "-p", Long.toString(pid)).redirectErrorStream(true).start();
+        String listing = new String(ps.getInputStream().readAllBytes());
+        assertThat(ps.waitFor(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(ps.exitValue()).as("ps -p %d: %s", pid, listing).isEqualTo(1);
+        assertThat(run.settings()).containsEntry("holderAliveAfterRun", false);
+    }
+}
