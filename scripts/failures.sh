@@ -27,6 +27,8 @@ runs=(
   "large-result|memory redis postgres|"
   "eviction|redis|"
   "ghost-reservation|redis|"
+  "crash-mid-order|postgres|--at each"
+  "stale-holder-order|postgres|"
 )
 # STALL_ONLY=1 reruns only the stall load and rewrites the README around the existing tables;
 # SCENARIOS_ONLY=1 reruns only the scenario tables and keeps the stall runs already published;
@@ -85,6 +87,8 @@ quote() { # scenario -> the post's phrase it tests
     scope) echo '"a key is unique per operation"' ;;
     large-result) echo 'a result too large to store is stored as a reference and fetched again on replay' ;;
     eviction) echo 'a record has to outlive the longest plausible retry; an evicted one does not' ;;
+    crash-mid-order) echo '"the old at-least-once behaviour for one request", for an effect in the store'"'"'s own database, where it need not be' ;;
+    stale-holder-order) echo 'a holder paused past its lease is fenced by the provider; an effect in the store'"'"'s database is fenced by the store' ;;
     ghost-reservation) echo 'a store that stalls is not a store that is gone: a reservation sent before the stall may still land' ;;
   esac
 }

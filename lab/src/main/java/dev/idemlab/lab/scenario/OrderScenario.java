@@ -103,7 +103,7 @@ public final class OrderScenario implements Scenario {
         String orderRef = "order-" + UUID.randomUUID();
         Timeline timeline = new Timeline();
         try (ScenarioProvider provider = service(timeline);
-             ScenarioProvider mailer = service(timeline);
+             ScenarioProvider mailer = service(null);
              PostgresIdempotencyStore store = (PostgresIdempotencyStore) endpoint.open(prefix)) {
             OrderPlacement.createTable(endpoint);
             IdempotencyCoordinator coordinator = OrderPlacement.coordinator(mode, store, LEASE);
@@ -164,9 +164,10 @@ public final class OrderScenario implements Scenario {
         }
     }
 
+    /** The provider, drawn on the timeline ({@code timeline}), or the mailer, left off it ({@code null}). */
     private static ScenarioProvider service(Timeline timeline) {
-        return ScenarioProvider.of(FakePaymentProvider.builder().latency(LATENCY).observer(timeline)
-                .deduplicateOnKey(true).build(), ProviderChoice.HTTP);
+        FakePaymentProvider.Builder fake = FakePaymentProvider.builder().latency(LATENCY).deduplicateOnKey(true);
+        return ScenarioProvider.of((timeline == null ? fake : fake.observer(timeline)).build(), ProviderChoice.HTTP);
     }
 
     private static CallerResult place(OrderPlacement placement, IdempotencyCoordinator coordinator, String key,
