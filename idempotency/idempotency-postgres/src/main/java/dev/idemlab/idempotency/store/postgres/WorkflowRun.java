@@ -61,8 +61,9 @@ final class WorkflowRun implements LocalTransaction<Progress, Exception> {
         Connection connection = Transactions.open(store);
         boolean committed = false;
         try {
-            holdFence(connection, namespace, context);
             String output = step.local().run(connection, progress, context);
+            // Locked after the effect, not before: renewals of the reservation wait only for the commit.
+            holdFence(connection, namespace, context);
             recordStep(connection, namespace, index, step.phase(), output);
             connection.commit();
             committed = true;
