@@ -132,7 +132,7 @@ class FailureLabTest {
     }
 
     /** {@code ps -p PID} exits 1 when no such process exists. */
-    private static void assertHolderGone(ScenarioRun run) throws Exception {
+    static void assertHolderGone(ScenarioRun run) throws Exception {
         long pid = ((Number) run.settings().get("holderPid")).longValue();
         Process ps = new ProcessBuilder("ps", "-p", Long.toString(pid)).redirectErrorStream(true).start();
         String listing = new String(ps.getInputStream().readAllBytes());

@@ -9,8 +9,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
-import java.util.concurrent.TimeUnit;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -38,7 +36,7 @@ class LocalEffectsScenariosTest {
     private ScenarioRun run(OrderScenario.Fault fault, String mode, String boundary) throws Exception {
         ScenarioRun run = new OrderScenario(fault, mode, boundary).run(
                 new ScenarioContext(postgres, ScenarioSettings.defaults(), CoordinatorFactory.LIBRARY), LabPolicy.WAIT);
-        assertHolderGone(run);
+        FailureLabTest.assertHolderGone(run);
         return run;
     }
 
@@ -87,15 +85,5 @@ class LocalEffectsScenariosTest {
         for (ScenarioRun run : new ScenarioRun[] {fenced, unfenced}) {
             assertThat(Expectations.check(run).passed()).as(Expectations.check(run).message()).isTrue();
         }
-    }
-
-    /** {@code ps -p PID} exits 1 when no such process exists. */
-    private static void assertHolderGone(ScenarioRun run) throws Exception {
-        long pid = ((Number) run.settings().get("holderPid")).longValue();
-        Process ps = new ProcessBuilder("ps", "-p", Long.toString(pid)).redirectErrorStream(true).start();
-        String listing = new String(ps.getInputStream().readAllBytes());
-        assertThat(ps.waitFor(10, TimeUnit.SECONDS)).isTrue();
-        assertThat(ps.exitValue()).as("ps -p %d: %s", pid, listing).isEqualTo(1);
-        assertThat(run.settings()).containsEntry("holderAliveAfterRun", false);
     }
 }

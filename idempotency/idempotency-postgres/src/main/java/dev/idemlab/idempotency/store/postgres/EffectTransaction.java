@@ -42,16 +42,8 @@ final class EffectTransaction<T, E extends Exception> implements LocalTransactio
 
     @Override
     public boolean complete(String namespace, String token, String fingerprint, StoredResult result, Duration ttl) {
-        try {
-            if (!Transactions.complete(store, connection, namespace, token, fingerprint, result, ttl)) {
-                return false;
-            }
-            connection.commit();
-            ended = true;
-            return true;
-        } catch (SQLException | RuntimeException e) {
-            throw store.failure("complete", namespace, e);
-        }
+        ended = Transactions.completeAndCommit(store, connection, namespace, token, fingerprint, result, ttl);
+        return ended;
     }
 
     /** Commits the effect without a record: a call that runs without a reservation. */

@@ -41,12 +41,29 @@ final class Transactions {
     }
 
     /**
-     * Completes the reservation held by {@code token} on {@code connection}, in its transaction; false
-     * (and rolled back) if {@code token} no longer holds the key. The recovery points of the namespace
-     * go in the same transaction.
+     * Completes the reservation held by {@code token} on {@code connection}, in its transaction, and
+     * commits; false (and rolled back) if {@code token} no longer holds the key. The recovery points of
+     * the namespace are forgotten in the same transaction.
+     *
+     * @throws dev.idemlab.idempotency.spi.IdempotencyStoreException if a statement or the commit failed:
+     *     everything the transaction wrote landed, or none of it
      */
-    static boolean complete(PostgresIdempotencyStore store, Connection connection, String namespace, String token,
-                            String fingerprint, StoredResult result, Duration ttl) throws SQLException {
+    static boolean completeAndCommit(PostgresIdempotencyStore store, Connection connection, String namespace,
+                                     String token, String fingerprint, StoredResult result, Duration ttl) {
+        try {
+            if (!complete(store, connection, namespace, token, fingerprint, result, ttl)) {
+                return false;
+            }
+            connection.commit();
+            return true;
+        } catch (SQLException | RuntimeException e) {
+            throw store.failure("complete", namespace, e);
+        }
+    }
+
+    private static boolean complete(PostgresIdempotencyStore store, Connection connection, String namespace,
+                                    String token, String fingerprint, StoredResult result, Duration ttl)
+            throws SQLException {
         RecordStatements sql = store.statements();
         boolean completed;
         try (PreparedStatement statement = connection.prepareStatement(sql.complete)) {

@@ -92,14 +92,8 @@ final class WorkflowRun implements LocalTransaction<Progress, Exception> {
         Connection connection = Transactions.open(store);
         boolean committed = false;
         try {
-            if (!Transactions.complete(store, connection, namespace, token, fingerprint, result, ttl)) {
-                return false;
-            }
-            connection.commit();
-            committed = true;
-            return true;
-        } catch (SQLException | RuntimeException e) {
-            throw store.failure("complete", namespace, e);
+            committed = Transactions.completeAndCommit(store, connection, namespace, token, fingerprint, result, ttl);
+            return committed;
         } finally {
             Transactions.end(connection, committed);
         }
