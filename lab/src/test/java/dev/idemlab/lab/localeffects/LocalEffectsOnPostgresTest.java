@@ -5,11 +5,14 @@ import dev.idemlab.idempotency.IdempotencyConfig;
 import dev.idemlab.idempotency.IdempotencyContext;
 import dev.idemlab.idempotency.IdempotencyCoordinator;
 import dev.idemlab.idempotency.IdempotencyFencedException;
+import dev.idemlab.idempotency.IdempotencyInProgressException;
 import dev.idemlab.idempotency.IdempotencyStoreUnavailableException;
 import dev.idemlab.idempotency.IdempotentCall;
 import dev.idemlab.idempotency.IdempotentResult;
+import dev.idemlab.idempotency.InFlightPolicy;
 import dev.idemlab.idempotency.Outcome;
 import dev.idemlab.idempotency.ResultCodec;
+import dev.idemlab.idempotency.spi.ForwardingIdempotencyStore;
 import dev.idemlab.idempotency.store.postgres.JdbcEffect;
 import dev.idemlab.idempotency.store.postgres.LocalEffects;
 import dev.idemlab.idempotency.store.postgres.PostgresIdempotencyStore;
@@ -43,6 +46,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -259,6 +263,84 @@ class LocalEffectsOnPostgresTest {
         assertThat(recoveryPointsOf(key)).isZero();
         assertThat(coordinator.call(orderCall(key), PROGRESS, local.workflow(order.workflow)).value())
                 .isEqualTo(taken.value());
+    }
+
+    @Test
+    void aWorkflowHolderTakenOverInsideALocalStepHasThatStepRolledBackAndIsFenced() throws Exception {
+        String key = newKey();
+        CountDownLatch inStep = new CountDownLatch(1);
+        CountDownLatch resume = new CountDownLatch(1);
+        AtomicBoolean firstRun = new AtomicBoolean(true);
+        Workflow placeOrder = Workflow.builder().local("order_created", (connection, progress, context) -> {
+            boolean stale = firstRun.getAndSet(false);
+            long id = insertOrder(connection, key, stale ? "stale holder" : "new holder");
+            if (stale) {
+                inStep.countDown();
+                assertThat(resume.await(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isTrue();
+            }
+            return Long.toString(id);
+        }).build();
+        IdempotencyCoordinator unrenewed = withDroppedRenewals();
+        Future<Workflow.Progress> stale = holders.submit(() -> unrenewed.execute(orderCall(key), PROGRESS,
+                local.workflow(placeOrder)));
+        assertThat(inStep.await(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        awaitLeaseRanOut(orderCall(key));
+
+        assertThat(coordinator.call(orderCall(key), PROGRESS, local.workflow(placeOrder)).outcome())
+                .isEqualTo(Outcome.EXECUTED);
+        resume.countDown();
+
+        assertThatThrownBy(() -> stale.get(PATIENCE.toSeconds(), TimeUnit.SECONDS))
+                .hasCauseInstanceOf(IdempotencyFencedException.class);
+        assertThat(ordersOf(key)).containsExactly("new holder");
+        assertThat(recoveryPointsOf(key)).isZero();
+    }
+
+    /**
+     * Regression: a local step's fence check locked the reservation's row for the whole step, so the
+     * holder's own renewals (updates of that row) queued behind it, and a live holder in a step longer
+     * than its lease lost the key by the server's clock. Five renewals that land while the step is
+     * paused reach past the first lease and four more renewal intervals beyond the reserve.
+     */
+    @Test
+    void aLiveHolderKeepsRenewingItsLeaseWhileALocalStepOfItsWorkflowRuns() throws Exception {
+        String key = newKey();
+        Semaphore renewalsLanded = new Semaphore(0);
+        IdempotencyCoordinator renewed = IdempotencyCoordinator.builder(new ForwardingIdempotencyStore(store) {
+            @Override
+            public boolean renew(String namespace, String token, Duration lease) {
+                boolean landed = super.renew(namespace, token, lease);
+                if (landed) {
+                    renewalsLanded.release();
+                }
+                return landed;
+            }
+        }).config(IdempotencyConfig.custom().lease(SHORT_LEASE).policy(InFlightPolicy.RAISE).build()).build();
+        CountDownLatch inStep = new CountDownLatch(1);
+        CountDownLatch resume = new CountDownLatch(1);
+        Workflow slowStep = Workflow.builder().local("order_created", (connection, progress, context) -> {
+            long id = insertOrder(connection, key, "slow step");
+            inStep.countDown();
+            assertThat(resume.await(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isTrue();
+            return Long.toString(id);
+        }).build();
+        Future<Workflow.Progress> holder = holders.submit(() -> renewed.execute(orderCall(key), PROGRESS,
+                local.workflow(slowStep)));
+        try {
+            assertThat(inStep.await(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isTrue();
+            renewalsLanded.drainPermits();
+            assertThat(renewalsLanded.tryAcquire(5, PATIENCE.toSeconds(), TimeUnit.SECONDS))
+                    .as("the holder's renewals land while its step runs").isTrue();
+            assertThatThrownBy(() -> renewed.execute(orderCall(key), PROGRESS, local.workflow(slowStep)))
+                    .as("a retry finds the key still held, not free to take over")
+                    .isInstanceOf(IdempotencyInProgressException.class);
+        } finally {
+            resume.countDown();
+        }
+
+        assertThat(holder.get(PATIENCE.toSeconds(), TimeUnit.SECONDS).finished("order_created")).isTrue();
+        assertThat(ordersOf(key)).containsExactly("slow step");
+        assertThat(renewed.stats().count(Outcome.EXECUTED)).isEqualTo(1);
     }
 
     /**

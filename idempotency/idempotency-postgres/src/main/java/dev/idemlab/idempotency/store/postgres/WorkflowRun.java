@@ -61,8 +61,10 @@ final class WorkflowRun implements LocalTransaction<Progress, Exception> {
         Connection connection = Transactions.open(store);
         boolean committed = false;
         try {
-            holdFence(connection, namespace, context);
             String output = step.local().run(connection, progress, context);
+            // Checked after the effect, as EffectTransaction completes last: the lock it takes keeps a
+            // takeover out only until the commit, and leaves the holder's renewals free while the step runs.
+            holdFence(connection, namespace, context);
             recordStep(connection, namespace, index, step.phase(), output);
             connection.commit();
             committed = true;
