@@ -62,7 +62,8 @@ final class WorkflowRun implements LocalTransaction<Progress, Exception> {
         boolean committed = false;
         try {
             String output = step.local().run(connection, progress, context);
-            // Locked after the effect, not before: renewals of the reservation wait only for the commit.
+            // Checked after the effect, as EffectTransaction completes last: the lock it takes keeps a
+            // takeover out only until the commit, and leaves the holder's renewals free while the step runs.
             holdFence(connection, namespace, context);
             recordStep(connection, namespace, index, step.phase(), output);
             connection.commit();
