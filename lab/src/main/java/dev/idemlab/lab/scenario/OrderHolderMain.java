@@ -41,7 +41,10 @@ public final class OrderHolderMain {
         Duration lease = Duration.ofMillis(Long.parseLong(args[4]));
         String stopAt = args[7];
         StoreEndpoint endpoint = StoreEndpoint.fromEnvironment();
-        try (PostgresIdempotencyStore store = (PostgresIdempotencyStore) endpoint.open(prefix)) {
+        try (PostgresIdempotencyStore store = (PostgresIdempotencyStore) HolderMain.openPatiently(endpoint, prefix)) {
+            // A cold JVM on a loaded machine: its first call must not be the reserve, whose patience it could
+            // miss, so that what the run shows is the fault staged, never a reserve that failed open.
+            store.lookup(OrderPlacement.OPERATION + ":" + key);
             IdempotencyCoordinator coordinator = OrderPlacement.coordinator(mode, store, lease);
             OrderPlacement placement = new OrderPlacement(mode, store, endpoint,
                     HttpPaymentProvider.connect(URI.create(args[5])), HttpPaymentProvider.connect(URI.create(args[6])),

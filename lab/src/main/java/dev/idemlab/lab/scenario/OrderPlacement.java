@@ -6,6 +6,7 @@ import dev.idemlab.idempotency.IdempotencyContext;
 import dev.idemlab.idempotency.IdempotencyCoordinator;
 import dev.idemlab.idempotency.IdempotentCall;
 import dev.idemlab.idempotency.ResultCodec;
+import dev.idemlab.idempotency.StoreFailureMode;
 import dev.idemlab.idempotency.Fingerprint;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.idempotency.store.postgres.LocalEffects;
@@ -92,9 +93,14 @@ final class OrderPlacement {
         this.hook = hook;
     }
 
-    /** The coordinator the mode runs under: the lab's result cache, or the library's under WAIT. */
+    /**
+     * The coordinator the mode runs under: the lab's result cache, or the library's under WAIT. The
+     * modes whose effect lives in the store's database fail closed: with that database failing, running
+     * the effect anyway would write it to the database that just failed, without its record.
+     */
     static IdempotencyCoordinator coordinator(Mode mode, IdempotencyStore store, Duration lease) {
-        IdempotencyConfig config = IdempotencyConfig.custom().lease(lease).waitTimeout(lease.multipliedBy(10)).build();
+        IdempotencyConfig config = IdempotencyConfig.custom().lease(lease).waitTimeout(lease.multipliedBy(10))
+                .storeFailureMode(mode.mitigated ? StoreFailureMode.FAIL_CLOSED : StoreFailureMode.FAIL_OPEN).build();
         return CoordinatorFactory.LIBRARY.create(store, mode == Mode.RESULT_CACHE ? LabPolicy.RUN : LabPolicy.WAIT,
                 config);
     }
