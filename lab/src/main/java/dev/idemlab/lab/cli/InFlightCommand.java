@@ -1,5 +1,6 @@
 package dev.idemlab.lab.cli;
 
+import dev.idemlab.lab.http.SpringSampleJar;
 import dev.idemlab.lab.scenario.HttpInFlightScenario;
 import dev.idemlab.lab.scenario.InFlightScenario;
 import dev.idemlab.lab.scenario.Scenario;
@@ -101,6 +102,9 @@ final class InFlightCommand extends AbstractScenarioCommand {
 
     private Scenario scenario() {
         if (springSample()) {
+            if (SpringSampleJar.find().isEmpty()) {
+                throw new IllegalStateException(SpringSampleJar.missing());
+            }
             return HttpInFlightScenario.throughSpringSample();
         }
         boolean stripe = switch (client) {

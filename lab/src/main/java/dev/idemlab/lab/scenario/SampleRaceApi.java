@@ -79,9 +79,10 @@ final class SampleRaceApi implements RaceApi {
 
     private static RaceApi start(ScenarioContext context, IdempotencyStore store, LabPolicy policy, Requests requests)
             throws IOException, InterruptedException {
-        Path jar = SpringSampleJar.find().orElseThrow(() -> new IllegalStateException(SpringSampleJar.missing()));
+        // Cannot stage (a SKIP in lab check): no jar built, or a store the sample cannot reach.
+        Path jar = SpringSampleJar.find().orElseThrow(() -> new UnsupportedOperationException(SpringSampleJar.missing()));
         StoreEndpoint endpoint = StoreEndpoint.sameAs(store).filter(e -> !e.kind().equals("redis-cluster"))
-                .orElseThrow(() -> new IllegalStateException(CannotStage.sampleCannotReach(context.backend())));
+                .orElseThrow(() -> new UnsupportedOperationException(CannotStage.sampleCannotReach(context.backend())));
         FakePaymentProvider provider = FakePaymentProvider.builder().latency(context.settings().latency()).build();
         ProviderService service = ProviderService.start(provider);
         SpringSample sample;
