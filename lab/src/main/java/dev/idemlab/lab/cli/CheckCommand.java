@@ -7,7 +7,9 @@ import dev.idemlab.lab.infra.StoreBackend;
 import dev.idemlab.lab.infra.StoreBackends;
 import dev.idemlab.lab.scenario.CheckResult;
 import dev.idemlab.lab.scenario.Expectations;
+import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.lab.scenario.FailoverScenario;
+import dev.idemlab.lab.scenario.HttpInFlightScenario;
 import dev.idemlab.lab.scenario.ScenarioContext;
 import dev.idemlab.lab.scenario.ScenarioSettings;
 import dev.idemlab.lab.scenario.Scenarios;
@@ -30,12 +32,14 @@ import java.util.concurrent.Callable;
  * {@code lab check}: the regression gate. Runs every scenario on every store asked for and fails
  * when a policy that promises exactly-once charged more than once, when the run policy did not
  * double-charge (the race was not reproduced), when any outcome differs from the post's, or when a
- * store it was asked to check could not be checked (unless {@code --allow-skip}).
+ * store it was asked to check could not be checked (unless {@code --allow-skip}). On a single Redis and on
+ * PostgreSQL the in-flight race also runs through the Spring Boot sample; a missing sample jar is a SKIP.
  */
 @Command(name = "check", mixinStandardHelpOptions = true,
         description = "Runs every scenario on every store and compares each run with the post, against the "
                 + "provider's ledger. Prints one line per check; exits 1 if any check failed or a store asked for "
-                + "(all three by default) could not be checked.")
+                + "(all three by default) could not be checked. On redis and postgres the in-flight race also runs "
+                + "through the Spring Boot sample (examples/spring-boot-payments), a SKIP line when its jar is not built.")
 final class CheckCommand implements Callable<Integer> {
 
     @Spec
@@ -63,6 +67,14 @@ final class CheckCommand implements Callable<Integer> {
     private static final List<ScenarioRunner.Plan> CLUSTER_PLANS = FailoverScenario.both().stream()
             .map(s -> new ScenarioRunner.Plan(s, s.policiesForAll())).toList();
 
+    /**
+     * What runs on a single Redis and on PostgreSQL beside every scenario: the in-flight race through the
+     * Spring Boot sample, its result-cache mode (run) and the starter's reservation (wait, raise). Without
+     * the sample's jar it is a SKIP line saying how to build it.
+     */
+    private static final List<ScenarioRunner.Plan> SAMPLE_PLANS = List.of(new ScenarioRunner.Plan(
+            HttpInFlightScenario.throughSpringSample(), List.of(LabPolicy.RUN, LabPolicy.WAIT, LabPolicy.RAISE)));
+
     private int passed;
     private int failed;
     private int skipped;
@@ -79,7 +91,8 @@ final class CheckCommand implements Callable<Integer> {
                 .map(s -> new ScenarioRunner.Plan(s, s.policiesForAll())).toList();
         int steps = 0;
         for (String name : names) {
-            steps += ScenarioRunner.steps(plans) + (onLocalCluster(name, provisioning) ? CLUSTER_PLANS.size() : 0);
+            steps += ScenarioRunner.steps(plans) + (onLocalCluster(name, provisioning) ? CLUSTER_PLANS.size() : 0)
+                    + (throughSample(name, provisioning) ? ScenarioRunner.steps(SAMPLE_PLANS) : 0);
         }
         Progress progress = new Progress(spec.commandLine().getErr(), Progress.onTerminal(), steps);
         List<String> notChecked = new ArrayList<>();
@@ -119,6 +132,11 @@ final class CheckCommand implements Callable<Integer> {
                         || !RedisClusterBackend.isClusterUrl(provisioning.effectiveRedisUrl()));
     }
 
+    /** Whether the race through the Spring sample runs on {@code name}: a single Redis, or PostgreSQL. */
+    private static boolean throughSample(String name, ProvisioningOptions provisioning) {
+        return name.equals("postgres") || name.equals("redis") && !RedisClusterBackend.asked(provisioning);
+    }
+
     /** Checks one store; {@code false} when it could not be checked at all. */
     private boolean checkStore(String name, ProvisioningOptions provisioning, List<ScenarioRunner.Plan> plans,
                                PrintWriter out, Progress progress) throws InterruptedException {
@@ -136,12 +154,17 @@ final class CheckCommand implements Callable<Integer> {
             out.println(line);
             out.flush();
             progress.note(line);
-            progress.dropped(ScenarioRunner.steps(plans) + (onLocalCluster(name, provisioning) ? CLUSTER_PLANS.size() : 0));
+            progress.dropped(ScenarioRunner.steps(plans) + (onLocalCluster(name, provisioning) ? CLUSTER_PLANS.size() : 0)
+                    + (throughSample(name, provisioning) ? ScenarioRunner.steps(SAMPLE_PLANS) : 0));
             return false;
         }
         if (backend instanceof RedisClusterBackend cluster && cluster.localCluster().isPresent()) {
             plans = new ArrayList<>(plans);
             plans.addAll(CLUSTER_PLANS);
+        }
+        if (throughSample(name, provisioning)) {
+            plans = new ArrayList<>(plans);
+            plans.addAll(SAMPLE_PLANS);
         }
         try (backend) {
             out.println("store " + backend.server().describe());

@@ -1,9 +1,12 @@
 package dev.idemlab.lab.cli;
 
+import dev.idemlab.lab.http.SpringSampleJar;
 import dev.idemlab.lab.scenario.HttpInFlightScenario;
 import dev.idemlab.lab.scenario.InFlightScenario;
 import dev.idemlab.lab.scenario.Scenario;
 import dev.idemlab.lab.scenario.StripeInFlightScenario;
+import dev.idemlab.lab.scenario.ProviderChoice;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -20,6 +23,8 @@ import java.util.List;
 final class InFlightCommand extends AbstractScenarioCommand {
 
     static final String LAB_CLIENT = "lab";
+    static final String LAB_TARGET = "lab";
+    static final String SPRING_SAMPLE = "spring-sample";
     static final String STRIPE_JAVA = "stripe-java";
     static final long MAX_READ_TIMEOUT_MS = 60_000;
 
@@ -41,6 +46,14 @@ final class InFlightCommand extends AbstractScenarioCommand {
                     + "latency. Default: 1000.")
     Long readTimeoutMs;
 
+    @Option(names = "--target", paramLabel = "TARGET", defaultValue = LAB_TARGET,
+            description = "What serves the race: lab (the lab's own coordinator, or with --transport http its demo "
+                    + "server) or spring-sample (the Spring Boot sample service, examples/spring-boot-payments, started "
+                    + "from its jar in a child JVM on 127.0.0.1, on --store redis or postgres, charging the provider's "
+                    + "HTTP service; over HTTP: run is its result-cache mode, wait and raise the starter's reservation). "
+                    + "Default: ${DEFAULT-VALUE}.")
+    String target;
+
     @Mixin
     RaceOptions raceOptions;
 
@@ -57,7 +70,43 @@ final class InFlightCommand extends AbstractScenarioCommand {
         return List.of(new ScenarioRunner.Plan(scenario(), policy.policies()));
     }
 
+    @Override
+    void checkStore(String store) {
+        if (springSample() && !store.equals("redis") && !store.equals("postgres")) {
+            throw new UsageException("--target " + SPRING_SAMPLE + " runs the sample in a child JVM on a single Redis "
+                    + "or a PostgreSQL server: --store must be redis or postgres, got '" + store + "'");
+        }
+    }
+
+    /** Whether the Spring sample serves the race, every option that cannot go with it refused. */
+    private boolean springSample() {
+        if (!LAB_TARGET.equals(target) && !SPRING_SAMPLE.equals(target)) {
+            throw new UsageException("--target must be " + LAB_TARGET + " or " + SPRING_SAMPLE + ", got '" + target + "'");
+        }
+        if (!SPRING_SAMPLE.equals(target)) {
+            return false;
+        }
+        CommandLine.ParseResult given = spec.commandLine().getParseResult();
+        if (!LAB_CLIENT.equals(client)) {
+            throw new UsageException("--target " + SPRING_SAMPLE + " is raced by the lab's own callers: leave --client out");
+        }
+        if (given.hasMatchedOption("--transport") && !transport.http()) {
+            throw new UsageException("--target " + SPRING_SAMPLE + " is reached over HTTP: leave --transport out, or give http");
+        }
+        if (given.hasMatchedOption("--provider") && options.provider.choice() != ProviderChoice.HTTP) {
+            throw new UsageException("--target " + SPRING_SAMPLE + " charges the provider's HTTP service: leave --provider "
+                    + "out, or give http");
+        }
+        return true;
+    }
+
     private Scenario scenario() {
+        if (springSample()) {
+            if (SpringSampleJar.find().isEmpty()) {
+                throw new IllegalStateException(SpringSampleJar.missing());
+            }
+            return HttpInFlightScenario.throughSpringSample();
+        }
         boolean stripe = switch (client) {
             case LAB_CLIENT -> false;
             case STRIPE_JAVA -> true;

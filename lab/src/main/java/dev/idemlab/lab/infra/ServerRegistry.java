@@ -186,7 +186,7 @@ public final class ServerRegistry {
     }
 
     /** Removes {@code dir} and everything in it, never following a link out of it. */
-    static void deleteTree(Path dir) {
+    public static void deleteTree(Path dir) {
         if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
             return;
         }

@@ -42,4 +42,10 @@ final class CannotStage {
         return scenario + " runs its holder in a child JVM, which cannot reach this run's store ("
                 + backend.server().describe() + "); use --store redis or postgres";
     }
+
+    /** For the Spring sample, a child JVM that reaches a single Redis or a PostgreSQL server only. */
+    static String sampleCannotReach(StoreBackend backend) {
+        return "the Spring sample runs in a child JVM on a single Redis or a PostgreSQL server, which this run's "
+                + "store is not (" + backend.server().describe() + "); use --store redis or postgres";
+    }
 }

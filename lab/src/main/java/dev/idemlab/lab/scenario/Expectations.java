@@ -48,7 +48,7 @@ public final class Expectations {
             case FailoverScenario.NAME -> checkFailover(run, problems);
             default -> problems.add("no expectation is known for scenario " + run.scenario());
         }
-        Object client = run.settings().get("client");
+        Object client = run.settings().containsKey("target") ? run.settings().get("target") : run.settings().get("client");
         String name = run.scenario() + "/" + run.policy()
                 + (failureLab ? " " + run.label() : failover ? " (" + run.label() + ")" : "")
                 + (client == null ? "" : " (" + client + ")");
@@ -74,7 +74,8 @@ public final class Expectations {
             }
             case WAIT -> expectResponses(run, problems, 1, repeat("C", callers));
             case RAISE -> {
-                String[] expected = repeat(IN_PROGRESS, callers);
+                // Over HTTP the in-progress error is the draft's status.
+                String[] expected = repeat("http".equals(run.settings().get("transport")) ? "409" : IN_PROGRESS, callers);
                 expected[0] = "C";
                 expectResponses(run, problems, 1, expected);
             }

@@ -1,11 +1,9 @@
 package dev.idemlab.lab.scenario;
 
-import dev.idemlab.idempotency.IdempotencyConfig;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.lab.http.ChargeRequest;
-import dev.idemlab.lab.http.DemoServer;
 import dev.idemlab.lab.policy.LabPolicy;
-import dev.idemlab.provider.FakePaymentProvider;
+import dev.idemlab.provider.PaymentProvider;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -22,10 +20,11 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The post's first table through real HTTP: a demo server ({@link DemoServer}) on 127.0.0.1 behind
- * the idempotency filter, on the run's store, and callers that are JDK {@code HttpClient}s sending
- * {@code POST /orders/order-42/charge} with the same Idempotency-Key. Caller A at 0, callers B..N at
- * the retry time. A response is the charge id of a 2xx, or the status otherwise ({@code 409}).
+ * The post's first table through real HTTP: a payment API on 127.0.0.1 ({@link RaceApi}: the lab's demo
+ * server behind the idempotency filter, or the Spring Boot sample in a child JVM) on the run's store, and
+ * callers that are JDK {@code HttpClient}s sending {@code POST /orders/order-42/charge} with the same
+ * Idempotency-Key. Caller A at 0, callers B..N at the retry time. A response is the charge id of a 2xx,
+ * or the status otherwise ({@code 409}). Thread-safe.
  */
 public final class HttpInFlightScenario implements Scenario {
 
@@ -33,8 +32,23 @@ public final class HttpInFlightScenario implements Scenario {
     private static final String CLIENT = "client-a";
 
     private final InFlightScenario inProcess = new InFlightScenario();
+    private final RaceApi.Target target;
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(10)).build();
+
+    /** The race against the lab's demo server: {@code --transport http}. */
+    public HttpInFlightScenario() {
+        this(DemoRaceApi.TARGET);
+    }
+
+    private HttpInFlightScenario(RaceApi.Target target) {
+        this.target = target;
+    }
+
+    /** The race against the Spring Boot sample in a child JVM: {@code --target spring-sample}. */
+    public static HttpInFlightScenario throughSpringSample() {
+        return new HttpInFlightScenario(SampleRaceApi.TARGET);
+    }
 
     @Override
     public String name() {
@@ -43,7 +57,7 @@ public final class HttpInFlightScenario implements Scenario {
 
     @Override
     public String summary() {
-        return inProcess.summary() + ", over HTTP";
+        return inProcess.summary() + ", " + target.summary();
     }
 
     @Override
@@ -54,49 +68,27 @@ public final class HttpInFlightScenario implements Scenario {
     @Override
     public ScenarioRun run(ScenarioContext context, LabPolicy policy) throws InterruptedException {
         ScenarioSettings settings = context.settings();
-        IdempotencyConfig config = IdempotencyConfig.custom().lease(settings.lease())
-                .storeFailureMode(settings.storeFailureMode()).build();
         try (IdempotencyStore store = context.backend().openStore()) {
-            warmUp(store, policy, config);
             Timeline timeline = new Timeline();
-            FakePaymentProvider provider = context.provider(timeline);
-            try (DemoServer server = DemoServer.start(store, policy, config, provider, provider::failNextCalls, 0)) {
-                List<CallerResult> callers = stage(server.uri(), timeline, provider, settings);
+            try (RaceApi api = target.start(context, store, policy, timeline, this::send)) {
+                List<CallerResult> callers = stage(api.uri(), timeline, api.ledger(), settings);
                 Map<String, Object> reported = context.reportedSettings();
                 reported.put("retryAtMs", settings.retryAt().toMillis());
                 reported.put("callers", settings.callers());
                 reported.put("transport", "http");
-                return new ScenarioRun(name(), StagedScenario.policyName(policy), label(policy),
-                        context.backend().server(), reported, callers, provider.chargeIds(),
-                        server.coordinator().stats().totalStorageErrors(),
-                        "over HTTP: demo server at " + server.uri() + ", callers are JDK HttpClients", timeline.events());
+                if (target.reportedName() != null) {
+                    reported.put("target", target.reportedName());
+                }
+                return new ScenarioRun(name(), StagedScenario.policyName(policy), target.label(policy),
+                        context.backend().server(), reported, callers, api.ledger().chargeIds(),
+                        api.storageErrors(), api.note(), timeline.events());
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("the demo server could not start", e);
+            throw new UncheckedIOException("the payment API could not start", e);
         }
     }
 
-    /** The row's name over HTTP, where 409 (raise) is the draft's default and waiting the opt-in. */
-    static String label(LabPolicy policy) {
-        return switch (policy) {
-            case RUN -> "a result cache behind the filter";
-            case WAIT -> "opt-in: the retry waits";
-            case RAISE -> "409 for the second, the draft's";
-        };
-    }
-
-    /** Jetty, the filter and the client warmed up on a throwaway server, key and provider, off the record. */
-    private void warmUp(IdempotencyStore store, LabPolicy policy, IdempotencyConfig config)
-            throws IOException, InterruptedException {
-        FakePaymentProvider scratch = FakePaymentProvider.builder().latency(Duration.ZERO).build();
-        try (DemoServer server = DemoServer.start(store, policy, config, scratch, scratch::failNextCalls, 0)) {
-            String key = "warm-up-" + java.util.UUID.randomUUID();
-            send(server.uri(), key, ScenarioSettings.AMOUNT);
-            send(server.uri(), key, ScenarioSettings.AMOUNT);
-        }
-    }
-
-    private List<CallerResult> stage(URI uri, Timeline timeline, FakePaymentProvider provider, ScenarioSettings settings)
+    private List<CallerResult> stage(URI uri, Timeline timeline, PaymentProvider provider, ScenarioSettings settings)
             throws InterruptedException {
         long startNanos = System.nanoTime();
         CallerResult[] results = new CallerResult[settings.callers()];
@@ -118,7 +110,7 @@ public final class HttpInFlightScenario implements Scenario {
         return Arrays.asList(results);
     }
 
-    private CallerResult call(URI uri, String name, Timeline timeline, FakePaymentProvider provider,
+    private CallerResult call(URI uri, String name, Timeline timeline, PaymentProvider provider,
                               ScenarioSettings settings) {
         long start = timeline.nowMs();
         timeline.record(name, Timeline.COORDINATOR, "POST /orders/" + ScenarioSettings.ORDER_ID + "/charge "

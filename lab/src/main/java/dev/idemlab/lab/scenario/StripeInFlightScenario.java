@@ -151,7 +151,7 @@ public final class StripeInFlightScenario implements Scenario {
                 reported.put("transport", "http");
                 String outcome = (answered ? "answered" : "error") + " after " + attempts.size() + " attempts";
                 CallerResult caller = new CallerResult(CLIENT, startMs, endMs, response, outcome, provider.chargeCount());
-                return new ScenarioRun(name(), StagedScenario.policyName(policy), HttpInFlightScenario.label(policy),
+                return new ScenarioRun(name(), StagedScenario.policyName(policy), DemoRaceApi.TARGET.label(policy),
                         context.backend().server(), reported, List.of(caller), provider.chargeIds(),
                         server.coordinator().stats().totalStorageErrors(), note(server, attempts, startNanos),
                         timeline.events());

@@ -1,0 +1,40 @@
+package dev.idemlab.examples.payments;
+
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.support.GeneratedKeyHolder;
+import org.springframework.jdbc.support.KeyHolder;
+import org.springframework.stereotype.Component;
+
+/**
+ * The business of a charge, without idempotency: records the order in the {@code orders} table, charges
+ * it at the provider with the client's key passed on, and records the charge id. Every run is one more
+ * order row and one more charge: making it run once per key is the caller's job. Thread-safe.
+ */
+@Component
+public class OrderCharges {
+
+    private final JdbcClient jdbc;
+    private final ProviderClient provider;
+
+    OrderCharges(JdbcClient jdbc, ProviderClient provider) {
+        this.jdbc = jdbc;
+        this.provider = provider;
+    }
+
+    /**
+     * Records and charges the order.
+     *
+     * @throws ProviderException when the provider did not charge; the order row stays {@code created}
+     */
+    Charge charge(String key, String client, ChargeRequest request, ChargeAttempt attempt) {
+        attempt.ran();
+        KeyHolder row = new GeneratedKeyHolder();
+        jdbc.sql("INSERT INTO orders (order_id, client, idempotency_key, amount, status) VALUES (?, ?, ?, ?, 'created')")
+                .params(request.orderId(), client, key, request.amount())
+                .update(row, "id");
+        long id = row.getKeyAs(Long.class);
+        ProviderClient.ProviderCharge charged = provider.charge(request.orderId(), request.amount(), key);
+        jdbc.sql("UPDATE orders SET status = 'charged', charge_id = ? WHERE id = ?").params(charged.id(), id).update();
+        return new Charge(charged.id(), request.orderId(), request.amount());
+    }
+}

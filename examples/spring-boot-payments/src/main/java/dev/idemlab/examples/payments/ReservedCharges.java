@@ -1,0 +1,29 @@
+package dev.idemlab.examples.payments;
+
+import dev.idemlab.idempotency.IdempotencyKey;
+import dev.idemlab.idempotency.Idempotent;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.stereotype.Service;
+
+/**
+ * Charges through the starter's reservation ({@code payments.idempotency=reservation}, the default):
+ * the first request with a key reserves it and charges; a retry while it runs waits for its charge
+ * ({@code idempotency.policy=wait}) or is refused with 409 ({@code raise}); a later retry replays it.
+ * A provider failure releases the key. Thread-safe.
+ */
+@Service
+@ConditionalOnProperty(name = "payments.idempotency", havingValue = "reservation", matchIfMissing = true)
+public class ReservedCharges implements Charges {
+
+    private final OrderCharges orders;
+
+    ReservedCharges(OrderCharges orders) {
+        this.orders = orders;
+    }
+
+    @Override
+    @Idempotent(operation = OPERATION, fingerprint = {"client", "request.orderId", "request.amount"})
+    public Charge charge(@IdempotencyKey String key, String client, ChargeRequest request, ChargeAttempt attempt) {
+        return orders.charge(key, client, request, attempt);
+    }
+}
