@@ -82,6 +82,8 @@ class StripeRouteTest {
         assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
         assertThat(provider.ledger()).hasSize(1);
         String id = charge.get("id").asText();
+        // The log records an attempt after its answer was flushed: the client may have it first.
+        assertThat(server.awaitStripeAttemptsAnswered(Duration.ofSeconds(30))).isTrue();
         assertThat(server.stripeAttempts()).extracting(AttemptLog.Attempt::answer)
                 .containsExactly("200 " + id, "200 " + id + " (replayed)");
     }
