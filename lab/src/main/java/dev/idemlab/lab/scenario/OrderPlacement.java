@@ -148,9 +148,7 @@ final class OrderPlacement {
 
     private Workflow.Progress after(Workflow.Progress progress, String phase, String output) {
         hook.after(phase);
-        java.util.Map<String, String> next = new java.util.LinkedHashMap<>(progress.outputs());
-        next.put(phase, output);
-        return new Workflow.Progress(next);
+        return progress.with(phase, output);
     }
 
     /**

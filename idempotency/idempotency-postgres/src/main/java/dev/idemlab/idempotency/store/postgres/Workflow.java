@@ -93,7 +93,8 @@ public final class Workflow {
             return outputs.get(phase);
         }
 
-        Progress with(String phase, String output) {
+        /** This progress with {@code phase} finished, having recorded {@code output}; this one is unchanged. */
+        public Progress with(String phase, String output) {
             Map<String, String> next = new LinkedHashMap<>(outputs);
             next.put(phase, output);
             return new Progress(next);
