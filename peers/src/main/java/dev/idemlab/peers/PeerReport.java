@@ -1,7 +1,7 @@
 package dev.idemlab.peers;
 
-import dev.idemlab.peers.internal.LocalRedis;
 
+import dev.idemlab.idempotency.testsupport.LocalRedis;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -39,7 +39,7 @@ public final class PeerReport {
     /** Runs and prints; every server it starts is stopped before it returns. */
     public static void print(PrintStream out, List<PeerFactory> peers, boolean load) {
         Map<String, Map<Experiment, ExperimentResult>> matrix = new LinkedHashMap<>();
-        try (LocalRedis redis = LocalRedis.startServer()) {
+        try (LocalRedis redis = LocalRedis.start()) {
             out.println("Redis: bundled redis-server on " + redis.uri());
             for (PeerFactory factory : peers) {
                 PeerExperiments experiments = new PeerExperiments(factory, redis.uri(), ExperimentOptions.defaults());
@@ -47,8 +47,8 @@ public final class PeerReport {
                 row.put(Experiment.IN_FLIGHT, experiments.inFlight());
                 row.put(Experiment.KEY_REUSE, experiments.keyReuse());
                 row.put(Experiment.PROVIDER_TIMEOUT, experiments.providerTimeout());
-                try (LocalRedis doomed = LocalRedis.startServer()) {
-                    row.put(Experiment.STORE_DOWN, experiments.storeDown(doomed));
+                try (LocalRedis doomed = LocalRedis.start()) {
+                    row.put(Experiment.STORE_DOWN, experiments.storeDown(RedisOutage.of(doomed)));
                 }
                 ExperimentResult any = row.get(Experiment.IN_FLIGHT);
                 out.println();

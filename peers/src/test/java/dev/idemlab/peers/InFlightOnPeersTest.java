@@ -1,6 +1,6 @@
 package dev.idemlab.peers;
 
-import dev.idemlab.peers.internal.LocalRedis;
+import dev.idemlab.idempotency.testsupport.LocalRedis;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -20,13 +20,13 @@ class InFlightOnPeersTest {
 
     @BeforeAll
     static void startRedis() {
-        redis = LocalRedis.startServer();
+        redis = LocalRedis.start();
     }
 
     @AfterAll
     static void stopRedis() {
         if (redis != null) {
-            redis.stop();
+            redis.close();
         }
     }
 

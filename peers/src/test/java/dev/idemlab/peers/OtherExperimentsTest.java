@@ -1,6 +1,6 @@
 package dev.idemlab.peers;
 
-import dev.idemlab.peers.internal.LocalRedis;
+import dev.idemlab.idempotency.testsupport.LocalRedis;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -18,13 +18,13 @@ class OtherExperimentsTest {
 
     @BeforeAll
     static void startRedis() {
-        redis = LocalRedis.startServer();
+        redis = LocalRedis.start();
     }
 
     @AfterAll
     static void stopRedis() {
         if (redis != null) {
-            redis.stop();
+            redis.close();
         }
     }
 
@@ -68,29 +68,31 @@ class OtherExperimentsTest {
 
     @Test
     void camelFailsClosedWhenItsRedisIsGone() {
-        LocalRedis doomed = LocalRedis.startServer();
+        LocalRedis doomed = LocalRedis.start();
         try {
-            ExperimentResult result = new PeerExperiments(Peers.camel(), redis.uri(), QUICK).storeDown(doomed);
+            ExperimentResult result = new PeerExperiments(Peers.camel(), redis.uri(), QUICK)
+                    .storeDown(RedisOutage.of(doomed));
 
             assertThat(result.ledger()).isEmpty();
             assertThat(result.calls()).hasSize(1);
             assertThat(result.calls().get(0).response().signal()).isEqualTo(ErrorSignal.STORE_UNAVAILABLE);
             assertThat(result.verdict()).isEqualTo(Verdict.ONE_CHARGE_CONSISTENT);
         } finally {
-            doomed.stop();
+            doomed.close();
         }
     }
 
     @Test
     void anInMemoryPeerHasNoStoreToLose() {
-        LocalRedis doomed = LocalRedis.startServer();
+        LocalRedis doomed = LocalRedis.start();
         try {
-            ExperimentResult result = new PeerExperiments(Peers.jdempotentMemory(), null, QUICK).storeDown(doomed);
+            ExperimentResult result = new PeerExperiments(Peers.jdempotentMemory(), null, QUICK)
+                    .storeDown(RedisOutage.of(doomed));
 
             assertThat(result.verdict()).isEqualTo(Verdict.NOT_SUPPORTED);
             assertThat(result.calls()).isEmpty();
         } finally {
-            doomed.stop();
+            doomed.close();
         }
     }
 }

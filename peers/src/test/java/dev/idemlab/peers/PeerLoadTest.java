@@ -1,6 +1,6 @@
 package dev.idemlab.peers;
 
-import dev.idemlab.peers.internal.LocalRedis;
+import dev.idemlab.idempotency.testsupport.LocalRedis;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -14,7 +14,7 @@ class PeerLoadTest {
 
     @Test
     void redissonLockChargesEachKeyOnceUnderConcurrentDuplicates() {
-        try (LocalRedis redis = LocalRedis.startServer()) {
+        try (LocalRedis redis = LocalRedis.start()) {
             LoadReport report = new PeerLoad(Peers.redissonLock(), redis.uri(), SMALL).run();
 
             assertThat(report.requests()).isEqualTo(80);

@@ -1,9 +1,8 @@
 package dev.idemlab.lab.infra;
 
-import redis.embedded.core.ExecutableProvider;
+import dev.idemlab.idempotency.testsupport.LocalRedis;
 
 import java.io.File;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -26,9 +25,6 @@ final class RedisProvisioner {
     private static final List<Origin> ORDER = List.of(Origin.URL, Origin.SYSTEM, Origin.BUNDLED, Origin.CONTAINER);
     private static final String HOW = "Give a server with --redis-url redis://host:port (or "
             + ProvisioningOptions.REDIS_URL_ENV + "), put " + BINARY + " on PATH, or start Docker.";
-
-    /** The bundled binary is copied out of its jar once per JVM, on first use. */
-    private static volatile Path bundledBinary;
 
     /**
      * Where the lab's server is: a URL, or a private server plus the way to start another one of
@@ -129,10 +125,10 @@ final class RedisProvisioner {
         }
         Path binary;
         try {
-            binary = bundledBinary();
-        } catch (IOException | RuntimeException e) {
-            throw new ProvisioningException("no " + BINARY + " on PATH and no bundled binary for this platform ("
-                    + e.getMessage() + "): " + purpose + " needs one", e);
+            binary = LocalRedis.bundledExecutable();
+        } catch (RuntimeException e) {
+            throw new ProvisioningException("no " + BINARY + " on PATH and " + e.getMessage() + ": " + purpose
+                    + " needs one", e);
         }
         return RedisProcess.start(binary, Origin.BUNDLED, ServerRegistry.existing(binary.getParent()), args);
     }
@@ -149,13 +145,13 @@ final class RedisProvisioner {
             }
             case BUNDLED -> {
                 try {
-                    Path binary = bundledBinary();
+                    Path binary = LocalRedis.bundledExecutable();
                     // The binary was extracted to a temporary directory of this JVM's: it goes with a
                     // server left behind by a killed lab.
                     return Optional.of(() -> RedisProcess.start(binary, Origin.BUNDLED,
                             ServerRegistry.existing(binary.getParent())));
-                } catch (IOException | RuntimeException e) {
-                    tried.add("bundled: no binary for this platform (" + e.getMessage() + ")");
+                } catch (RuntimeException e) {
+                    tried.add("bundled: " + e.getMessage());
                     return Optional.empty();
                 }
             }
@@ -186,19 +182,6 @@ final class RedisProvisioner {
             }
         }
         return Optional.empty();
-    }
-
-    private static Path bundledBinary() throws IOException {
-        Path binary = bundledBinary;
-        if (binary == null) {
-            synchronized (RedisProvisioner.class) {
-                if (bundledBinary == null) {
-                    bundledBinary = ExecutableProvider.newJarResourceProvider().get().toPath();
-                }
-                binary = bundledBinary;
-            }
-        }
-        return binary;
     }
 
     private static boolean dockerAvailable() {

@@ -7,6 +7,7 @@ import com.trendyol.jdempotent.core.datasource.InMemoryIdempotentRepository;
 import com.trendyol.jdempotent.redis.RedisConfigProperties;
 import com.trendyol.jdempotent.redis.RedisIdempotentRepository;
 import com.trendyol.jdempotent.redis.RedisSentinelConfiguration;
+import dev.idemlab.idempotency.testsupport.LocalRedis;
 import dev.idemlab.peers.ChargeReceipt;
 import dev.idemlab.peers.ChargeRequest;
 import dev.idemlab.peers.PeerLibrary;
@@ -139,7 +140,7 @@ public final class JdempotentPeer implements PeerLibrary {
             return new JdempotentPeer(context, StoreKind.REDIS, sentinel);
         } catch (RuntimeException e) {
             context.close();
-            sentinel.stop();
+            sentinel.close();
             throw e;
         }
     }
@@ -177,7 +178,7 @@ public final class JdempotentPeer implements PeerLibrary {
             context.close();
         } finally {
             if (sentinel != null) {
-                sentinel.stop();
+                sentinel.close();
             }
         }
     }

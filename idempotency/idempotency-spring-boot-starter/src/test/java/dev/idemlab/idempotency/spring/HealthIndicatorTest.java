@@ -3,6 +3,7 @@ package dev.idemlab.idempotency.spring;
 import dev.idemlab.idempotency.spring.autoconfigure.IdempotencyCoordinatorAutoConfiguration;
 import dev.idemlab.idempotency.spring.autoconfigure.IdempotencyHealthAutoConfiguration;
 import dev.idemlab.idempotency.spring.autoconfigure.IdempotencyStoreAutoConfiguration;
+import dev.idemlab.idempotency.testsupport.LocalRedis;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Health;

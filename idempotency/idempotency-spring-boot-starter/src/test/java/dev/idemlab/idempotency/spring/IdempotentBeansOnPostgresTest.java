@@ -1,5 +1,6 @@
 package dev.idemlab.idempotency.spring;
 
+import dev.idemlab.idempotency.testsupport.LocalPostgres;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -30,14 +31,10 @@ class IdempotentBeansOnPostgresTest extends IdempotentBeansContract {
     }
 
     private static synchronized String startedUrl() {
-        try {
-            if (postgres == null) {
-                postgres = LocalPostgres.start();
-            }
-            return postgres.jdbcUrl();
-        } catch (Exception e) {
-            throw new IllegalStateException("cannot start the test's PostgreSQL: " + e.getMessage(), e);
+        if (postgres == null) {
+            postgres = LocalPostgres.start();
         }
+        return postgres.jdbcUrl();
     }
 
     @AfterAll

@@ -1,5 +1,6 @@
 package dev.idemlab.idempotency.spring;
 
+import dev.idemlab.idempotency.testsupport.LocalRedis;
 import org.junit.jupiter.api.AfterAll;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.test.annotation.DirtiesContext;
@@ -21,14 +22,10 @@ class IdempotentBeansOnRedisTest extends IdempotentBeansContract {
     }
 
     private static synchronized String startedUri() {
-        try {
-            if (redis == null) {
-                redis = LocalRedis.start();
-            }
-            return redis.uri();
-        } catch (Exception e) {
-            throw new IllegalStateException("cannot start the test's redis-server: " + e.getMessage(), e);
+        if (redis == null) {
+            redis = LocalRedis.start();
         }
+        return redis.uri();
     }
 
     @AfterAll

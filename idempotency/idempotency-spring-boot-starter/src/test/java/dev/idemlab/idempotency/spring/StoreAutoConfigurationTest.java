@@ -10,6 +10,7 @@ import dev.idemlab.idempotency.spring.autoconfigure.IdempotencyCoordinatorAutoCo
 import dev.idemlab.idempotency.spring.autoconfigure.IdempotencyStoreAutoConfiguration;
 import dev.idemlab.idempotency.store.memory.InMemoryIdempotencyStore;
 import dev.idemlab.idempotency.store.redis.RedisIdempotencyStore;
+import dev.idemlab.idempotency.testsupport.LocalRedis;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -7,6 +7,7 @@ import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.idempotency.spring.autoconfigure.IdempotencyAspectAutoConfiguration;
 import dev.idemlab.idempotency.spring.autoconfigure.IdempotencyCoordinatorAutoConfiguration;
 import dev.idemlab.idempotency.spring.autoconfigure.IdempotencyStoreAutoConfiguration;
+import dev.idemlab.idempotency.testsupport.LocalPostgres;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -45,7 +46,7 @@ class TransactionOrderTest {
     static void startPostgres() throws Exception {
         postgres = LocalPostgres.start();
         new JdbcTemplate(new org.springframework.jdbc.datasource.DriverManagerDataSource(postgres.jdbcUrl(),
-                "postgres", "")).execute("""
+                postgres.user(), postgres.password())).execute("""
                 create table orders (order_id text primary key, amount bigint not null);
                 create table order_audit_parent (order_id text primary key);
                 create table order_audit (order_id text not null references order_audit_parent (order_id)

@@ -1,8 +1,7 @@
 package dev.idemlab.idempotency.store.postgres;
 
 import dev.idemlab.idempotency.spi.Reservation;
-import dev.idemlab.lab.infra.PostgresBackend;
-import dev.idemlab.lab.infra.ProvisioningOptions;
+import dev.idemlab.idempotency.testsupport.LocalPostgres;
 import dev.idemlab.provider.ChargeRequest;
 import dev.idemlab.provider.FakePaymentProvider;
 import dev.idemlab.provider.StaleFenceException;
@@ -28,14 +27,14 @@ class PostgresFencesTest {
     private static final Duration LEASE = Duration.ofSeconds(30);
     private static final long HOUR_US = Duration.ofHours(1).toNanos() / 1000;
 
-    private static PostgresBackend backend;
+    private static LocalPostgres server;
     private static PostgresIdempotencyStore store;
     private static PostgresTable table;
 
     @BeforeAll
     static void startServer() {
-        backend = PostgresBackend.open(ProvisioningOptions.defaults());
-        store = (PostgresIdempotencyStore) backend.openStore();
+        server = LocalPostgres.start();
+        store = PostgresTable.openStore(server);
         table = new PostgresTable(store);
     }
 
@@ -44,8 +43,8 @@ class PostgresFencesTest {
         if (store != null) {
             store.close();
         }
-        if (backend != null) {
-            backend.close();
+        if (server != null) {
+            server.close();
         }
     }
 

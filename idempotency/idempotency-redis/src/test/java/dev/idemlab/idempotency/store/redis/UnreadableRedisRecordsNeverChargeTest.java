@@ -10,8 +10,7 @@ import dev.idemlab.idempotency.InFlightPolicy;
 import dev.idemlab.idempotency.Outcome;
 import dev.idemlab.idempotency.ResultCodec;
 import dev.idemlab.idempotency.spi.IdempotencyRecord.Completed;
-import dev.idemlab.lab.infra.ProvisioningOptions;
-import dev.idemlab.lab.infra.RedisBackend;
+import dev.idemlab.idempotency.testsupport.LocalRedis;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -40,22 +39,23 @@ class UnreadableRedisRecordsNeverChargeTest {
     private static final ResultCodec<String> CODEC = ResultCodec.json(String.class);
     private static final Fingerprint FINGERPRINT = Fingerprint.ofFields(Map.of("amount", 10));
 
-    private static RedisBackend backend;
+    private static LocalRedis server;
     private static RedisIdempotencyStore store;
     private static RawRedis raw;
 
     @BeforeAll
     static void startServer() {
-        backend = RedisBackend.open(ProvisioningOptions.defaults());
-        store = (RedisIdempotencyStore) backend.openStore();
-        raw = new RawRedis(backend.uri());
+        server = LocalRedis.start();
+        store = new RedisIdempotencyStore(RedisStoreConfig.of(server.uri()));
+        raw = new RawRedis(server.uri());
+        raw.firstRoundTrip(store);
     }
 
     @AfterAll
     static void stopServer() {
         raw.close();
         store.close();
-        backend.close();
+        server.close();
     }
 
     static Stream<Arguments> unreadableValues() {

@@ -18,8 +18,7 @@ import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.idempotency.tck.IdempotencyStoreContract;
 import dev.idemlab.idempotency.spi.Reservation;
 import dev.idemlab.idempotency.spi.StoredResult;
-import dev.idemlab.lab.infra.PostgresBackend;
-import dev.idemlab.lab.infra.ProvisioningOptions;
+import dev.idemlab.idempotency.testsupport.LocalPostgres;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -42,18 +41,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** The store contract, and what only a real PostgreSQL can show, against a private server. */
+/** The store contract, and what only a real PostgreSQL can show, against a private server of the test's own. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PostgresIdempotencyStoreTest extends IdempotencyStoreContract {
 
-    private PostgresBackend backend;
+    private LocalPostgres server;
     private PostgresIdempotencyStore store;
     private PostgresTable table;
 
     @BeforeAll
     void startServer() {
-        backend = PostgresBackend.open(ProvisioningOptions.defaults());
-        store = (PostgresIdempotencyStore) backend.openStore();
+        server = LocalPostgres.start();
+        store = PostgresTable.openStore(server);
         table = new PostgresTable(store);
     }
 
@@ -62,8 +61,8 @@ class PostgresIdempotencyStoreTest extends IdempotencyStoreContract {
         if (store != null) {
             store.close();
         }
-        if (backend != null) {
-            backend.close();
+        if (server != null) {
+            server.close();
         }
     }
 
@@ -81,8 +80,8 @@ class PostgresIdempotencyStoreTest extends IdempotencyStoreContract {
     void describesItselfAsPostgresWithTheServersVersionAndAddress() {
         assertThat(store.describe().name()).isEqualTo("postgres");
         assertThat(store.describe().serverVersion()).matches("\\d+(\\.\\d+)*.*");
-        assertThat(store.describe().address()).isEqualTo(backend.server().address());
-        System.out.println("postgres under test: " + backend.server().describe());
+        assertThat(store.describe().address()).isEqualTo(server.address());
+        System.out.println("postgres under test: " + store.describe().serverVersion() + " at " + server.address());
     }
 
     @Test
@@ -212,7 +211,7 @@ class PostgresIdempotencyStoreTest extends IdempotencyStoreContract {
     @Test
     void storesWithDifferentPrefixesShareTheTableWithoutSeeingEachOther() {
         String ns = namespace();
-        try (IdempotencyStore neighbour = backend.openStore()) {
+        try (IdempotencyStore neighbour = PostgresTable.openStore(server)) {
             assertThat(store.reserve(ns, "mine", FP, LEASE)).isInstanceOf(Reservation.Acquired.class);
             assertThat(neighbour.lookup(ns)).isEmpty();
             assertThat(neighbour.reserve(ns, "theirs", FP, LEASE)).isInstanceOf(Reservation.Acquired.class);

@@ -2,7 +2,7 @@ package dev.idemlab.idempotency.store.redis;
 
 import dev.idemlab.idempotency.spi.Reservation;
 import dev.idemlab.idempotency.spi.StoredResult;
-import dev.idemlab.lab.infra.PrivateRedisServer;
+import dev.idemlab.idempotency.testsupport.LocalRedis;
 import dev.idemlab.provider.ChargeRequest;
 import dev.idemlab.provider.FakePaymentProvider;
 import dev.idemlab.provider.StaleFenceException;
@@ -22,8 +22,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Fences never repeat, also when the server lost its counter: a fence is the greater of the server's
- * clock in microseconds and the namespace's last fence plus one. On real servers the lab starts with
- * an RDB file of their own, so that one can come back from an older snapshot.
+ * clock in microseconds and the namespace's last fence plus one. On real servers with an RDB file in
+ * a directory of the test's, so that one can come back from an older snapshot.
  */
 class RedisFencesTest {
 
@@ -33,15 +33,16 @@ class RedisFencesTest {
 
     @TempDir
     static Path sharedDir;
-    private static PrivateRedisServer server;
+    private static LocalRedis server;
     private static RedisIdempotencyStore store;
     private static RawRedis raw;
 
     @BeforeAll
     static void startServer() {
-        server = PrivateRedisServer.startWithDataIn(sharedDir);
+        server = startWithDataIn(sharedDir);
         store = new RedisIdempotencyStore(RedisStoreConfig.of(server.uri()));
         raw = new RawRedis(server.uri());
+        raw.firstRoundTrip(store);
     }
 
     @AfterAll
@@ -49,6 +50,15 @@ class RedisFencesTest {
         raw.close();
         store.close();
         server.close();
+    }
+
+    /**
+     * A server whose RDB snapshot is {@code dir}/dump.rdb: it loads the file when it starts, and writes
+     * it on SAVE, never by itself (nor on shutdown), so the file holds exactly the last snapshot asked for.
+     */
+    private static LocalRedis startWithDataIn(Path dir) {
+        return LocalRedis.start(LocalRedis.bundledExecutable(),
+                List.of("--dir", dir.toAbsolutePath().toString(), "--dbfilename", "dump.rdb"));
     }
 
     private static String namespace() {
@@ -125,7 +135,7 @@ class RedisFencesTest {
         long saved;
         long stale;
         String counterKey;
-        try (PrivateRedisServer first = PrivateRedisServer.startWithDataIn(dir);
+        try (LocalRedis first = startWithDataIn(dir);
              RedisIdempotencyStore before = new RedisIdempotencyStore(RedisStoreConfig.of(first.uri()));
              RawRedis rawBefore = new RawRedis(first.uri())) {
             counterKey = before.fenceKeyOf(ns);
@@ -139,7 +149,7 @@ class RedisFencesTest {
         }
         assertThat(Files.exists(dir.resolve("dump.rdb"))).isTrue();
 
-        try (PrivateRedisServer restarted = PrivateRedisServer.startWithDataIn(dir);
+        try (LocalRedis restarted = startWithDataIn(dir);
              RedisIdempotencyStore after = new RedisIdempotencyStore(RedisStoreConfig.of(restarted.uri()));
              RawRedis rawAfter = new RawRedis(restarted.uri())) {
             assertThat(rawAfter.commands().get(counterKey)).as("the counter of the snapshot")

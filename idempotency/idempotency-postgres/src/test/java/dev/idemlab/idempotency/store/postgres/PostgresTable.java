@@ -1,5 +1,7 @@
 package dev.idemlab.idempotency.store.postgres;
 
+import dev.idemlab.idempotency.testsupport.LocalPostgres;
+
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -17,6 +19,16 @@ final class PostgresTable {
     PostgresTable(PostgresIdempotencyStore store) {
         this.config = store.config();
         this.store = store;
+    }
+
+    /**
+     * A store on {@code server} with a namespace prefix of its own, so that stores of one test share the
+     * table without seeing each other's records. The caller closes it.
+     */
+    static PostgresIdempotencyStore openStore(LocalPostgres server) {
+        return new PostgresIdempotencyStore(PostgresStoreConfig.custom(server.jdbcUrl())
+                .credentials(server.user(), server.password())
+                .namespacePrefix("test-" + java.util.UUID.randomUUID() + ":").build());
     }
 
     /** Moves the record's expiry one second into the past, by the server's clock. */

@@ -10,8 +10,7 @@ import dev.idemlab.idempotency.tck.IdempotencyStoreContract;
 import dev.idemlab.idempotency.spi.IdempotencyStoreException;
 import dev.idemlab.idempotency.spi.Reservation;
 import dev.idemlab.idempotency.spi.StoredResult;
-import dev.idemlab.lab.infra.ProvisioningOptions;
-import dev.idemlab.lab.infra.RedisBackend;
+import dev.idemlab.idempotency.testsupport.LocalRedis;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -23,26 +22,27 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** The store contract, and what only Redis can show, on a real server the lab provisions. */
+/** The store contract, and what only Redis can show, on a private redis-server of the test's own. */
 class RedisIdempotencyStoreTest extends IdempotencyStoreContract {
 
-    private static RedisBackend backend;
+    private static LocalRedis server;
     private static RedisIdempotencyStore store;
     private static RawRedis raw;
 
     @BeforeAll
     static void startServer() {
-        backend = RedisBackend.open(ProvisioningOptions.defaults());
-        store = (RedisIdempotencyStore) backend.openStore();
-        raw = new RawRedis(backend.uri());
-        System.out.println("store contract on " + backend.server().describe());
+        server = LocalRedis.start();
+        store = new RedisIdempotencyStore(RedisStoreConfig.of(server.uri()));
+        raw = new RawRedis(server.uri());
+        raw.firstRoundTrip(store);
+        System.out.println("store contract on redis " + store.describe().serverVersion() + " at " + server.address());
     }
 
     @AfterAll
     static void stopServer() {
         raw.close();
         store.close();
-        backend.close();
+        server.close();
     }
 
     @Override
@@ -182,6 +182,6 @@ class RedisIdempotencyStoreTest extends IdempotencyStoreContract {
     void describesItselfWithTheServersVersionAndAddress() {
         assertThat(store.describe().name()).isEqualTo("redis");
         assertThat(store.describe().serverVersion()).matches("\\d+\\.\\d+.*");
-        assertThat(store.describe().address()).isEqualTo(backend.server().address());
+        assertThat(store.describe().address()).isEqualTo(server.address());
     }
 }

@@ -1,0 +1,319 @@
+package dev.idemlab.idempotency.testsupport;
+
+import redis.embedded.core.ExecutableProvider;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * A private {@code redis-server} process: bound to 127.0.0.1 on an ephemeral port, without
+ * persistence, its working directory and log in a fresh temporary directory. By default the binary
+ * is the one bundled in embedded-redis, so a test needs no Redis installed.
+ *
+ * <p>{@code start} returns once the server has answered PING on its port, never after a guessed
+ * delay. {@link #close()} stops the process this object started, and no other, then removes its
+ * directory; a JVM shutdown hook does the same for a server nobody closed (a test run aborted
+ * between {@code @BeforeAll} and {@code @AfterAll}). Use it with try-with-resources, or close it
+ * in {@code @AfterAll}: it runs whether or not the tests passed.
+ *
+ * <p>Why not embedded-redis's own {@code RedisServer}: it waits for a log line with no time limit,
+ * and keeps its process private, so neither its pid nor a hung start could be dealt with.
+ *
+ * <p>Thread-safe.
+ */
+public final class LocalRedis implements AutoCloseable {
+
+    /** The only address a private server listens on. */
+    public static final String HOST = "127.0.0.1";
+
+    private static final long READY_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** Another process may take the free port between our probe and the server's bind: retry then. */
+    private static final int PORT_ATTEMPTS = 3;
+    private static final String LOG = "redis.log";
+
+    private static volatile Path bundled;
+
+    private final Process process;
+    private final int port;
+    private final Path directory;
+    private final Thread shutdownHook;
+    private boolean stopped;
+
+    private LocalRedis(Process process, int port, Path directory) {
+        this.process = process;
+        this.port = port;
+        this.directory = directory;
+        this.shutdownHook = new Thread(this::stop, "local-redis-stop-" + port);
+        Runtime.getRuntime().addShutdownHook(shutdownHook);
+    }
+
+    /**
+     * Starts a server from the bundled binary.
+     *
+     * @return a server that has answered PING
+     * @throws IllegalStateException if it does not start, with the end of its log
+     */
+    public static LocalRedis start() {
+        return start(bundledExecutable(), List.of());
+    }
+
+    /**
+     * Starts a server from {@code executable} (any {@code redis-server}), with {@code extraArguments}
+     * after the defaults ({@code --port}, {@code --bind 127.0.0.1}, {@code --save ""},
+     * {@code --appendonly no}, {@code --dir}); a later argument overrides an earlier one, so
+     * {@code --dir} and {@code --dbfilename} may give it a data directory of the caller's.
+     *
+     * @param executable the {@code redis-server} binary
+     * @param extraArguments more command-line settings: a cluster node's, a data directory
+     * @return a server that has answered PING
+     * @throws IllegalStateException if it does not start, with the end of its log
+     */
+    public static LocalRedis start(Path executable, List<String> extraArguments) {
+        Objects.requireNonNull(executable, "executable");
+        List<String> extra = List.copyOf(extraArguments);
+        return startOnFreePort(executable, null, (port, dir) -> {
+            List<String> args = new ArrayList<>(List.of("--port", Integer.toString(port), "--bind", HOST,
+                    "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", dir.toString()));
+            args.addAll(extra);
+            return args;
+        });
+    }
+
+    /**
+     * Starts a Sentinel, from the bundled binary, that knows {@code masterHost:masterPort} as master
+     * {@code masterName}. It answers {@code SENTINEL get-master-addr-by-name} whether or not the
+     * master is up, as it never decides the master is down within a test.
+     *
+     * @return a Sentinel that has answered PING
+     * @throws IllegalStateException if it does not start, with the end of its log
+     */
+    public static LocalRedis startSentinel(String masterName, String masterHost, int masterPort) {
+        String config = String.join("\n",
+                "sentinel monitor " + masterName + " " + masterHost + " " + masterPort + " 1",
+                "sentinel down-after-milliseconds " + masterName + " 60000", "");
+        return startOnFreePort(bundledExecutable(), config, (port, dir) -> List.of("--port", Integer.toString(port),
+                "--bind", HOST, "--daemonize", "no", "--sentinel", "--dir", dir.toString()));
+    }
+
+    /**
+     * The {@code redis-server} bundled in embedded-redis for this platform, copied out of its jar
+     * once per JVM.
+     *
+     * @throws IllegalStateException if there is no binary for this platform, or it cannot be copied
+     */
+    public static Path bundledExecutable() {
+        Path found = bundled;
+        if (found == null) {
+            synchronized (LocalRedis.class) {
+                if (bundled == null) {
+                    try {
+                        bundled = ExecutableProvider.newJarResourceProvider().get().toPath();
+                    } catch (IOException | RuntimeException e) {
+                        throw new IllegalStateException("no bundled redis-server for this platform: " + e.getMessage(), e);
+                    }
+                }
+                found = bundled;
+            }
+        }
+        return found;
+    }
+
+    /** Where a client connects: {@code redis://127.0.0.1:40123}. */
+    public String uri() {
+        return "redis://" + address();
+    }
+
+    /** {@code 127.0.0.1:port}. */
+    public String address() {
+        return HOST + ":" + port;
+    }
+
+    /** Always {@value #HOST}. */
+    public String host() {
+        return HOST;
+    }
+
+    /** The port the server listens on. */
+    public int port() {
+        return port;
+    }
+
+    /** The server process's id, for a caller that signals it (pause, kill) or records it. */
+    public long pid() {
+        return process.pid();
+    }
+
+    /** Whether the server process is still running. */
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /** The server's working directory (its log and, unless overridden, its files); removed on close. */
+    public Path directory() {
+        return directory;
+    }
+
+    /** Stops the server (SIGTERM, then SIGKILL if it hangs), waits until it is gone, removes its directory. */
+    @Override
+    public void close() {
+        stop();
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException shuttingDown) {
+            // the JVM is exiting: the hook is running or has run
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "redis-server pid " + process.pid() + " on " + address();
+    }
+
+    private synchronized void stop() {
+        if (stopped) {
+            return;
+        }
+        stopped = true;
+        process.destroy();
+        try {
+            if (!process.waitFor(5, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+        deleteTree(directory);
+    }
+
+    private interface Arguments {
+        List<String> of(int port, Path dir);
+    }
+
+    private static LocalRedis startOnFreePort(Path executable, String configFile, Arguments arguments) {
+        IllegalStateException last = null;
+        for (int attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
+            try {
+                return startOnce(executable, configFile, arguments, freePort());
+            } catch (PortTaken e) {
+                last = e;
+            }
+        }
+        throw last;
+    }
+
+    private static LocalRedis startOnce(Path executable, String configFile, Arguments arguments, int port) {
+        Path dir;
+        Process process;
+        try {
+            dir = Files.createTempDirectory("local-redis-");
+            List<String> command = new ArrayList<>();
+            command.add(executable.toString());
+            if (configFile != null) {
+                // a Sentinel rewrites its configuration file, so it must have one of its own
+                Path conf = dir.resolve("redis.conf");
+                Files.writeString(conf, configFile);
+                command.add(conf.toString());
+            }
+            command.addAll(arguments.of(port, dir));
+            process = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(dir.resolve(LOG).toFile()).start();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot run " + executable + ": " + e.getMessage(), e);
+        }
+        LocalRedis server = new LocalRedis(process, port, dir);
+        try {
+            server.awaitPing(executable);
+            return server;
+        } catch (RuntimeException e) {
+            server.close();
+            throw e;
+        }
+    }
+
+    private void awaitPing(Path executable) {
+        long deadline = System.nanoTime() + READY_NANOS;
+        while (!answersPing()) {
+            boolean exited;
+            try {
+                // Not a sleep: a server that dies is seen at once, one that is starting is asked again.
+                exited = process.waitFor(10, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for " + executable + " to answer PING", e);
+            }
+            if (exited) {
+                String log = logTail();
+                String message = executable + " exited with " + process.exitValue() + " before it answered PING on "
+                        + address() + "; its log ends: " + log;
+                throw log.contains("Address already in use") ? new PortTaken(message) : new IllegalStateException(message);
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException(executable + " did not answer PING on " + address()
+                        + " within 10 s; its log ends: " + logTail());
+            }
+        }
+    }
+
+    private boolean answersPing() {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(HOST, port), 200);
+            socket.setSoTimeout(1000);
+            OutputStream out = socket.getOutputStream();
+            out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            InputStream in = socket.getInputStream();
+            byte[] reply = in.readNBytes(7);
+            return new String(reply, StandardCharsets.US_ASCII).equals("+PONG\r\n");
+        } catch (IOException notYet) {
+            return false;
+        }
+    }
+
+    private String logTail() {
+        try {
+            String log = Files.readString(directory.resolve(LOG));
+            return log.length() > 800 ? log.substring(log.length() - 800) : log;
+        } catch (IOException e) {
+            return "(no log: " + e.getMessage() + ")";
+        }
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("no free port on " + HOST, e);
+        }
+    }
+
+    private static void deleteTree(Path dir) {
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        } catch (IOException | UncheckedIOException e) {
+            // a leftover temporary directory is harmless; the process is stopped
+        }
+    }
+
+    /** The server could not bind its port: another process took it after we found it free. */
+    private static final class PortTaken extends IllegalStateException {
+        PortTaken(String message) {
+            super(message);
+        }
+    }
+}
