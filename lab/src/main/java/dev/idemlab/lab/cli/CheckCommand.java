@@ -21,10 +21,8 @@ import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 
@@ -188,12 +186,7 @@ final class CheckCommand implements Callable<Integer> {
             } finally {
                 StoreOptions.cleanUp(backend, spec.commandLine().getErr());
             }
-            // A scenario checked in several variants (fail open and closed, say) is skipped for one reason: said once.
-            Map<ScenarioRunner.Skipped, Integer> variants = new LinkedHashMap<>();
-            for (ScenarioRunner.Skipped skip : skippedScenarios) {
-                variants.merge(skip, 1, Integer::sum);
-            }
-            variants.forEach((skip, count) -> {
+            ScenarioRunner.countVariants(skippedScenarios).forEach((skip, count) -> {
                 skipped += count;
                 out.println("SKIP " + name + " " + skip.scenario() + (count > 1 ? " (" + count + " variants)" : "")
                         + ": " + skip.reason());
