@@ -44,8 +44,8 @@ final class CheckCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--stores", paramLabel = "STORE[,STORE...]", split = ",", hideParamSyntax = true,
-            description = "Stores to check, comma-separated: memory, redis, postgres, redis-cluster. Default: the first "
-                    + "three. On the lab's own cluster (redis-cluster, or redis with --redis-from cluster) the failover "
+            description = "Stores to check, comma-separated: " + StoreBackends.NAMES_TEXT + ". Default: "
+                    + StoreBackends.CHECKED_BY_DEFAULT_TEXT + ". On the lab's own cluster (redis-cluster, or redis with --redis-from cluster) the failover "
                     + "runs too, without and with WAIT.")
     List<String> stores;
 
