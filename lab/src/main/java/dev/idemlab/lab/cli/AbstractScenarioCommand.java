@@ -15,6 +15,7 @@ import picocli.CommandLine.Spec;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
@@ -38,10 +39,12 @@ abstract class AbstractScenarioCommand implements Callable<Integer> {
     }
 
     /**
-     * Whether an option a scenario sets for itself is refused: yes for a command that runs one
-     * scenario; {@code scenario all} passes the options on to the scenarios that take them.
+     * Whether this command runs one scenario the user named: then an option the scenario sets for itself
+     * is refused, and a store that cannot stage any of its variants is a usage error rather than a SKIP.
+     * {@code scenario all} passes the options on to the scenarios that take them, and skips what a store
+     * cannot stage.
      */
-    boolean refusesFixedOptions() {
+    boolean runsOneScenario() {
         return true;
     }
 
@@ -60,6 +63,14 @@ abstract class AbstractScenarioCommand implements Callable<Integer> {
                     throw new UsageException(option + ": " + step.scenario().name() + " sets it for itself ("
                             + step.scenario().summary() + "); leave it out");
                 }
+            }
+            ProviderChoice fixedProvider = step.scenario().fixedProvider();
+            if (fixedProvider != null && spec.commandLine().getParseResult().hasMatchedOption("--provider")
+                    && options.provider.choice() != fixedProvider) {
+                throw new UsageException("--provider " + options.provider.provider + ": " + step.scenario().name()
+                        + " (" + step.scenario().summary() + ") always reaches the provider "
+                        + (fixedProvider == ProviderChoice.HTTP ? "over HTTP, from a holder in a child JVM; leave "
+                        + "--provider out, or give http" : "in this process; leave --provider out, or give in-process"));
             }
         }
     }
@@ -80,7 +91,7 @@ abstract class AbstractScenarioCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         List<ScenarioRunner.Plan> plan = plan();
-        if (refusesFixedOptions()) {
+        if (runsOneScenario()) {
             refuseFixedOptions(plan);
         }
         int steps = ScenarioRunner.steps(plan);
@@ -104,15 +115,21 @@ abstract class AbstractScenarioCommand implements Callable<Integer> {
             if (progress != null) {
                 progress.close();
             }
+            Map<ScenarioRunner.Skipped, Integer> variantsSkipped = ScenarioRunner.countVariants(skipped);
+            if (runsOneScenario() && runs.isEmpty() && !variantsSkipped.isEmpty()) {
+                // Nothing the user asked for can run here: a usage error naming why, not a report of nothing.
+                throw new UsageException(variantsSkipped.keySet().iterator().next().reason());
+            }
             StringBuilder report = new StringBuilder(options.output.format.render(runs));
-            for (ScenarioRunner.Skipped skip : skipped) {
-                String line = skip.scenario() + " skipped on " + storeName + ": " + skip.reason();
+            variantsSkipped.forEach((skip, count) -> {
+                String line = skip.scenario() + (count > 1 ? " (" + count + " variants)" : "") + " skipped on "
+                        + storeName + ": " + skip.reason();
                 if (options.output.format == ReportFormat.JSON) {
                     err.println("lab: " + line);
                 } else {
                     report.append('\n').append(line).append('\n');
                 }
-            }
+            });
             String summary = summary(runs, context);
             if (!summary.isEmpty()) {
                 if (options.output.format == ReportFormat.JSON) {

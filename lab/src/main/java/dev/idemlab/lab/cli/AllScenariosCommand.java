@@ -18,7 +18,7 @@ import java.util.List;
 final class AllScenariosCommand extends AbstractScenarioCommand {
 
     @Override
-    boolean refusesFixedOptions() {
+    boolean runsOneScenario() {
         return false;
     }
 

@@ -21,10 +21,8 @@ import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 
@@ -46,8 +44,8 @@ final class CheckCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--stores", paramLabel = "STORE[,STORE...]", split = ",", hideParamSyntax = true,
-            description = "Stores to check, comma-separated: memory, redis, postgres, redis-cluster. Default: the first "
-                    + "three. On the lab's own cluster (redis-cluster, or redis with --redis-from cluster) the failover "
+            description = "Stores to check, comma-separated: " + StoreBackends.NAMES_TEXT + ". Default: "
+                    + StoreBackends.CHECKED_BY_DEFAULT_TEXT + ". On the lab's own cluster (redis-cluster, or redis with --redis-from cluster) the failover "
                     + "runs too, without and with WAIT.")
     List<String> stores;
 
@@ -188,12 +186,7 @@ final class CheckCommand implements Callable<Integer> {
             } finally {
                 StoreOptions.cleanUp(backend, spec.commandLine().getErr());
             }
-            // A scenario checked in several variants (fail open and closed, say) is skipped for one reason: said once.
-            Map<ScenarioRunner.Skipped, Integer> variants = new LinkedHashMap<>();
-            for (ScenarioRunner.Skipped skip : skippedScenarios) {
-                variants.merge(skip, 1, Integer::sum);
-            }
-            variants.forEach((skip, count) -> {
+            ScenarioRunner.countVariants(skippedScenarios).forEach((skip, count) -> {
                 skipped += count;
                 out.println("SKIP " + name + " " + skip.scenario() + (count > 1 ? " (" + count + " variants)" : "")
                         + ": " + skip.reason());

@@ -19,6 +19,14 @@ final class EvictionCommand extends FailureScenarioCommand {
     String noEviction;
 
     @Override
+    void checkStore(String store) {
+        if (!store.equals("redis")) {
+            throw new UsageException("eviction sets maxmemory and maxmemory-policy on the lab's own private single "
+                    + "Redis: --store must be redis, got '" + store + "'");
+        }
+    }
+
+    @Override
     List<Scenario> variants() {
         return Toggle.variants("--noeviction", noEviction).stream().<Scenario>map(EvictionScenario::new).toList();
     }

@@ -21,6 +21,15 @@ final class GhostReservationCommand extends FailureScenarioCommand {
     String settle;
 
     @Override
+    void checkStore(String store) {
+        if (!store.equals("redis")) {
+            throw new UsageException("ghost-reservation pauses the lab's own private single Redis: --store must be "
+                    + "redis, got '" + store + "'" + (store.equals("postgres")
+                    ? " (on PostgreSQL the statement and lock timeouts cancel a stalled reserve on the server)" : ""));
+        }
+    }
+
+    @Override
     List<Scenario> variants() {
         return Toggle.variants("--settle", settle).stream().<Scenario>map(GhostReservationScenario::new).toList();
     }

@@ -29,6 +29,14 @@ final class LeaseOverrunCommand extends FailureScenarioCommand {
     String fence;
 
     @Override
+    void checkStore(String store) {
+        if (pausedHolder && store.equals("memory")) {
+            throw new UsageException("--paused-holder runs the holder in a child JVM, which cannot reach the memory "
+                    + "store of this process: use --store redis or postgres");
+        }
+    }
+
+    @Override
     List<Scenario> variants() {
         List<Scenario> variants = new ArrayList<>();
         boolean all = heartbeat == null && !pausedHolder;

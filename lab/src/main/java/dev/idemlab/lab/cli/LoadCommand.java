@@ -62,7 +62,7 @@ final class LoadCommand implements Callable<Integer> {
     HttpLoadOptions overHttp;
 
     @Option(names = "--compare", paramLabel = "STORE[,STORE...]", split = ",", hideParamSyntax = true,
-            description = "Compare these stores (comma-separated: memory, redis, postgres, redis-cluster), one after the other, "
+            description = "Compare these stores (comma-separated: " + StoreBackends.NAMES_TEXT + "), one after the other, "
                     + "instead of --store. A store whose server cannot be had is reported and fails the run; the "
                     + "others are still loaded and reported.")
     List<String> compare;

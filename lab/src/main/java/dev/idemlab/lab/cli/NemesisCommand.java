@@ -36,13 +36,13 @@ import java.util.concurrent.Callable;
                 + "a timeline and the command that replays the same schedule.")
 final class NemesisCommand implements Callable<Integer> {
 
-    static final List<String> STORES = List.of("memory", "redis", "postgres", "redis-cluster");
+    static final List<String> STORES = StoreBackends.NAMES;
 
     @Spec
     CommandSpec spec;
 
     @Option(names = "--store", paramLabel = "STORE", defaultValue = "memory",
-            description = "memory, redis, postgres or redis-cluster (the lab's own local cluster). On a server "
+            description = "Store to run on: " + StoreBackends.NAMES_TEXT + " (redis-cluster: the lab's own local cluster). On a server "
                     + "given by URL only the network's faults are played (the proxy's freeze, dropped replies and "
                     + "resets) and the lab's own child-JVM holders paused or killed, never pauses, kills or locks "
                     + "that would hit its other clients. "

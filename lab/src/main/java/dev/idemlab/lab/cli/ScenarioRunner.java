@@ -8,8 +8,10 @@ import dev.idemlab.lab.scenario.ScenarioRun;
 
 import java.io.PrintWriter;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.function.Function;
 
 /**
@@ -36,6 +38,16 @@ final class ScenarioRunner {
         this.context = context;
         this.err = err;
         this.progress = progress;
+    }
+
+    /**
+     * The skipped scenarios, each with how many of its variants were skipped: a scenario skipped in several
+     * variants (fail open and closed, say) is skipped for one reason, to be said once.
+     */
+    static Map<Skipped, Integer> countVariants(List<Skipped> skipped) {
+        Map<Skipped, Integer> variants = new LinkedHashMap<>();
+        skipped.forEach(skip -> variants.merge(skip, 1, Integer::sum));
+        return variants;
     }
 
     /** How many steps (scenario under one policy) {@code plans} make. */

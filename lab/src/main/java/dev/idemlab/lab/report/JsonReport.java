@@ -50,6 +50,9 @@ final class JsonReport {
             ObjectNode entry = callers.addObject().put("name", caller.name()).put("startMs", caller.startMs())
                     .put("endMs", caller.endMs()).put("response", caller.response()).put("outcome", caller.outcome())
                     .put("chargesAfter", caller.chargesAfter());
+            if (caller.storageErrorsAfter() != CallerResult.NOT_COUNTED) {
+                entry.put("storageErrorsAfter", caller.storageErrorsAfter());
+            }
             if ("waited".equals(caller.outcome()) && holderEndMs != null) {
                 // How long after the holder got its answer this waiter got the replay: the wake-up delay.
                 entry.put("wakeUpDelayMs", caller.endMs() - holderEndMs);

@@ -37,11 +37,16 @@ final class Rows {
         };
     }
 
-    /** The tail of a per-caller row: "charges made=1", plus storage errors where there were any. */
+    /**
+     * The tail of a per-caller row: "charges made=1", plus storage errors where the run had any. Both count
+     * up to this caller's answer, so a first call's row never shows what its retry added.
+     */
     static String chargesCell(ScenarioRun run, CallerResult caller) {
         String cell = "charges made=" + caller.chargesAfter();
         if (run.storageErrors() > 0) {
-            cell += ", storage errors=" + run.storageErrors() + " (" + run.label() + ")";
+            long errors = caller.storageErrorsAfter() == CallerResult.NOT_COUNTED
+                    ? run.storageErrors() : caller.storageErrorsAfter();
+            cell += ", storage errors=" + errors + " (" + run.label() + ")";
         }
         return cell;
     }

@@ -120,7 +120,8 @@ final class ChargeClient {
             outcome = "error";
         }
         timeline.record(Timeline.COORDINATOR, name, response + ("error".equals(outcome) ? "" : " (" + outcome + ")"), true);
-        return new CallerResult(name, start, timeline.nowMs(), response, outcome, provider.chargeCount());
+        return new CallerResult(name, start, timeline.nowMs(), response, outcome, provider.chargeCount(),
+                coordinator.stats().totalStorageErrors());
     }
 
     private ChargeRequest request(dev.idemlab.idempotency.IdempotencyContext context, String key, String orderId,

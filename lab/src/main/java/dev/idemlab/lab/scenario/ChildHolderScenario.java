@@ -28,6 +28,12 @@ abstract class ChildHolderScenario implements Scenario {
         return List.of("--latency-ms", "--lease-s");
     }
 
+    /** The child JVM charges the provider's HTTP service, so that the ledger outlives it. */
+    @Override
+    public ProviderChoice fixedProvider() {
+        return ProviderChoice.HTTP;
+    }
+
     @Override
     public List<LabPolicy> policiesForAll() {
         return List.of(LabPolicy.WAIT);

@@ -30,6 +30,14 @@ public interface Scenario {
         return List.of();
     }
 
+    /**
+     * Where this scenario's callers always reach the provider, whatever {@code --provider} says, or
+     * {@code null} where {@code --provider} chooses: a command that runs it alone refuses another choice.
+     */
+    default ProviderChoice fixedProvider() {
+        return null;
+    }
+
     default List<LabPolicy> policiesForAll() {
         return List.of(LabPolicy.WAIT);
     }

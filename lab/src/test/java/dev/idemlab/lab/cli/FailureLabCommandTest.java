@@ -30,7 +30,7 @@ class FailureLabCommandTest {
         LabRun latency = LabRun.of("scenario", "lease-overrun", "--store", "memory", "--latency-ms", "300");
         assertThat(latency.exitCode()).as(latency.err()).isEqualTo(2);
         assertThat(latency.err()).contains("--latency-ms: lease-overrun sets it for itself").doesNotContain("Exception");
-        LabRun lease = LabRun.of("scenario", "ghost-reservation", "--store", "memory", "--lease-s", "5");
+        LabRun lease = LabRun.of("scenario", "ghost-reservation", "--store", "redis", "--lease-s", "5");
         assertThat(lease.exitCode()).as(lease.err()).isEqualTo(2);
         assertThat(lease.err()).contains("--lease-s: ghost-reservation sets it for itself");
     }

@@ -321,6 +321,33 @@ class LabJarIT {
         }
     }
 
+    /**
+     * Issue 29: a load on PostgreSQL ended by a signal said nothing of it, and printed a WARN line per request
+     * in flight while its server stopped under it. It now says it was interrupted and prints no WARN line.
+     */
+    @Test
+    void anInterruptedLoadSaysSoAndPrintsNoWarnings(@TempDir Path state) throws Exception {
+        Path err = state.resolveSibling(state.getFileName() + "-err.txt");
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Didemlab.state.dir=" + state, "-jar", Path.of(System.getProperty("lab.jar", "target/lab.jar")).toString(),
+                "load", "--store", "postgres", "--policy", "all", "--duration", "3s"));
+        Process lab = new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(err.toFile()).start();
+        try {
+            // Once the result cache's run is reported, the next policy's clients are in flight.
+            await().atMost(Duration.ofMinutes(2)).until(() -> Files.readString(err).contains("lab: load postgres/run:"));
+            dev.idemlab.lab.infra.Signals.send("TERM", lab.pid());
+            assertThat(lab.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            assertThat(lab.exitValue()).as("the JVM's exit after SIGTERM").isEqualTo(143);
+            String said = Files.readString(err);
+            assertThat(said).contains("lab: interrupted: stopping the servers and child processes this run started")
+                    .doesNotContain("[WARN]").doesNotContain("\tat ");
+        } finally {
+            lab.destroyForcibly();
+            Files.deleteIfExists(err);
+        }
+    }
+
     /** Issue 29: a lab killed outright while its holder JVM was stopped: the next run continues and ends it. */
     @Test
     void aHolderJvmLeftStoppedByAKilledLabIsEndedByTheNextRun(@TempDir Path state) throws Exception {

@@ -1,0 +1,55 @@
+package dev.idemlab.lab.cli;
+
+import dev.idemlab.lab.infra.Origin;
+import dev.idemlab.lab.infra.ProvisioningOptions;
+import dev.idemlab.lab.infra.RedisBackend;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A scenario run alone on a store, or with an option, it cannot honour is a usage error naming the rule
+ * (exit 2, nothing on standard output): it used to print a SKIP line, twice for two variants, and exit 0.
+ * Where only some of its variants cannot run, the others run and the SKIP is said once.
+ */
+class ScenariosRefuseWhatTheyCannotStageTest {
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "scenario eviction --store memory|eviction sets maxmemory and maxmemory-policy on the lab's own private single Redis: --store must be redis, got 'memory'",
+            "scenario eviction --store redis-cluster|--store must be redis, got 'redis-cluster'",
+            "scenario ghost-reservation --store memory|ghost-reservation pauses the lab's own private single Redis: --store must be redis, got 'memory'",
+            "scenario ghost-reservation --store postgres|the statement and lock timeouts cancel a stalled reserve",
+            "scenario lease-overrun --paused-holder --store memory|--paused-holder runs the holder in a child JVM, which cannot reach the memory store",
+            "scenario crash-mid-charge --provider in-process|--provider in-process: crash-mid-charge (the holder's JVM is killed after the provider charged, before the record was completed) always reaches the provider over HTTP",
+            "scenario lease-overrun --provider in-process|--provider in-process: lease-overrun (the holder is paused (SIGSTOP) past its lease",
+            "scenario stale-holder-order --provider in-process|--provider in-process: stale-holder-order"
+    })
+    void aStoreOrOptionTheScenarioCannotHonourIsRefused(String commandLine, String rule) {
+        LabRun run = LabRun.of(commandLine.split(" "));
+        assertThat(run.exitCode()).as(run.err()).isEqualTo(2);
+        assertThat(run.err()).contains(rule).doesNotContain("\tat ").doesNotContain("Exception");
+        assertThat(run.out()).isEmpty();
+    }
+
+    @Test
+    void evictionOnARedisGivenByUrlIsRefusedAndTheServerKeepsItsPolicy() {
+        try (RedisBackend users = RedisBackend.open(new ProvisioningOptions(null, Origin.BUNDLED, null, null))) {
+            LabRun run = LabRun.of("scenario", "eviction", "--redis-url", users.uri());
+            assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(2);
+            assertThat(run.err()).contains("this run's Redis was given by URL")
+                    .contains("the lab never changes a server it did not start").doesNotContain("skipped on");
+            assertThat(run.out()).isEmpty();
+        }
+    }
+
+    @Test
+    void aVariantThatCannotRunIsSkippedOnceAndTheOthersRun() {
+        LabRun run = LabRun.of("scenario", "lease-overrun", "--store", "memory");
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.out()).contains("heartbeat off").contains("heartbeat on")
+                .containsOnlyOnce("lease-overrun skipped on memory: lease-overrun runs its holder in a child JVM");
+    }
+}
