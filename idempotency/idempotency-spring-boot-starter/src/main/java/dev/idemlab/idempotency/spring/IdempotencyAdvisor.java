@@ -9,6 +9,8 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.Ordered;
 
 import java.lang.reflect.Method;
+import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * Applies {@link IdempotentMethodInterceptor} to the {@code @Idempotent} methods of Spring beans.
@@ -40,10 +42,27 @@ public final class IdempotencyAdvisor extends AbstractPointcutAdvisor {
         }
     };
 
-    /** An advisor whose advice looks {@code coordinator} up on its first call. */
+    /**
+     * An advisor whose advice looks {@code coordinator} up on its first call, and has no
+     * {@link LocalEffect} methods: one would fail on its first call.
+     */
     public IdempotencyAdvisor(ObjectProvider<IdempotencyCoordinator> coordinator, int order) {
-        this.advice = new IdempotentMethodInterceptor(plans, coordinator);
+        this(coordinator, () -> null, order);
+    }
+
+    /**
+     * An advisor whose advice looks {@code coordinator} up on its first call, and {@code localEffects}
+     * on the first call of a {@link LocalEffect} method.
+     */
+    public IdempotencyAdvisor(ObjectProvider<IdempotencyCoordinator> coordinator,
+                              Supplier<LocalEffectTransactions> localEffects, int order) {
+        this.advice = new IdempotentMethodInterceptor(plans, coordinator, localEffects);
         setOrder(order);
+    }
+
+    /** The {@link LocalEffect} methods planned so far (their beans' proxies were made), as {@code Type.method}. */
+    List<String> localEffectMethods() {
+        return plans.localEffects();
     }
 
     @Override
