@@ -15,6 +15,7 @@ import org.springframework.transaction.UnexpectedRollbackException;
 import org.springframework.transaction.support.DefaultTransactionDefinition;
 
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 
 /**
@@ -108,13 +109,38 @@ final class SpringEffectTransaction implements LocalTransaction<Object, Exceptio
         commit(null);
     }
 
+    /**
+     * Commits through the transaction manager, so that its synchronizations run.
+     *
+     * @throws RuntimeException the commit's own error, unchanged, when the server refused the commit for the
+     *     method's data (a deferred constraint): nothing landed, as a plain {@code @Transactional} reports it
+     * @throws IdempotencyStoreException when the commit failed otherwise: effect and record landed together
+     *     or not at all, which a retry with the same key finds out
+     */
     private void commit(String namespace) {
         try {
             binding.transactions().commit(status);
         } catch (RuntimeException e) {
+            if (refusedForItsData(e)) {
+                throw e;
+            }
             throw new IdempotencyStoreException(binding.store(), namespace, name + ": the commit failed, so the "
                     + "effect and its record landed together or not at all: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Whether the server answered the commit with an integrity constraint violation (SQLSTATE class 23):
+     * then it rolled the transaction back, record included, so the outcome is known and the error is the
+     * method's, not the store's.
+     */
+    private static boolean refusedForItsData(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("23")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Rolls back whatever was not committed; the transaction manager gives the connection back. Never throws. */

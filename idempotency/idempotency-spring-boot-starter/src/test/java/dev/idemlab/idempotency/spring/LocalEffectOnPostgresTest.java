@@ -1,6 +1,7 @@
 package dev.idemlab.idempotency.spring;
 
 import dev.idemlab.idempotency.IdempotencyCoordinator;
+import dev.idemlab.idempotency.IdempotencyException;
 import dev.idemlab.idempotency.IdempotencyFencedException;
 import dev.idemlab.idempotency.Outcome;
 import dev.idemlab.idempotency.spi.IdempotencyRecord;
@@ -19,6 +20,7 @@ import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.transaction.IllegalTransactionStateException;
 import org.springframework.transaction.UnexpectedRollbackException;
 
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -92,6 +94,8 @@ class LocalEffectOnPostgresTest {
         // No unique key on purpose: a stale holder's uncommitted row must not block the new holder's insert.
         jdbc.execute("create table if not exists " + LocalOrders.TABLE + " (id bigserial primary key, "
                 + "idempotency_key text not null, sku text not null, placed_by text not null)");
+        jdbc.execute("create table if not exists " + LocalOrders.AUDIT + " (order_id bigint not null references "
+                + LocalOrders.TABLE + " (id) deferrable initially deferred)");
     }
 
     @Test
@@ -136,6 +140,24 @@ class LocalEffectOnPostgresTest {
         assertThat(store.lookup(place(key))).isEmpty();
 
         orders.place(key, "book", 1, "retry");
+        assertThat(placedBy(key)).containsExactly("retry");
+    }
+
+    @Test
+    void aCommitRefusedForTheOrdersDataKeepsNeitherAndRethrowsTheDatabasesError() throws Exception {
+        String key = newKey();
+        orders.failAtCommit("first try");
+
+        // The database's own answer, as a plain @Transactional reports it; not a 503 of the store.
+        assertThatThrownBy(() -> orders.place(key, "book", 1, "first try"))
+                .isNotInstanceOf(IdempotencyException.class)
+                .hasRootCauseInstanceOf(SQLException.class)
+                .rootCause().satisfies(cause -> assertThat(((SQLException) cause).getSQLState()).isEqualTo("23503"));
+        assertThat(placedBy(key)).isEmpty();
+        assertThat(store.lookup(place(key))).isEmpty();
+
+        orders.place(key, "book", 1, "retry");
+        assertThat(orders.runs(key)).isEqualTo(2);
         assertThat(placedBy(key)).containsExactly("retry");
     }
 

@@ -7,6 +7,7 @@ import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.interceptor.TransactionAspectSupport;
 
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -21,6 +22,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 public class LocalOrders {
 
     static final String TABLE = "local_orders";
+    /** Audit rows whose foreign key is checked at commit: one that names no order fails the commit. */
+    static final String AUDIT = "local_order_audit";
 
     /** What placing an order answers. */
     public record PlacedOrder(long id, String sku, int quantity) { }
@@ -40,6 +43,7 @@ public class LocalOrders {
     private final Map<String, Pause> pauses = new ConcurrentHashMap<>();
     private final Map<String, Exception> failures = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+    private final Set<String> failuresAtCommit = ConcurrentHashMap.newKeySet();
 
     public LocalOrders(JdbcTemplate jdbc) {
         this.jdbc = jdbc;
@@ -56,6 +60,9 @@ public class LocalOrders {
             if (!pause.resume().await(60, TimeUnit.SECONDS)) {
                 throw new IllegalStateException("the test never resumed " + placedBy);
             }
+        }
+        if (failuresAtCommit.remove(placedBy)) {
+            jdbc.update("insert into " + AUDIT + " (order_id) values (?)", -id);
         }
         Exception failure = failures.remove(placedBy);
         if (failure instanceof CardDeclinedException declined) {
@@ -94,6 +101,11 @@ public class LocalOrders {
     /** The next run placed by {@code placedBy} throws {@code failure} after its insert (or marks rollback-only). */
     public void failAfterInsert(String placedBy, Exception failure) {
         failures.put(placedBy, failure);
+    }
+
+    /** The next run placed by {@code placedBy} returns, and its commit fails on a deferred foreign key. */
+    public void failAtCommit(String placedBy) {
+        failuresAtCommit.add(placedBy);
     }
 
     /** How many times a method ran for {@code key}. */
