@@ -32,14 +32,22 @@ import java.lang.annotation.Target;
  *       connection, and the transaction manager commits both.</li>
  *   <li>The method throws (any exception, checked ones included) or marks its transaction rollback-only:
  *       effect and record roll back, the key is released, and a retry runs the method once. Rollback-only
- *       surfaces as {@link org.springframework.transaction.UnexpectedRollbackException}.</li>
+ *       surfaces as {@link org.springframework.transaction.UnexpectedRollbackException}. A commit the database
+ *       refuses for the method's own data (a deferred constraint) likewise lands nothing, and its error is
+ *       rethrown as a plain {@code @Transactional} would; any other failed commit ends in
+ *       {@link dev.idemlab.idempotency.IdempotencyStoreUnavailableException} (503): effect and record landed
+ *       together or not at all, and a retry with the same key replays them or runs once.</li>
  *   <li>A holder whose key was taken over (its lease ran out while it was paused, and another call
  *       reserved the key) completes nothing: its transaction rolls back, effect included, and it gets
  *       {@link dev.idemlab.idempotency.IdempotencyFencedException}.</li>
  *   <li>Called while a transaction is active (its caller's), the method is refused at once with
  *       {@link org.springframework.transaction.IllegalTransactionStateException}, before any
  *       reservation: joining the caller's transaction would tie the record to a commit the method does
- *       not control.</li>
+ *       not control. So is every call of a method with a {@code @Transactional} of its own when
+ *       {@code idempotency.aspect.order} puts the advice inside the transaction advice.</li>
+ *   <li>Without a reservation (no key, or a coordinator failing open when the reserve failed) the method
+ *       commits on its own, as any action runs then: set {@code idempotency.store-failure-mode:
+ *       fail-closed} for local effects.</li>
  * </ul>
  *
  * <p>Refused at startup (or when the bean's proxy is made), naming the rule: a store other than the

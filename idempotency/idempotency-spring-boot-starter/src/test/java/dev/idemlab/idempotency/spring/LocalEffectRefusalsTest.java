@@ -2,6 +2,7 @@ package dev.idemlab.idempotency.spring;
 
 import dev.idemlab.idempotency.Idempotent;
 import dev.idemlab.idempotency.IdempotencyKey;
+import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.idempotency.spring.autoconfigure.IdempotencyAspectAutoConfiguration;
 import dev.idemlab.idempotency.spring.autoconfigure.IdempotencyCoordinatorAutoConfiguration;
 import dev.idemlab.idempotency.spring.autoconfigure.IdempotencyStoreAutoConfiguration;
@@ -14,22 +15,29 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
+import org.springframework.transaction.IllegalTransactionStateException;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.annotation.EnableTransactionManagement;
 import org.springframework.transaction.annotation.Isolation;
 import org.springframework.transaction.annotation.Propagation;
 import org.springframework.transaction.annotation.Transactional;
 
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * What {@code @LocalEffect} refuses at startup, naming the method and the rule: a store that is not the
  * PostgreSQL one, a transaction manager that is missing or on another {@code DataSource}, a method that
  * returns a stage, and a {@code @Transactional} of the method's own that would not join the advice's
- * transaction at READ COMMITTED. The store cases run on a real PostgreSQL.
+ * transaction at READ COMMITTED; and, at call time, every call of a method whose {@code @Transactional}
+ * runs outside the advice. The store cases run on a real PostgreSQL.
  */
 class LocalEffectRefusalsTest {
 
@@ -139,6 +147,37 @@ class LocalEffectRefusalsTest {
                     .hasMessageContaining("@LocalEffect Staged.place")
                     .hasMessageContaining("returns a stage");
         });
+    }
+
+    @Test
+    void withTheAdviceInsideItsOwnTransactionalEveryCallIsRefusedBeforeAnythingIsReserved() {
+        onPostgres().withConfiguration(AutoConfigurations.of(DataSourceTransactionManagerAutoConfiguration.class))
+                .withPropertyValues("idempotency.aspect.order=" + Ordered.LOWEST_PRECEDENCE)
+                .withUserConfiguration(TransactionsFirst.class)
+                .withBean(Joining.class, Joining::new)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    String key = "inside-" + UUID.randomUUID();
+                    assertThatThrownBy(() -> context.getBean(Joining.class).place(key, "book"))
+                            .isInstanceOf(IllegalTransactionStateException.class)
+                            .hasMessageContaining("@LocalEffect Joining.place");
+                    assertThat(context.getBean(IdempotencyStore.class).lookup("orders.join:" + key)).isEmpty();
+                });
+    }
+
+    /** The transaction advisor before the idempotency advice. */
+    @Configuration(proxyBeanMethods = false)
+    @EnableTransactionManagement(order = 0)
+    static class TransactionsFirst {
+    }
+
+    public static class Joining {
+        @Idempotent(operation = "orders.join")
+        @LocalEffect
+        @Transactional
+        public Long place(@IdempotencyKey String key, String sku) {
+            return 1L;
+        }
     }
 
     /** A local effect with nothing wrong in it. */
