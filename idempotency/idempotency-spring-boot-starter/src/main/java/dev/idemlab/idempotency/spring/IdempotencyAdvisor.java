@@ -26,6 +26,10 @@ import java.util.function.Supplier;
  * transaction advisor and below Spring Security's method authorization, so a caller is authorized
  * before a stored result is replayed to it.
  *
+ * <p>A {@link LocalEffect} method goes further: its record is completed inside a transaction that the
+ * advice opens itself, so the order above matters only in that such a method's own {@code @Transactional}
+ * must run inside the advice (ordered the other way, every call of it is refused).
+ *
  * <p>Thread-safe.
  */
 public final class IdempotencyAdvisor extends AbstractPointcutAdvisor {

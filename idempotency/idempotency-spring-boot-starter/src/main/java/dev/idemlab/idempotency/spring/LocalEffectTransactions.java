@@ -134,7 +134,8 @@ public final class LocalEffectTransactions implements SmartInitializingSingleton
                     + "a primary one) on the store's DataSource; there is none, or more than one");
         }
         LocalEffects effects = LocalEffects.of(postgres);
-        Object managed = manager instanceof ResourceTransactionManager resources ? resources.getResourceFactory() : null;
+        Object managed = manager instanceof ResourceTransactionManager resources
+                ? resources.getResourceFactory() : null;
         if (managed != effects.dataSource()) {
             throw new IllegalStateException(where + ": the transaction manager (" + manager.getClass().getName()
                     + ") must manage the DataSource the PostgreSQL store runs on, so that the method's writes and the "

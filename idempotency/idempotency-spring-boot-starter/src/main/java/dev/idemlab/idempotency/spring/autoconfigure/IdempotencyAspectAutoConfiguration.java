@@ -60,9 +60,9 @@ public final class IdempotencyAspectAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        static LocalEffectTransactions idempotencyLocalEffects(ObjectProvider<IdempotencyAdvisor> advisor,
-                                                               ObjectProvider<IdempotencyStore> store,
-                                                               ObjectProvider<PlatformTransactionManager> transactions) {
+        static LocalEffectTransactions idempotencyLocalEffects(
+                ObjectProvider<IdempotencyAdvisor> advisor, ObjectProvider<IdempotencyStore> store,
+                ObjectProvider<PlatformTransactionManager> transactions) {
             return new LocalEffectTransactions(advisor, store, transactions);
         }
     }
