@@ -4,6 +4,7 @@ import dev.idemlab.idempotency.internal.MethodPlan;
 
 import java.lang.reflect.Method;
 import java.util.Objects;
+import java.util.function.UnaryOperator;
 
 /**
  * One {@link Idempotent} method, planned once: which parameter carries the key, which receives the
@@ -83,9 +84,30 @@ public final class IdempotentMethod {
      */
     public Object invoke(IdempotencyCoordinator coordinator, Object[] arguments, Invocation invocation)
             throws Exception {
+        return invoke(coordinator, arguments, invocation, UnaryOperator.identity());
+    }
+
+    /**
+     * Runs one call as {@link #invoke(IdempotencyCoordinator, Object[], Invocation)} does, except that the
+     * coordinator runs what {@code around} makes of the method's action. A wrapper whose method writes
+     * its effect in the store's own database returns a {@link dev.idemlab.idempotency.spi.TransactionalAction}
+     * that runs the action in a transaction in which the key's record is completed too (the Spring Boot
+     * starter's {@code @LocalEffect} does); it must run the action it was given at most once.
+     *
+     * @param around called once per call with the method's action; returns the action to run
+     * @throws Exception as {@link #invoke(IdempotencyCoordinator, Object[], Invocation)} does
+     */
+    public Object invoke(IdempotencyCoordinator coordinator, Object[] arguments, Invocation invocation,
+                         UnaryOperator<ContextualAction<Object, Exception>> around) throws Exception {
         Objects.requireNonNull(coordinator, "coordinator");
         Objects.requireNonNull(invocation, "invocation");
-        return plan.run(coordinator, arguments.clone(), invocation);
+        Objects.requireNonNull(around, "around");
+        return plan.run(coordinator, arguments.clone(), invocation, around);
+    }
+
+    /** Whether the method returns a stage, so that it runs through {@link IdempotencyCoordinator#callAsync}. */
+    public boolean async() {
+        return plan.async();
     }
 
     @Override

@@ -1,8 +1,12 @@
 package dev.idemlab.idempotency;
 
+import dev.idemlab.idempotency.spi.LocalTransaction;
+import dev.idemlab.idempotency.spi.StoredResult;
+import dev.idemlab.idempotency.spi.TransactionalAction;
 import dev.idemlab.idempotency.store.memory.InMemoryIdempotencyStore;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -14,6 +18,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -90,6 +95,54 @@ class IdempotentAnnotationTest {
         assertThat(first.fence()).as("the context's fencing number").isPositive();
         assertThat(first.downstreamKey()).as("the context's downstream key").isNotBlank();
         assertThat(payments.name()).as("other methods go straight to the target").isEqualTo("counting");
+    }
+
+    @Test
+    void aWrapperCanRunTheMethodAsATransactionalActionWhoseTransactionCompletesTheRecord() throws Exception {
+        InMemoryIdempotencyStore store = new InMemoryIdempotencyStore();
+        IdempotencyCoordinator local = IdempotencyCoordinator.builder(store).build();
+        IdempotentMethod charge = IdempotentMethod.plan(Payments.class.getMethod("charge", String.class,
+                ChargeRequest.class, IdempotencyContext.class));
+        List<String> transactions = new CopyOnWriteArrayList<>();
+        UnaryOperator<ContextualAction<Object, Exception>> inTransaction = action -> new TransactionalAction<>() {
+            @Override
+            public LocalTransaction<Object, Exception> begin() {
+                transactions.add("begun");
+                return new LocalTransaction<>() {
+                    @Override
+                    public Object run(IdempotencyContext context) throws Exception {
+                        return action.run(context);
+                    }
+
+                    @Override
+                    public boolean complete(String namespace, String token, String fingerprint, StoredResult result,
+                                            Duration ttl) {
+                        transactions.add("completed with the record");
+                        return store.complete(namespace, token, fingerprint, result, ttl);
+                    }
+
+                    @Override
+                    public void close() {
+                        transactions.add("closed");
+                    }
+                };
+            }
+
+            @Override
+            public Object run(IdempotencyContext context) throws Exception {
+                throw new AssertionError("a call with a key runs in the holder's transaction");
+            }
+        };
+        Object[] arguments = {"k-local", new ChargeRequest("o-local", 700), null};
+
+        Object first = charge.invoke(local, arguments, args -> provider.charge((String) args[0],
+                (ChargeRequest) args[1], (IdempotencyContext) args[2]), inTransaction);
+        Object replayed = charge.invoke(local, arguments, args -> provider.charge((String) args[0],
+                (ChargeRequest) args[1], (IdempotencyContext) args[2]), inTransaction);
+
+        assertThat(replayed).isEqualTo(first);
+        assertThat(provider.charged).containsExactly((Charge) first);
+        assertThat(transactions).containsExactly("begun", "completed with the record", "closed");
     }
 
     @Test

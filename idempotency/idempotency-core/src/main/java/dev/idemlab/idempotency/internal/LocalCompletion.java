@@ -110,8 +110,9 @@ final class LocalCompletion<T> {
             throw unknownOutcome(e, "committing with its record; both landed or neither, and a retry "
                     + "with the same key replays them or runs once");
         } catch (RuntimeException | Error brokenContract) {
-            // Not a store error, so a transaction with a bug. As above, the release removes only a
-            // reservation still this token's, and the renewals must stop either way.
+            // Not a store error: the effect's own data refused at commit (nothing landed), or a transaction
+            // with a bug. As above, the release removes only a reservation still this token's, and the
+            // renewals must stop either way.
             transaction.close();
             endWithoutRecord();
             coordinator.counters().outcome(Outcome.ACTION_FAILED);

@@ -25,9 +25,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.function.UnaryOperator;
 
 /**
  * The plan of one {@link Idempotent} method behind {@link IdempotentMethod}: its key, its context,
@@ -123,15 +125,15 @@ public record MethodPlan(Method method, String operation, int keyIndex, int cont
     }
 
     /** Runs one call of the method through {@code coordinator}; see {@code IdempotentMethod.invoke}. */
-    public Object run(IdempotencyCoordinator coordinator, Object[] args, IdempotentMethod.Invocation invocation)
-            throws Exception {
+    public Object run(IdempotencyCoordinator coordinator, Object[] args, IdempotentMethod.Invocation invocation,
+                      UnaryOperator<ContextualAction<Object, Exception>> around) throws Exception {
         String key = (String) args[keyIndex];
         Map<String, Object> fields = new LinkedHashMap<>();
         for (Path path : fingerprint) {
             fields.put(path.entry(), path.valueIn(args));
         }
         IdempotentCall call = IdempotentCall.of(operation, key, Fingerprint.ofFields(fields));
-        ContextualAction<Object, Exception> action = context -> {
+        ContextualAction<Object, Exception> body = context -> {
             Object[] actual = args.clone();
             if (contextIndex >= 0) {
                 actual[contextIndex] = context;
@@ -149,6 +151,8 @@ public record MethodPlan(Method method, String operation, int keyIndex, int cont
                 throw failed.getCause() instanceof Exception exception ? exception : failed;
             }
         };
+        ContextualAction<Object, Exception> action = Objects.requireNonNull(around.apply(body),
+                "the action made around " + method);
         if (!async) {
             return coordinator.execute(call, codec, action);
         }

@@ -36,6 +36,9 @@ public interface LocalTransaction<T, E extends Exception> extends AutoCloseable 
      *     was rolled back
      * @throws IdempotencyStoreException if the completion or the commit failed: whether the commit
      *     landed is then unknown, but effect and record landed together or not at all
+     * @throws RuntimeException any other exception when the server refused the commit for the effect's own
+     *     data (a deferred constraint): nothing landed, and the coordinator releases the key and rethrows it
+     *     unchanged, as it does an exception of {@link #run}
      */
     boolean complete(String namespace, String token, String fingerprint, StoredResult result, Duration ttl);
 

@@ -9,6 +9,8 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.Ordered;
 
 import java.lang.reflect.Method;
+import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * Applies {@link IdempotentMethodInterceptor} to the {@code @Idempotent} methods of Spring beans.
@@ -23,6 +25,10 @@ import java.lang.reflect.Method;
  * happened: the retry replays it. The default, {@link #DEFAULT_ORDER}, sits just above the
  * transaction advisor and below Spring Security's method authorization, so a caller is authorized
  * before a stored result is replayed to it.
+ *
+ * <p>A {@link LocalEffect} method goes further: its record is completed inside a transaction that the
+ * advice opens itself, so the order above matters only in that such a method's own {@code @Transactional}
+ * must run inside the advice (ordered the other way, every call of it is refused).
  *
  * <p>Thread-safe.
  */
@@ -40,10 +46,27 @@ public final class IdempotencyAdvisor extends AbstractPointcutAdvisor {
         }
     };
 
-    /** An advisor whose advice looks {@code coordinator} up on its first call. */
+    /**
+     * An advisor whose advice looks {@code coordinator} up on its first call, and has no
+     * {@link LocalEffect} methods: one would fail on its first call.
+     */
     public IdempotencyAdvisor(ObjectProvider<IdempotencyCoordinator> coordinator, int order) {
-        this.advice = new IdempotentMethodInterceptor(plans, coordinator);
+        this(coordinator, () -> null, order);
+    }
+
+    /**
+     * An advisor whose advice looks {@code coordinator} up on its first call, and {@code localEffects}
+     * on the first call of a {@link LocalEffect} method.
+     */
+    public IdempotencyAdvisor(ObjectProvider<IdempotencyCoordinator> coordinator,
+                              Supplier<LocalEffectTransactions> localEffects, int order) {
+        this.advice = new IdempotentMethodInterceptor(plans, coordinator, localEffects);
         setOrder(order);
+    }
+
+    /** The {@link LocalEffect} methods planned so far (their beans' proxies were made), as {@code Type.method}. */
+    List<String> localEffectMethods() {
+        return plans.localEffects();
     }
 
     @Override

@@ -22,6 +22,9 @@ import java.util.function.Supplier;
  * <p>Only calls through the bean's proxy are advised: a method of the bean that calls
  * {@code this.charge(...)} calls the plain method, which is then not idempotent.
  *
+ * <p>A {@link LocalEffect} method runs in a transaction that {@link LocalEffectTransactions} opens and
+ * commits with the key's record; it is refused before any reservation when a transaction is active.
+ *
  * <p>The coordinator is looked up on the first call, not when the advisor is made, so that the advisor
  * (which the auto-proxy creator makes early) does not pull the store and its connections forward.
  * Thread-safe.
@@ -30,22 +33,39 @@ public final class IdempotentMethodInterceptor implements MethodInterceptor {
 
     private final IdempotentMethods plans;
     private final Supplier<IdempotencyCoordinator> coordinator;
+    private final Supplier<LocalEffectTransactions> localEffects;
 
-    IdempotentMethodInterceptor(IdempotentMethods plans, ObjectProvider<IdempotencyCoordinator> coordinator) {
+    IdempotentMethodInterceptor(IdempotentMethods plans, ObjectProvider<IdempotencyCoordinator> coordinator,
+                                Supplier<LocalEffectTransactions> localEffects) {
         this.plans = plans;
         this.coordinator = coordinator::getObject;
+        this.localEffects = localEffects;
     }
 
     @Override
     public Object invoke(MethodInvocation invocation) throws Throwable {
         Object target = invocation.getThis();
         Class<?> targetClass = target == null ? null : AopUtils.getTargetClass(target);
-        Optional<IdempotentMethod> plan = plans.planOf(invocation.getMethod(), targetClass);
-        if (plan.isEmpty()) {
+        Optional<IdempotentMethods.Advised> advised = plans.planOf(invocation.getMethod(), targetClass);
+        if (advised.isEmpty()) {
             return invocation.proceed();
         }
-        return plan.get().invoke(Objects.requireNonNull(coordinator.get(), "coordinator"),
-                invocation.getArguments(), arguments -> proceed(invocation, arguments));
+        IdempotentMethod plan = advised.get().plan();
+        IdempotentMethod.Invocation proceed = arguments -> proceed(invocation, arguments);
+        if (!advised.get().localEffect()) {
+            return plan.invoke(Objects.requireNonNull(coordinator.get(), "coordinator"), invocation.getArguments(),
+                    proceed);
+        }
+        LocalEffectTransactions local = localEffects.get();
+        if (local == null) {
+            throw new IllegalStateException(IdempotentMethods.nameOf(plan.method()) + " is a @LocalEffect, but this "
+                    + "advisor has no LocalEffectTransactions: make it with IdempotencyAspectAutoConfiguration "
+                    + "(spring-jdbc and idempotency-postgres on the class path)");
+        }
+        // Before the coordinator, so that a refused call reserves nothing.
+        local.refuseInsideTransaction(plan);
+        return plan.invoke(Objects.requireNonNull(coordinator.get(), "coordinator"), invocation.getArguments(),
+                proceed, local.around(plan));
     }
 
     /** Proceeds down the chain with {@code arguments}, which carry the call's context. */

@@ -7,6 +7,7 @@ import org.springframework.core.BridgeMethodResolver;
 import org.springframework.util.ClassUtils;
 
 import java.lang.reflect.Method;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -18,26 +19,66 @@ import java.util.concurrent.ConcurrentMap;
  * when the bean's proxy is created, naming the method.
  *
  * <p>The annotation is looked up on the bean class's own method first, then on the methods it
- * overrides or implements (superclasses, interfaces). Thread-safe.
+ * overrides or implements (superclasses, interfaces); {@link LocalEffect} is read beside it, on the same
+ * declaration, and checked by {@link LocalEffectRules}. Thread-safe.
  */
 final class IdempotentMethods {
 
+    /** What a {@link LocalEffect} method runs on; {@link LocalEffectRules} needs the first. */
+    private static final String[] LOCAL_EFFECT_CLASSES = {
+        "org.springframework.transaction.PlatformTransactionManager",
+        "org.springframework.jdbc.datasource.DataSourceUtils",
+        "dev.idemlab.idempotency.store.postgres.LocalEffects",
+    };
+
     private record Site(Method method, Class<?> targetClass) { }
 
-    private final ConcurrentMap<Site, Optional<IdempotentMethod>> plans = new ConcurrentHashMap<>();
+    /** A planned method, and whether its record is completed in its own transaction ({@link LocalEffect}). */
+    record Advised(IdempotentMethod plan, boolean localEffect) { }
+
+    private final ConcurrentMap<Site, Optional<Advised>> plans = new ConcurrentHashMap<>();
 
     /**
      * The plan of {@code method} as called on {@code targetClass}, or empty when it is not idempotent.
      *
      * @throws IllegalArgumentException naming the method and the rule it breaks
      */
-    Optional<IdempotentMethod> planOf(Method method, Class<?> targetClass) {
+    Optional<Advised> planOf(Method method, Class<?> targetClass) {
         Site site = new Site(method, targetClass);
-        Optional<IdempotentMethod> known = plans.get(site);
+        Optional<Advised> known = plans.get(site);
         if (known != null) {
             return known;
         }
-        return plans.computeIfAbsent(site, each -> annotated(method, targetClass).map(IdempotentMethod::plan));
+        return plans.computeIfAbsent(site, each -> annotated(method, targetClass)
+                .map(annotated -> advised(annotated, targetClass)));
+    }
+
+    /** The {@link LocalEffect} methods planned so far, as {@code Type.method} names. */
+    List<String> localEffects() {
+        return plans.values().stream().flatMap(Optional::stream).filter(Advised::localEffect)
+                .map(advised -> nameOf(advised.plan().method())).distinct().sorted().toList();
+    }
+
+    private static Advised advised(Method annotated, Class<?> targetClass) {
+        IdempotentMethod plan = IdempotentMethod.plan(annotated);
+        boolean local = annotated.isAnnotationPresent(LocalEffect.class);
+        if (local) {
+            for (String needed : LOCAL_EFFECT_CLASSES) {
+                if (!ClassUtils.isPresent(needed, IdempotentMethods.class.getClassLoader())) {
+                    throw new IllegalArgumentException("@LocalEffect " + nameOf(annotated) + ": needs spring-tx, "
+                            + "spring-jdbc and dev.idemlab:idempotency-postgres on the class path (" + needed
+                            + " is missing): the record is completed on the store's PostgreSQL, in the transaction "
+                            + "manager's transaction");
+                }
+            }
+            LocalEffectRules.check(plan, targetClass);
+        }
+        return new Advised(plan, local);
+    }
+
+    /** {@code Type.method}, the way failures name a method. */
+    static String nameOf(Method method) {
+        return method.getDeclaringClass().getSimpleName() + "." + method.getName();
     }
 
     /** The method, of the ones {@code method} resolves to on {@code targetClass}, that carries the annotation. */

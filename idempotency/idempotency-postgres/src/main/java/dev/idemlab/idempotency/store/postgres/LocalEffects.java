@@ -1,9 +1,15 @@
 package dev.idemlab.idempotency.store.postgres;
 
 import dev.idemlab.idempotency.IdempotencyContext;
+import dev.idemlab.idempotency.spi.IdempotencyStoreException;
 import dev.idemlab.idempotency.spi.LocalTransaction;
+import dev.idemlab.idempotency.spi.StoredResult;
 import dev.idemlab.idempotency.spi.TransactionalAction;
 
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
 import java.util.Objects;
 
 /**
@@ -72,6 +78,41 @@ public final class LocalEffects {
                 }
             }
         };
+    }
+
+    /**
+     * The {@code DataSource} a transaction must be opened on for {@link #completeIn} to commit the effect
+     * and the record together: the store's own pool, or the {@code DataSource} it was opened with (a
+     * Spring application's, through the starter).
+     */
+    public DataSource dataSource() {
+        return store.pool();
+    }
+
+    /**
+     * Completes the reservation held by {@code token} with {@code result}, token-checked, in the
+     * transaction open on {@code connection}, and commits nothing: for a transaction that something else
+     * opened and commits (Spring's transaction manager, through the starter's {@code @LocalEffect}). It is
+     * the same complete function as {@link #inTransaction}'s, and it forgets the namespace's recovery
+     * points in the same transaction. The owner of the transaction then commits effect and record
+     * together, or, when this returns {@code false}, rolls both back.
+     *
+     * <p>{@code connection} must come from {@link #dataSource()}, be in a transaction (auto-commit off),
+     * preferably at READ COMMITTED: the holder's renewals commit meanwhile on other connections, which a
+     * REPEATABLE READ snapshot would report as a serialization failure.
+     *
+     * @return {@code false} if {@code token} no longer holds the key (another attempt took it over): the
+     *     record was not written and the caller must roll the transaction back
+     * @throws IdempotencyStoreException if the statement failed; the caller must roll back
+     */
+    public boolean completeIn(Connection connection, String namespace, String token, String fingerprint,
+                              StoredResult result, Duration ttl) {
+        Objects.requireNonNull(connection, "connection");
+        try {
+            return Transactions.complete(store, connection, namespace, token, fingerprint, result, ttl);
+        } catch (SQLException | RuntimeException e) {
+            throw store.failure("complete", namespace, e);
+        }
     }
 
     /**

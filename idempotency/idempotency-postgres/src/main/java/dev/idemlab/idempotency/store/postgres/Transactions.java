@@ -52,6 +52,7 @@ final class Transactions {
                                      String token, String fingerprint, StoredResult result, Duration ttl) {
         try {
             if (!complete(store, connection, namespace, token, fingerprint, result, ttl)) {
+                connection.rollback();
                 return false;
             }
             connection.commit();
@@ -61,8 +62,13 @@ final class Transactions {
         }
     }
 
-    private static boolean complete(PostgresIdempotencyStore store, Connection connection, String namespace,
-                                    String token, String fingerprint, StoredResult result, Duration ttl)
+    /**
+     * Completes the reservation held by {@code token} on {@code connection}, in its transaction, and
+     * forgets the namespace's recovery points there, committing nothing: the transaction's owner commits,
+     * or rolls back when this returns false ({@code token} no longer holds the key).
+     */
+    static boolean complete(PostgresIdempotencyStore store, Connection connection, String namespace,
+                            String token, String fingerprint, StoredResult result, Duration ttl)
             throws SQLException {
         RecordStatements sql = store.statements();
         boolean completed;
@@ -79,7 +85,6 @@ final class Transactions {
             }
         }
         if (!completed) {
-            connection.rollback();
             return false;
         }
         try (PreparedStatement statement = connection.prepareStatement(sql.forgetSteps)) {

@@ -1,7 +1,9 @@
 package dev.idemlab.idempotency.spring.autoconfigure;
 
 import dev.idemlab.idempotency.IdempotencyCoordinator;
+import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.idempotency.spring.IdempotencyAdvisor;
+import dev.idemlab.idempotency.spring.LocalEffectTransactions;
 import dev.idemlab.idempotency.spring.TransactionOrderCheck;
 import org.springframework.aop.Advisor;
 import org.springframework.beans.factory.ObjectProvider;
@@ -14,13 +16,15 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
+import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.interceptor.BeanFactoryTransactionAttributeSourceAdvisor;
 
 /**
  * The advisor that makes {@code @Idempotent} methods of Spring beans idempotent, ordered by
  * {@code idempotency.aspect.order} (see {@link IdempotencyAdvisor} for why it must run outside
  * {@code @Transactional}). An infrastructure bean, so that whichever auto-proxy creator the
- * application has (Boot's AOP one, or the transactions' own) applies it.
+ * application has (Boot's AOP one, or the transactions' own) applies it. With spring-jdbc and the
+ * PostgreSQL store, {@link LocalEffectTransactions} runs the {@code @LocalEffect} methods.
  */
 @AutoConfiguration(after = IdempotencyCoordinatorAutoConfiguration.class,
         afterName = "org.springframework.boot.autoconfigure.aop.AopAutoConfiguration")
@@ -37,9 +41,30 @@ public final class IdempotencyAspectAutoConfiguration {
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     @ConditionalOnMissingBean
     static IdempotencyAdvisor idempotencyAdvisor(ObjectProvider<IdempotencyCoordinator> coordinator,
+                                                 ObjectProvider<LocalEffectTransactions> localEffects,
                                                  Environment environment) {
         int order = environment.getProperty("idempotency.aspect.order", Integer.class, IdempotencyAdvisor.DEFAULT_ORDER);
-        return new IdempotencyAdvisor(coordinator, order);
+        return new IdempotencyAdvisor(coordinator, localEffects::getIfAvailable, order);
+    }
+
+    /**
+     * With spring-jdbc and the PostgreSQL store on the class path: what runs {@code @LocalEffect} methods,
+     * whose record is completed in their own transaction. It checks the store and the transaction manager
+     * at startup only when such a method exists.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = {"org.springframework.transaction.PlatformTransactionManager",
+            "org.springframework.jdbc.datasource.DataSourceUtils",
+            "dev.idemlab.idempotency.store.postgres.LocalEffects"})
+    static final class LocalEffects {
+
+        @Bean
+        @ConditionalOnMissingBean
+        static LocalEffectTransactions idempotencyLocalEffects(
+                ObjectProvider<IdempotencyAdvisor> advisor, ObjectProvider<IdempotencyStore> store,
+                ObjectProvider<PlatformTransactionManager> transactions) {
+            return new LocalEffectTransactions(advisor, store, transactions);
+        }
     }
 
     /** With Spring's transactions: a WARN at startup when the advice would run inside {@code @Transactional}. */

@@ -1,0 +1,217 @@
+package dev.idemlab.idempotency.spring;
+
+import dev.idemlab.idempotency.Idempotent;
+import dev.idemlab.idempotency.IdempotencyKey;
+import dev.idemlab.idempotency.spi.IdempotencyStore;
+import dev.idemlab.idempotency.spring.autoconfigure.IdempotencyAspectAutoConfiguration;
+import dev.idemlab.idempotency.spring.autoconfigure.IdempotencyCoordinatorAutoConfiguration;
+import dev.idemlab.idempotency.spring.autoconfigure.IdempotencyStoreAutoConfiguration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+import org.springframework.transaction.IllegalTransactionStateException;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.annotation.EnableTransactionManagement;
+import org.springframework.transaction.annotation.Isolation;
+import org.springframework.transaction.annotation.Propagation;
+import org.springframework.transaction.annotation.Transactional;
+
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * What {@code @LocalEffect} refuses at startup, naming the method and the rule: a store that is not the
+ * PostgreSQL one, a transaction manager that is missing or on another {@code DataSource}, a method that
+ * returns a stage, and a {@code @Transactional} of the method's own that would not join the advice's
+ * transaction at READ COMMITTED; and, at call time, every call of a method whose {@code @Transactional}
+ * runs outside the advice. The store cases run on a real PostgreSQL.
+ */
+class LocalEffectRefusalsTest {
+
+    private static LocalPostgres postgres;
+
+    @BeforeAll
+    static void startPostgres() throws Exception {
+        postgres = LocalPostgres.start();
+    }
+
+    @AfterAll
+    static void stopPostgres() {
+        if (postgres != null) {
+            postgres.close();
+        }
+    }
+
+    private final ApplicationContextRunner memory = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, IdempotencyStoreAutoConfiguration.class,
+                    IdempotencyCoordinatorAutoConfiguration.class, IdempotencyAspectAutoConfiguration.class));
+
+    private ApplicationContextRunner onPostgres() {
+        return new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+                        TransactionAutoConfiguration.class, AopAutoConfiguration.class,
+                        IdempotencyStoreAutoConfiguration.class, IdempotencyCoordinatorAutoConfiguration.class,
+                        IdempotencyAspectAutoConfiguration.class))
+                .withPropertyValues("spring.datasource.url=" + postgres.jdbcUrl(),
+                        "spring.datasource.username=postgres", "idempotency.store=postgres")
+                .withBean(Orders.class, Orders::new);
+    }
+
+    @Test
+    void onTheStoresDataSourceAndTransactionManagerItStarts() {
+        onPostgres().withConfiguration(AutoConfigurations.of(DataSourceTransactionManagerAutoConfiguration.class))
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(IdempotencyAdvisor.class).localEffectMethods())
+                            .containsExactly("Orders.place");
+                });
+    }
+
+    @Test
+    void aStoreThatIsNotPostgresFailsStartup() {
+        memory.withBean(Orders.class, Orders::new).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(StoreAutoConfigurationTest.rootCause(context.getStartupFailure()))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("@LocalEffect Orders.place")
+                    .hasMessageContaining("needs idempotency.store=postgres")
+                    .hasMessageContaining("InMemoryIdempotencyStore");
+        });
+    }
+
+    @Test
+    void withoutLocalEffectMethodsAStoreThatIsNotPostgresIsFine() {
+        memory.run(context -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
+    void aTransactionManagerOnAnotherDataSourceFailsStartup() {
+        onPostgres().withBean("otherTransactions", PlatformTransactionManager.class,
+                () -> new DataSourceTransactionManager(new DriverManagerDataSource(postgres.jdbcUrl(), "postgres", "")))
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(StoreAutoConfigurationTest.rootCause(context.getStartupFailure()))
+                            .hasMessageContaining("@LocalEffect Orders.place")
+                            .hasMessageContaining("must manage the DataSource the PostgreSQL store runs on");
+                });
+    }
+
+    @Test
+    void noTransactionManagerFailsStartup() {
+        onPostgres().run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(StoreAutoConfigurationTest.rootCause(context.getStartupFailure()))
+                    .hasMessageContaining("needs one PlatformTransactionManager");
+        });
+    }
+
+    @Test
+    void aTransactionalOfItsOwnThatWouldNotJoinFailsWhenTheProxyIsMade() {
+        memory.withBean(RequiresNew.class, RequiresNew::new).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(StoreAutoConfigurationTest.rootCause(context.getStartupFailure()))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("@LocalEffect RequiresNew.place")
+                    .hasMessageContaining("REQUIRES_NEW");
+        });
+    }
+
+    @Test
+    void anIsolationOtherThanReadCommittedFailsWhenTheProxyIsMade() {
+        memory.withBean(Serializable.class, Serializable::new).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(StoreAutoConfigurationTest.rootCause(context.getStartupFailure()))
+                    .hasMessageContaining("@LocalEffect Serializable.place")
+                    .hasMessageContaining("SERIALIZABLE").hasMessageContaining("READ COMMITTED");
+        });
+    }
+
+    @Test
+    void aMethodThatReturnsAStageFailsWhenTheProxyIsMade() {
+        memory.withBean(Staged.class, Staged::new).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(StoreAutoConfigurationTest.rootCause(context.getStartupFailure()))
+                    .hasMessageContaining("@LocalEffect Staged.place")
+                    .hasMessageContaining("returns a stage");
+        });
+    }
+
+    @Test
+    void withTheAdviceInsideItsOwnTransactionalEveryCallIsRefusedBeforeAnythingIsReserved() {
+        onPostgres().withConfiguration(AutoConfigurations.of(DataSourceTransactionManagerAutoConfiguration.class))
+                .withPropertyValues("idempotency.aspect.order=" + Ordered.LOWEST_PRECEDENCE)
+                .withUserConfiguration(TransactionsFirst.class)
+                .withBean(Joining.class, Joining::new)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    String key = "inside-" + UUID.randomUUID();
+                    assertThatThrownBy(() -> context.getBean(Joining.class).place(key, "book"))
+                            .isInstanceOf(IllegalTransactionStateException.class)
+                            .hasMessageContaining("@LocalEffect Joining.place");
+                    assertThat(context.getBean(IdempotencyStore.class).lookup("orders.join:" + key)).isEmpty();
+                });
+    }
+
+    /** The transaction advisor before the idempotency advice. */
+    @Configuration(proxyBeanMethods = false)
+    @EnableTransactionManagement(order = 0)
+    static class TransactionsFirst {
+    }
+
+    public static class Joining {
+        @Idempotent(operation = "orders.join")
+        @LocalEffect
+        @Transactional
+        public Long place(@IdempotencyKey String key, String sku) {
+            return 1L;
+        }
+    }
+
+    /** A local effect with nothing wrong in it. */
+    public static class Orders {
+        @Idempotent(operation = "orders.place")
+        @LocalEffect
+        public Long place(@IdempotencyKey String key, String sku) {
+            return 1L;
+        }
+    }
+
+    public static class RequiresNew {
+        @Idempotent(operation = "orders.place")
+        @LocalEffect
+        @Transactional(propagation = Propagation.REQUIRES_NEW)
+        public Long place(@IdempotencyKey String key, String sku) {
+            return 1L;
+        }
+    }
+
+    public static class Serializable {
+        @Idempotent(operation = "orders.place")
+        @LocalEffect
+        @Transactional(isolation = Isolation.SERIALIZABLE)
+        public Long place(@IdempotencyKey String key, String sku) {
+            return 1L;
+        }
+    }
+
+    public static class Staged {
+        @Idempotent(operation = "orders.place")
+        @LocalEffect
+        public CompletableFuture<Long> place(@IdempotencyKey String key, String sku) {
+            return CompletableFuture.completedFuture(1L);
+        }
+    }
+}
