@@ -7,6 +7,7 @@ import dev.idemlab.idempotency.Outcome;
 import dev.idemlab.idempotency.spi.IdempotencyRecord;
 import dev.idemlab.idempotency.spring.LocalOrders.PlacedOrder;
 import dev.idemlab.idempotency.store.postgres.PostgresIdempotencyStore;
+import dev.idemlab.idempotency.testsupport.LocalPostgres;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;

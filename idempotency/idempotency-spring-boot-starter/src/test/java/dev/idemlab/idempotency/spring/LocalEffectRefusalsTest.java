@@ -6,6 +6,7 @@ import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.idempotency.spring.autoconfigure.IdempotencyAspectAutoConfiguration;
 import dev.idemlab.idempotency.spring.autoconfigure.IdempotencyCoordinatorAutoConfiguration;
 import dev.idemlab.idempotency.spring.autoconfigure.IdempotencyStoreAutoConfiguration;
+import dev.idemlab.idempotency.testsupport.LocalPostgres;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
