@@ -8,12 +8,16 @@ import dev.idemlab.lab.scenario.ProviderChoice;
 import dev.idemlab.lab.scenario.ScenarioContext;
 import dev.idemlab.lab.scenario.ScenarioRun;
 import dev.idemlab.lab.scenario.ScenarioSettings;
+import dev.idemlab.lab.scenario.Scenario;
+import picocli.CommandLine;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -23,6 +27,9 @@ import java.util.concurrent.Callable;
  * the plan, render the report and say where it went. Subclasses only say which scenarios to run.
  */
 abstract class AbstractScenarioCommand implements Callable<Integer> {
+
+    /** How the help starts the description of an option a scenario sets for itself. */
+    private static final String FIXED = "Set by this scenario for itself";
 
     @Spec
     CommandSpec spec;
@@ -54,6 +61,39 @@ abstract class AbstractScenarioCommand implements Callable<Integer> {
     /** The store this command runs on when {@code named} is asked for; the same one unless it says otherwise. */
     String storeFor(String named) {
         return named;
+    }
+
+    /**
+     * The scenarios this command runs when given no option of its own, for its help: a command whose
+     * plan needs parsed options says none.
+     */
+    List<Scenario> scenariosForHelp() {
+        return List.of();
+    }
+
+    /**
+     * Shows each option that this command's scenario sets for itself as refused, not with a default it
+     * would never use ({@code scenario lease-overrun --help} listed {@code --latency-ms} as "Default: 300"
+     * while refusing it). Applied to every scenario command under {@code commandLine}.
+     */
+    static void describeFixedOptions(CommandLine commandLine) {
+        for (CommandLine sub : new LinkedHashSet<>(commandLine.getSubcommands().values())) {
+            describeFixedOptions(sub);
+        }
+        if (!(commandLine.getCommand() instanceof AbstractScenarioCommand command) || !command.runsOneScenario()) {
+            return;
+        }
+        CommandSpec spec = commandLine.getCommandSpec();
+        for (Scenario scenario : command.scenariosForHelp()) {
+            for (String name : scenario.fixedOptions()) {
+                OptionSpec option = spec.findOption(name);
+                if (option != null && !option.description()[0].startsWith(FIXED)) {
+                    spec.remove(option);
+                    spec.addOption(OptionSpec.builder(option)
+                            .description(FIXED + ": " + scenario.summary() + ". Refused here.").build());
+                }
+            }
+        }
     }
 
     private void refuseFixedOptions(List<ScenarioRunner.Plan> plan) {

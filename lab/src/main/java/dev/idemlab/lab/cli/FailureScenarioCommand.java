@@ -14,6 +14,16 @@ abstract class FailureScenarioCommand extends AbstractScenarioCommand {
     /** The variants to run, unmitigated first. */
     abstract List<Scenario> variants();
 
+    /** Every variant, as run without an option that narrows them. */
+    @Override
+    List<Scenario> scenariosForHelp() {
+        try {
+            return variants();
+        } catch (RuntimeException needsParsedOptions) {
+            return List.of();
+        }
+    }
+
     @Override
     List<ScenarioRunner.Plan> plan() {
         return variants().stream().map(s -> new ScenarioRunner.Plan(s, policy.policies())).toList();

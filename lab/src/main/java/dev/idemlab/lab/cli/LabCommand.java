@@ -41,6 +41,7 @@ public final class LabCommand implements Runnable {
         commandLine.setCaseInsensitiveEnumValuesAllowed(true);
         commandLine.setExecutionExceptionHandler(new FailureHandler());
         commandLine.setParameterExceptionHandler(FailureHandler::handleParameterException);
+        AbstractScenarioCommand.describeFixedOptions(commandLine);
         return commandLine;
     }
 

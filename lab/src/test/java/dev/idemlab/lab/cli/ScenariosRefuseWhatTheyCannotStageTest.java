@@ -34,6 +34,28 @@ class ScenariosRefuseWhatTheyCannotStageTest {
         assertThat(run.out()).isEmpty();
     }
 
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"lease-overrun,--latency-ms", "lease-overrun,--lease-s", "crash-mid-charge,--lease-s",
+            "crash-mid-order,--latency-ms", "ghost-reservation,--lease-s"})
+    void theHelpShowsAnOptionTheScenarioSetsForItselfAsRefusedNotWithADefault(String scenario, String option) {
+        LabRun help = LabRun.of("scenario", scenario, "--help");
+        assertThat(help.exitCode()).isZero();
+        String description = help.out().substring(help.out().indexOf("      " + option + "="));
+        description = description.substring(0, description.indexOf("Refused here.") + "Refused here.".length());
+        assertThat(description).contains("Set by this scenario for itself").doesNotContain("Default:");
+
+        LabRun refused = LabRun.of("scenario", scenario, option, "5");
+        assertThat(refused.exitCode()).as(refused.err()).isEqualTo(2);
+        assertThat(refused.err()).contains(option + ": " + scenario + " sets it for itself");
+    }
+
+    @Test
+    void aScenarioThatTakesTheOptionStillShowsItsDefault() {
+        LabRun help = LabRun.of("scenario", "in-flight", "--help");
+        assertThat(help.out()).contains("How long the provider takes per charge").contains("Default: 300.")
+                .doesNotContain("Set by this scenario for itself");
+    }
+
     @Test
     void evictionOnARedisGivenByUrlIsRefusedAndTheServerKeepsItsPolicy() {
         try (RedisBackend users = RedisBackend.open(new ProvisioningOptions(null, Origin.BUNDLED, null, null))) {
