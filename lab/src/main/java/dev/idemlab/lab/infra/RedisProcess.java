@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A private {@code redis-server} process of the lab's: a {@link LocalRedis} (127.0.0.1, an ephemeral
@@ -31,12 +32,10 @@ final class RedisProcess implements PrivateRedisServer {
     private final ServerRegistry.Registration registration;
     private boolean stopped;
 
-    private RedisProcess(LocalRedis server, Origin origin, List<Path> alsoRemove) {
+    private RedisProcess(LocalRedis server, Origin origin, ServerRegistry.Registration registration) {
         this.server = server;
         this.origin = origin;
-        List<Path> cleanup = new ArrayList<>(alsoRemove);
-        cleanup.add(0, server.directory());
-        this.registration = ServerRegistry.record("redis-server", server.pid(), cleanup);
+        this.registration = registration;
         this.shutdownHook = new Thread(this::stop, "idemlab-redis-stop-" + server.port());
         Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
@@ -61,16 +60,25 @@ final class RedisProcess implements PrivateRedisServer {
     /** As {@link #start(Path, Origin, List)}, with {@code extraArgs} after the lab's own (a cluster node's). */
     static RedisProcess start(Path executable, Origin origin, List<Path> alsoRemove, List<String> extraArgs) {
         ServerRegistry.reapStale();
+        // Recorded as soon as it runs, before it answers: a lab killed outright while it waits leaves a
+        // server that the next run stops. A process that did not become the server is stopped by then.
+        AtomicReference<ServerRegistry.Registration> registration = new AtomicReference<>(() -> { });
         LocalRedis server;
         try {
-            server = LocalRedis.start(executable, extraArgs);
+            server = LocalRedis.start(executable, extraArgs, (pid, directory) -> {
+                List<Path> cleanup = new ArrayList<>(alsoRemove);
+                cleanup.add(0, directory);
+                registration.getAndSet(ServerRegistry.record("redis-server", pid, cleanup)).close();
+            });
         } catch (IllegalStateException e) {
+            registration.get().close();
             throw new ProvisioningException(e.getMessage(), e);
         }
         try {
-            return new RedisProcess(server, origin, alsoRemove);
+            return new RedisProcess(server, origin, registration.get());
         } catch (RuntimeException e) {
             server.close();
+            registration.get().close();
             throw e;
         }
     }

@@ -84,9 +84,20 @@ public final class LocalRedis implements AutoCloseable {
      * @throws IllegalStateException if it does not start, with the end of its log
      */
     public static LocalRedis start(Path executable, List<String> extraArguments) {
+        return start(executable, extraArguments, (pid, directory) -> { });
+    }
+
+    /**
+     * As {@link #start(Path, List)}, telling {@code started} of each process as soon as it runs, before
+     * it answered PING: a caller that records servers so that a later run can stop them, should this
+     * JVM be killed outright, records it then. A process that did not become the server (its port was
+     * taken, it never answered) is stopped before the next one is started or the start fails.
+     */
+    public static LocalRedis start(Path executable, List<String> extraArguments, Started started) {
         Objects.requireNonNull(executable, "executable");
+        Objects.requireNonNull(started, "started");
         List<String> extra = List.copyOf(extraArguments);
-        return startOnFreePort(executable, null, (port, dir) -> {
+        return startOnFreePort(executable, null, started, (port, dir) -> {
             List<String> args = new ArrayList<>(List.of("--port", Integer.toString(port), "--bind", HOST,
                     "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", dir.toString()));
             args.addAll(extra);
@@ -106,7 +117,7 @@ public final class LocalRedis implements AutoCloseable {
         String config = String.join("\n",
                 "sentinel monitor " + masterName + " " + masterHost + " " + masterPort + " 1",
                 "sentinel down-after-milliseconds " + masterName + " 60000", "");
-        return startOnFreePort(bundledExecutable(), config, (port, dir) -> List.of("--port", Integer.toString(port),
+        return startOnFreePort(bundledExecutable(), config, (pid, directory) -> { }, (port, dir) -> List.of("--port", Integer.toString(port),
                 "--bind", HOST, "--daemonize", "no", "--sentinel", "--dir", dir.toString()));
     }
 
@@ -201,15 +212,26 @@ public final class LocalRedis implements AutoCloseable {
         deleteTree(directory);
     }
 
+    /** Told of a server process as soon as it runs. */
+    @FunctionalInterface
+    public interface Started {
+        /**
+         * @param pid the process's id
+         * @param directory its working directory, removed when it is stopped
+         */
+        void started(long pid, Path directory);
+    }
+
     private interface Arguments {
         List<String> of(int port, Path dir);
     }
 
-    private static LocalRedis startOnFreePort(Path executable, String configFile, Arguments arguments) {
+    private static LocalRedis startOnFreePort(Path executable, String configFile, Started started,
+                                              Arguments arguments) {
         IllegalStateException last = null;
         for (int attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
             try {
-                return startOnce(executable, configFile, arguments, freePort());
+                return startOnce(executable, configFile, started, arguments, freePort());
             } catch (PortTaken e) {
                 last = e;
             }
@@ -217,7 +239,8 @@ public final class LocalRedis implements AutoCloseable {
         throw last;
     }
 
-    private static LocalRedis startOnce(Path executable, String configFile, Arguments arguments, int port) {
+    private static LocalRedis startOnce(Path executable, String configFile, Started started, Arguments arguments,
+                                        int port) {
         Path dir;
         Process process;
         try {
@@ -238,6 +261,7 @@ public final class LocalRedis implements AutoCloseable {
         }
         LocalRedis server = new LocalRedis(process, port, dir);
         try {
+            started.started(process.pid(), dir);
             server.awaitPing(executable);
             return server;
         } catch (RuntimeException e) {

@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -38,6 +39,16 @@ class LocalRedisTest {
         assertThat(dir).doesNotExist();
         assertThatThrownBy(() -> command(redis.port(), "PING")).isInstanceOf(IOException.class);
         redis.close(); // twice is harmless
+    }
+
+    @Test
+    void aCallerIsToldOfTheProcessBeforeItAnswersSoItCanRecordIt() throws Exception {
+        List<String> told = new ArrayList<>();
+        try (LocalRedis redis = LocalRedis.start(LocalRedis.bundledExecutable(), List.of(), (pid, directory) ->
+                // Told while the process runs and has not been asked anything yet.
+                told.add(pid + " " + directory + " " + ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)))) {
+            assertThat(told).containsExactly(redis.pid() + " " + redis.directory() + " true");
+        }
     }
 
     @Test
