@@ -2,6 +2,7 @@ package dev.idemlab.lab.cli;
 
 import dev.idemlab.lab.infra.StoreBackend;
 import dev.idemlab.lab.policy.LabPolicy;
+import dev.idemlab.lab.scenario.CannotStageException;
 import dev.idemlab.lab.scenario.Scenario;
 import dev.idemlab.lab.scenario.ScenarioContext;
 import dev.idemlab.lab.scenario.ScenarioRun;
@@ -70,7 +71,7 @@ final class ScenarioRunner {
                 started(step);
                 try {
                     finished(step, onRun.apply(plan.scenario().run(context, policies.get(i))));
-                } catch (UnsupportedOperationException cannotStage) {
+                } catch (CannotStageException cannotStage) {
                     skipped.add(new Skipped(plan.scenario().name(), cannotStage.getMessage()));
                     for (int rest = i; rest < policies.size(); rest++) {
                         finished(plan.scenario().name() + "/" + policies.get(rest).name().toLowerCase(Locale.ROOT)

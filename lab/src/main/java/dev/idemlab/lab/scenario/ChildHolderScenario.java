@@ -61,7 +61,7 @@ abstract class ChildHolderScenario implements Scenario {
 
     @Override
     public final ScenarioRun run(ScenarioContext context, LabPolicy policy) throws InterruptedException {
-        StoreEndpoint endpoint = StoreEndpoint.of(context.backend()).orElseThrow(() -> new UnsupportedOperationException(
+        StoreEndpoint endpoint = StoreEndpoint.of(context.backend()).orElseThrow(() -> new CannotStageException(
                 CannotStage.childCannotReach(name(), context.backend())));
         String prefix = "idemlab-holder-" + UUID.randomUUID() + ":";
         String key = context.settings().key();

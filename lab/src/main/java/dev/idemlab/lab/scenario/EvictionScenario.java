@@ -58,7 +58,7 @@ public final class EvictionScenario implements Scenario {
         String cannot = CannotStage.unlessPrivateRedis("eviction", "sets maxmemory and maxmemory-policy on",
                 context.backend(), null);
         if (cannot != null) {
-            throw new UnsupportedOperationException(cannot);
+            throw new CannotStageException(cannot);
         }
         RedisBackend redis = (RedisBackend) context.backend();
         RedisClient client = RedisClient.create(redis.uri());

@@ -84,7 +84,7 @@ public final class FailoverScenario implements Scenario {
     @Override
     public ScenarioRun run(ScenarioContext context, LabPolicy policy) {
         if (!(context.backend() instanceof RedisClusterBackend backend) || backend.localCluster().isEmpty()) {
-            throw new UnsupportedOperationException("failover kills and promotes nodes, so it runs only on the lab's own "
+            throw new CannotStageException("failover kills and promotes nodes, so it runs only on the lab's own "
                     + "Redis Cluster (--store redis-cluster, or --redis-from cluster)");
         }
         LocalRedisCluster cluster = backend.localCluster().get();

@@ -74,7 +74,7 @@ public final class GhostReservationScenario implements Scenario {
                 "there the statement and lock timeouts cancel a stalled reserve on the server, so no ghost lands "
                         + "(lab faults, case 25)");
         if (cannot != null) {
-            throw new UnsupportedOperationException(cannot);
+            throw new CannotStageException(cannot);
         }
         RedisBackend redis = (RedisBackend) context.backend();
         RedisClient client = RedisClient.create(redis.uri());

@@ -100,7 +100,7 @@ public final class OrderScenario implements Scenario {
     @Override
     public ScenarioRun run(ScenarioContext context, LabPolicy policy) throws InterruptedException {
         if (!(context.backend() instanceof PostgresBackend)) {
-            throw new UnsupportedOperationException(name() + " keeps its orders in the store's own PostgreSQL, and "
+            throw new CannotStageException(name() + " keeps its orders in the store's own PostgreSQL, and "
                     + "this run's store is " + context.backend().server().describe() + "; use --store postgres");
         }
         StoreEndpoint endpoint = StoreEndpoint.of(context.backend()).orElseThrow();

@@ -80,9 +80,9 @@ final class SampleRaceApi implements RaceApi {
     private static RaceApi start(ScenarioContext context, IdempotencyStore store, LabPolicy policy, Requests requests)
             throws IOException, InterruptedException {
         // Cannot stage (a SKIP in lab check): no jar built, or a store the sample cannot reach.
-        Path jar = SpringSampleJar.find().orElseThrow(() -> new UnsupportedOperationException(SpringSampleJar.missing()));
+        Path jar = SpringSampleJar.find().orElseThrow(() -> new CannotStageException(SpringSampleJar.missing()));
         StoreEndpoint endpoint = StoreEndpoint.sameAs(store).filter(e -> !e.kind().equals("redis-cluster"))
-                .orElseThrow(() -> new UnsupportedOperationException(CannotStage.sampleCannotReach(context.backend())));
+                .orElseThrow(() -> new CannotStageException(CannotStage.sampleCannotReach(context.backend())));
         FakePaymentProvider provider = FakePaymentProvider.builder().latency(context.settings().latency()).build();
         ProviderService service = ProviderService.start(provider);
         SpringSample sample;

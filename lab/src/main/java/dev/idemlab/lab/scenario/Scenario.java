@@ -16,7 +16,7 @@ public interface Scenario {
     /**
      * Runs the script once under {@code policy}.
      *
-     * @throws UnsupportedOperationException if the store cannot stage this scenario (store-down on memory)
+     * @throws CannotStageException if the store cannot stage this scenario (store-down on memory)
      * @throws InterruptedException if interrupted while callers run
      */
     ScenarioRun run(ScenarioContext context, LabPolicy policy) throws InterruptedException;

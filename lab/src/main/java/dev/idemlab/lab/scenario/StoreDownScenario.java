@@ -49,13 +49,21 @@ public final class StoreDownScenario implements Scenario {
         return "the store's server is unreachable when the charge arrives";
     }
 
+    private static StoreOutage outageOf(ScenarioContext context) {
+        try {
+            return context.backend().openOutage();
+        } catch (UnsupportedOperationException cannotGoDown) {
+            throw new CannotStageException(cannotGoDown.getMessage());
+        }
+    }
+
     @Override
     public ScenarioRun run(ScenarioContext context, LabPolicy policy) {
         ScenarioSettings settings = context.settings();
         Timeline timeline = new Timeline();
         boolean keyed = Boolean.TRUE.equals(downstreamKey);
         try (ScenarioProvider provider = context.openProvider(timeline, b -> b.deduplicateOnKey(keyed));
-             StoreOutage outage = context.backend().openOutage()) {
+             StoreOutage outage = outageOf(context)) {
             IdempotencyCoordinator coordinator = context.coordinator(new TimelineStore(outage.store(), timeline), policy);
             ChargeClient client = downstreamKey == null
                     ? new ChargeClient(coordinator, provider.client(), timeline)

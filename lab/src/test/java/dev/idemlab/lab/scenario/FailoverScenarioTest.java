@@ -77,7 +77,7 @@ class FailoverScenarioTest {
         ScenarioContext memory = new ScenarioContext(new MemoryBackend(), ScenarioSettings.defaults(),
                 CoordinatorFactory.LIBRARY);
         assertThatThrownBy(() -> FailoverScenario.withoutWait().run(memory, LabPolicy.WAIT))
-                .isInstanceOf(UnsupportedOperationException.class).hasMessageContaining("Redis Cluster");
+                .isInstanceOf(CannotStageException.class).hasMessageContaining("Redis Cluster");
     }
 
     @Test

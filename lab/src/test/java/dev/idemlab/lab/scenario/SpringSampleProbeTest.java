@@ -59,7 +59,7 @@ class SpringSampleProbeTest {
         try (StoreBackend memory = StoreBackends.open("memory", ProvisioningOptions.defaults())) {
             ScenarioContext context = new ScenarioContext(memory, ScenarioSettings.defaults(), CoordinatorFactory.LIBRARY);
             assertThatThrownBy(() -> HttpInFlightScenario.throughSpringSample().run(context, LabPolicy.RUN))
-                    .isInstanceOf(UnsupportedOperationException.class)
+                    .isInstanceOf(CannotStageException.class)
                     .hasMessageContaining("no Spring sample jar at no-such-dir/spring-boot-payments.jar: build it with");
         } finally {
             if (before == null) {
