@@ -12,11 +12,12 @@ import java.util.Locale;
  * @param calls how many of each were measured
  * @param firstCallMicros a first call: the reserve script, then the complete script
  * @param floorMicros the floor of a first call: {@code SET NX PX} of a marker, then {@code SET XX PX} of the result
- * @param replayMicros a replay: the lookup script on a completed record
+ * @param replayMicros a replay as the coordinator runs it: the reserve script finding a completed record
+ * @param lookupMicros what a waiter reads a completed record with: the lookup script (not judged)
  * @param getMicros the floor of a replay: {@code GET}
  */
 public record ServerTime(ServerInfo server, int calls, double firstCallMicros, double floorMicros,
-                         double replayMicros, double getMicros) {
+                         double replayMicros, double lookupMicros, double getMicros) {
 
     /** The cost issue's target: a first call costs the server at most this many times its two-command floor. */
     public static final double FIRST_CALL_TARGET = 3.0;
@@ -29,6 +30,10 @@ public record ServerTime(ServerInfo server, int calls, double firstCallMicros, d
 
     public double replayRatio() {
         return replayMicros / getMicros;
+    }
+
+    public double lookupRatio() {
+        return lookupMicros / getMicros;
     }
 
     public boolean met() {
