@@ -11,6 +11,9 @@ final class CostReport {
 
     private CostReport() { }
 
+    /** The commands a script runs, in the order the breakdown names them. */
+    private static final List<String> INSIDE = List.of("GET", "TIME", "SET", "PUBLISH", "PTTL");
+
     static String render(List<RecordCost> costs, List<ServerTime> times, boolean markdown) {
         StringBuilder out = new StringBuilder(render(costs, markdown));
         if (times.isEmpty()) {
@@ -32,6 +35,14 @@ final class CostReport {
                     time.server().store(), time.calls(), time.firstCallMicros(), time.floorMicros(),
                     time.firstCallRatio(), time.firstCallVerdict(), time.replayMicros(), time.getMicros(),
                     time.replayRatio(), time.replayVerdict(), time.lookupMicros(), time.lookupRatio()));
+        }
+        out.append(markdown ? "\nWhere the scripts' server time goes (the commands they ran, as counted on their own "
+                + "lines, and the rest: entering Lua, its arguments, the record's strings):\n\n" : "");
+        for (ServerTime time : times) {
+            out.append(String.format(Locale.ROOT, markdown ? "* %s first call: %s%n* %s replay: %s%n"
+                            : "%-8s first call: %s%n%-8s replay: %s%n",
+                    time.server().store(), ServerTime.breakdown(time.firstCallMicros(), time.firstCallInside(), INSIDE),
+                    time.server().store(), ServerTime.breakdown(time.replayMicros(), time.replayInside(), INSIDE)));
         }
         return out.toString();
     }

@@ -26,6 +26,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
@@ -118,6 +119,7 @@ public final class RecordCosts {
                 complete(store, OPERATION + ":cpu-" + i, i, json);
             }
             double firstCall = usec(raw, "evalsha", "eval") / calls;
+            Map<String, Double> firstCallInside = inside(raw, calls, "get", "set", "time", "publish", "pttl");
 
             raw.configResetstat();
             for (int i = 0; i < calls; i++) {
@@ -137,6 +139,7 @@ public final class RecordCosts {
                 }
             }
             double replay = usec(raw, "evalsha", "eval") / calls;
+            Map<String, Double> replayInside = inside(raw, calls, "get", "set", "time", "publish", "pttl");
 
             // What a waiter reads once told (or on its safety poll): the lookup script.
             raw.configResetstat();
@@ -152,10 +155,26 @@ public final class RecordCosts {
                 raw.get(rawPrefix + store.keyOf(OPERATION + ":cpu-" + i).substring(prefix.length()));
             }
             double get = usec(raw, "get") / calls;
-            return new ServerTime(backend.server(), calls, firstCall, floor, replay, lookup, get);
+            return new ServerTime(backend.server(), calls, firstCall, floor, replay, lookup, get, firstCallInside,
+                    replayInside);
         } finally {
             client.shutdown();
         }
+    }
+
+    /**
+     * The microseconds per call the server spent in each of {@code commands} since the counters were
+     * reset, those it ran at all: in a phase that sent only scripts, the commands the scripts ran.
+     */
+    private static Map<String, Double> inside(RedisCommands<String, String> redis, int calls, String... commands) {
+        Map<String, Double> inside = new LinkedHashMap<>();
+        for (String command : commands) {
+            double usec = usec(redis, command);
+            if (usec > 0) {
+                inside.put(command.toUpperCase(Locale.ROOT), usec / calls);
+            }
+        }
+        return inside;
     }
 
     /** The microseconds the server spent in {@code commands} since the counters were reset. */
