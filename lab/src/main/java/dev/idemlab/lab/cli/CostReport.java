@@ -11,24 +11,38 @@ final class CostReport {
 
     private CostReport() { }
 
+    /** The commands a script runs, in the order the breakdown names them. */
+    private static final List<String> INSIDE = List.of("GET", "TIME", "SET", "PUBLISH", "PTTL");
+
     static String render(List<RecordCost> costs, List<ServerTime> times, boolean markdown) {
         StringBuilder out = new StringBuilder(render(costs, markdown));
         if (times.isEmpty()) {
             return out.toString();
         }
         out.append(markdown ? "\nServer time per call, by Redis's own counters (`INFO commandstats`, microseconds "
-                + "spent in each command; the scripts' `EVALSHA` against the raw `SET` and `GET`):\n\n"
+                + "spent in each command; the scripts' `EVALSHA` against the raw `SET` and `GET`). A replay is the "
+                + "reserve script finding the completed record, as the coordinator replays; the lookup script, "
+                + "what a waiter reads with, is shown beside it, not judged:\n\n"
                 + "| store | calls | first call | floor: SET NX PX, SET XX PX | ratio | target | replay | GET | ratio "
-                + "| target |\n|---|---|---|---|---|---|---|---|---|---|\n"
+                + "| target | lookup | ratio |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n"
                 : "server time per call (INFO commandstats):\n");
         for (ServerTime time : times) {
             out.append(String.format(Locale.ROOT, markdown
-                            ? "| %s | %,d | %.2f µs | %.2f µs | %.2fx | %s | %.2f µs | %.2f µs | %.2fx | %s |%n"
+                            ? "| %s | %,d | %.2f µs | %.2f µs | %.2fx | %s | %.2f µs | %.2f µs | %.2fx | %s | %.2f µs | %.2fx |%n"
                             : "%-8s %,d calls: first call %.2f µs against %.2f µs for SET NX PX then SET XX PX, %.2fx "
-                                    + "(%s); replay %.2f µs against %.2f µs for GET, %.2fx (%s)%n",
+                                    + "(%s); replay %.2f µs against %.2f µs for GET, %.2fx (%s); lookup %.2f µs, "
+                                    + "%.2fx%n",
                     time.server().store(), time.calls(), time.firstCallMicros(), time.floorMicros(),
                     time.firstCallRatio(), time.firstCallVerdict(), time.replayMicros(), time.getMicros(),
-                    time.replayRatio(), time.replayVerdict()));
+                    time.replayRatio(), time.replayVerdict(), time.lookupMicros(), time.lookupRatio()));
+        }
+        out.append(markdown ? "\nWhere the scripts' server time goes (the commands they ran, as counted on their own "
+                + "lines, and the rest: entering Lua, its arguments, the record's strings):\n\n" : "");
+        for (ServerTime time : times) {
+            out.append(String.format(Locale.ROOT, markdown ? "* %s first call: %s%n* %s replay: %s%n"
+                            : "%-8s first call: %s%n%-8s replay: %s%n",
+                    time.server().store(), ServerTime.breakdown(time.firstCallMicros(), time.firstCallInside(), INSIDE),
+                    time.server().store(), ServerTime.breakdown(time.replayMicros(), time.replayInside(), INSIDE)));
         }
         return out.toString();
     }

@@ -2,6 +2,7 @@ package dev.idemlab.lab.cost;
 
 import dev.idemlab.idempotency.Fingerprint;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
+import dev.idemlab.idempotency.spi.Reservation;
 import dev.idemlab.idempotency.spi.StoredResult;
 import dev.idemlab.idempotency.store.postgres.PostgresIdempotencyStore;
 import dev.idemlab.idempotency.store.redis.RedisIdempotencyStore;
@@ -25,6 +26,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
@@ -93,7 +95,8 @@ public final class RecordCosts {
      * What {@code calls} first calls and as many replays cost the private Redis behind {@code backend},
      * by {@code INFO commandstats} (the server's own microseconds per command), beside the floor of each
      * on the same server: {@code SET NX PX} of a marker then {@code SET XX PX} of the result, and
-     * {@code GET}. The counters are reset ({@code CONFIG RESETSTAT}) before each of the four and read
+     * {@code GET}. A replay is measured as the coordinator runs it (the reserve script finding the
+     * completed record), and the lookup script a waiter reads with is measured beside it. The counters are reset ({@code CONFIG RESETSTAT}) before each of the four and read
      * after; only the commands each sends are summed (the scripts' {@code EVALSHA}, and {@code EVAL}
      * should the script cache have been lost; {@code SET}; {@code GET}), so that the commands a script
      * runs inside it, which Redis counts too, are not counted twice.
@@ -106,7 +109,9 @@ public final class RecordCosts {
             RedisCommands<String, String> raw = connection.sync();
             String prefix = store.config().keyPrefix();
             String rawPrefix = sameLengthOtherPrefix(prefix);
-            String marker = "2|p|" + UUID.randomUUID() + "|" + Fingerprint.ofFields(Map.of("amount", 1000)).hex() + "|1";
+            // As long as the store's reservation: header, 32 bytes of fingerprint, a 16-digit fence, token.
+            String marker = "3|p|" + Fingerprint.ofFields(Map.of("amount", 1000)).hex().substring(0, 32)
+                    + "1700000000000000|" + UUID.randomUUID();
             complete(store, OPERATION + ":warm-up", -1, json); // the scripts are loaded, the connections open
 
             raw.configResetstat();
@@ -114,6 +119,7 @@ public final class RecordCosts {
                 complete(store, OPERATION + ":cpu-" + i, i, json);
             }
             double firstCall = usec(raw, "evalsha", "eval") / calls;
+            Map<String, Double> firstCallInside = inside(raw, calls, "get", "set", "time", "publish", "pttl");
 
             raw.configResetstat();
             for (int i = 0; i < calls; i++) {
@@ -123,23 +129,52 @@ public final class RecordCosts {
             }
             double floor = usec(raw, "set") / calls;
 
+            // A replay as the coordinator runs it: a reserve with a new token that finds the completed record.
+            raw.configResetstat();
+            for (int i = 0; i < calls; i++) {
+                String namespace = OPERATION + ":cpu-" + i;
+                if (!(store.reserve(namespace, UUID.randomUUID().toString(), fingerprintOf(i), LEASE)
+                        instanceof Reservation.Found)) {
+                    throw new IllegalStateException("a record just completed was not found by a replay's reserve");
+                }
+            }
+            double replay = usec(raw, "evalsha", "eval") / calls;
+            Map<String, Double> replayInside = inside(raw, calls, "get", "set", "time", "publish", "pttl");
+
+            // What a waiter reads once told (or on its safety poll): the lookup script.
             raw.configResetstat();
             for (int i = 0; i < calls; i++) {
                 if (store.lookup(OPERATION + ":cpu-" + i).isEmpty()) {
                     throw new IllegalStateException("a record just completed was not found");
                 }
             }
-            double replay = usec(raw, "evalsha", "eval") / calls;
+            double lookup = usec(raw, "evalsha", "eval") / calls;
 
             raw.configResetstat();
             for (int i = 0; i < calls; i++) {
                 raw.get(rawPrefix + store.keyOf(OPERATION + ":cpu-" + i).substring(prefix.length()));
             }
             double get = usec(raw, "get") / calls;
-            return new ServerTime(backend.server(), calls, firstCall, floor, replay, get);
+            return new ServerTime(backend.server(), calls, firstCall, floor, replay, lookup, get, firstCallInside,
+                    replayInside);
         } finally {
             client.shutdown();
         }
+    }
+
+    /**
+     * The microseconds per call the server spent in each of {@code commands} since the counters were
+     * reset, those it ran at all: in a phase that sent only scripts, the commands the scripts ran.
+     */
+    private static Map<String, Double> inside(RedisCommands<String, String> redis, int calls, String... commands) {
+        Map<String, Double> inside = new LinkedHashMap<>();
+        for (String command : commands) {
+            double usec = usec(redis, command);
+            if (usec > 0) {
+                inside.put(command.toUpperCase(Locale.ROOT), usec / calls);
+            }
+        }
+        return inside;
     }
 
     /** The microseconds the server spent in {@code commands} since the counters were reset. */
@@ -212,8 +247,12 @@ public final class RecordCosts {
         }
     }
 
+    private static String fingerprintOf(int i) {
+        return Fingerprint.ofFields(Map.of("order_id", "order-" + i, "amount", 1000)).hex();
+    }
+
     private static void complete(IdempotencyStore store, String namespace, int i, String json) {
-        String fingerprint = Fingerprint.ofFields(Map.of("order_id", "order-" + i, "amount", 1000)).hex();
+        String fingerprint = fingerprintOf(i);
         String token = UUID.randomUUID().toString();
         store.reserve(namespace, token, fingerprint, LEASE);
         if (!store.complete(namespace, token, fingerprint, StoredResult.of(json), TTL)) {

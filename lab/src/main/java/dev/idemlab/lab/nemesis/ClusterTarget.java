@@ -108,7 +108,7 @@ final class ClusterTarget extends NemesisTarget {
             }
             any = any == null ? key : any;
             String value = commands.get(key);
-            if (value != null && value.startsWith("2|p|")) {
+            if (value != null && value.startsWith("3|p|")) {
                 return SlotHash.getSlot(key);
             }
         }

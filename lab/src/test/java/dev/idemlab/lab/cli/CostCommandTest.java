@@ -24,7 +24,8 @@ class CostCommandTest {
     private static final Pattern SERVER_TIME = Pattern.compile(
             "redis +100 calls: first call (\\d+\\.\\d\\d) µs against (\\d+\\.\\d\\d) µs for SET NX PX then SET XX PX, "
                     + "(\\d+\\.\\d\\d)x \\(<= 3\\.0x: (?:met|missed)\\); replay (\\d+\\.\\d\\d) µs against "
-                    + "(\\d+\\.\\d\\d) µs for GET, (\\d+\\.\\d\\d)x \\(<= 2\\.0x: (?:met|missed)\\)");
+                    + "(\\d+\\.\\d\\d) µs for GET, (\\d+\\.\\d\\d)x \\(<= 2\\.0x: (?:met|missed)\\); lookup "
+                    + "(\\d+\\.\\d\\d) µs, (\\d+\\.\\d\\d)x");
 
     @ParameterizedTest(name = "{0} {1} is refused naming the rule")
     @CsvSource({
@@ -67,6 +68,9 @@ class CostCommandTest {
         assertThat(replay).isPositive();
         assertThat(Double.parseDouble(time.group(3))).isCloseTo(first / floor, Offset.offset(0.1)); // of rounded figures
         assertThat(Double.parseDouble(time.group(6))).isCloseTo(replay / get, Offset.offset(0.1));
+        double lookup = Double.parseDouble(time.group(7));
+        assertThat(lookup).as("a waiter's lookup costs the server something").isPositive();
+        assertThat(Double.parseDouble(time.group(8))).isCloseTo(lookup / get, Offset.offset(0.1));
         assertThat(run.exitCode()).as("exit 1 exactly when a target is missed: " + run.out())
                 .isEqualTo(run.out().contains(": missed)") ? 1 : 0);
     }

@@ -89,7 +89,7 @@ class RenewalsPassAnOpenCircuitTest {
             throws Exception {
         try (IdempotencyStore store = storeThrough.apply(proxy.port())) {
             String held = "payment.charge:" + UUID.randomUUID();
-            assertThat(store.reserve(held, "holder", "fp", LEASE)).isInstanceOf(Reservation.Acquired.class);
+            assertThat(store.reserve(held, "holder", "f".repeat(64), LEASE)).isInstanceOf(Reservation.Acquired.class);
 
             proxy.disconnect();
             Awaitility.await("a request finds the server gone and opens the circuit").atMost(Duration.ofSeconds(30))

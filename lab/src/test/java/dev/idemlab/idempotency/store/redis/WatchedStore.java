@@ -18,8 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A real store that tells the test when a call of a phase (reserve, complete) met a busy server, so
- * that the test changes the cluster back only once the coordinator is riding the failure out.
- * Thread-safe.
+ * that the test changes the cluster back only once the coordinator is riding the failure out, and when
+ * a reserve found a record. Thread-safe.
  */
 final class WatchedStore extends ForwardingIdempotencyStore {
 
@@ -31,7 +31,16 @@ final class WatchedStore extends ForwardingIdempotencyStore {
 
     @Override
     public Reservation reserve(String namespace, String token, String fingerprint, Duration lease) {
-        return watched("reserve", () -> super.reserve(namespace, token, fingerprint, lease));
+        Reservation reservation = watched("reserve", () -> super.reserve(namespace, token, fingerprint, lease));
+        if (reservation instanceof Reservation.Found) {
+            semaphore("found").release();
+        }
+        return reservation;
+    }
+
+    /** Blocks until a reserve has found a record there. */
+    void awaitFound() throws InterruptedException {
+        assertThat(semaphore("found").tryAcquire(30, TimeUnit.SECONDS)).as("a reserve that found a record").isTrue();
     }
 
     @Override

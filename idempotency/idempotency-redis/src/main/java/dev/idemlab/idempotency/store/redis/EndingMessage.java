@@ -8,15 +8,16 @@ import java.util.function.Predicate;
 
 /**
  * What the complete and release scripts publish when a reservation ends, read back: the record's key
- * and how it ended. The message is {@code 2|<how>|<#key>|<#token>|<key><token><record>}, lengths in
+ * and how it ended. The message is {@code 3|<how>|<#key>|<#token>|<key><token><record>}, lengths in
  * UTF-8 bytes, so that key and token may hold any character:
  * <ul>
  *   <li>{@code c}: completed by the token into the record that follows ({@link RecordEncoding});
  *   <li>{@code r}: released by the token (no record);
  *   <li>{@code u}: ended, but the record was too large to carry (no token): waiters read it.
  * </ul>
- * A message that is none of these (one published by an earlier version of the store, which sent the
- * key alone) is taken as a key whose ending is {@link Ending#UNKNOWN}, so its waiters read the record.
+ * The record holds its fingerprint's bytes, so the message is read as bytes. A message that is none of
+ * these (one published by an earlier version of the store: the key alone, or a message of record schema
+ * version 2) is taken as a key whose ending is {@link Ending#UNKNOWN}, so its waiters read the record.
  *
  * @param key the record's key, whose waiters are told
  * @param ending how the reservation ended, as far as the message says
@@ -61,12 +62,12 @@ record EndingMessage(String key, Ending ending) {
             return new EndingMessage(key, Ending.UNKNOWN);
         }
         String token = new String(message, tokenAt, tokenLength, StandardCharsets.UTF_8);
-        String record = new String(message, recordAt, message.length - recordAt, StandardCharsets.UTF_8);
+        byte[] record = java.util.Arrays.copyOfRange(message, recordAt, message.length);
         if (how == 'c' && RecordEncoding.isCompleted(record)) {
             return new EndingMessage(key, new Ending.Completed(token,
                     (Completed) RecordEncoding.decode(record, -1, key)));
         }
-        if (how == 'r' && record.isEmpty()) {
+        if (how == 'r' && record.length == 0) {
             return new EndingMessage(key, new Ending.Released(token));
         }
         return how == 'u' ? new EndingMessage(key, Ending.UNKNOWN) : null;

@@ -24,21 +24,23 @@ import java.util.Optional;
  *
  * <p>Records live under {@link RedisStoreConfig#keyPrefix()} + namespace, each as one string of record
  * schema version {@value RecordEncoding#SCHEMA_VERSION} with a fixed header ({@link RecordEncoding}):
- * the scripts read it by prefix and {@code string.find}, never by decoding JSON. A record of another
- * schema version (version 1 was JSON) is refused as unreadable, naming its version.
- * Every key of a namespace (its record, its fencing counter, and on Redis 7 Cluster its notification
- * channel) carries the namespace as a hash tag, so that each script touches one hash slot and the same
- * scripts run on one server and on a Redis Cluster ({@link RedisStoreConfig#cluster()}).
+ * the scripts read it by prefix, fixed offsets and {@code string.find}, never by decoding JSON. It keeps
+ * the fingerprint as its 32 bytes, so the store takes fingerprints as the coordinator writes them
+ * (a SHA-256 in 64 lower-case hex characters) and the scripts' replies are read as bytes. Records of
+ * schema version 2 (an earlier release's) are still read; a record of any other version (version 1
+ * was JSON) is refused as unreadable, naming its version. A namespace is one key, and the key carries
+ * the namespace as a hash tag (as does, on Redis 7 Cluster, its notification channel), so that each
+ * script touches one hash slot and the same scripts run on one server and on a Redis Cluster
+ * ({@link RedisStoreConfig#cluster()}).
  *
- * <p>A fencing number is the greater of the server's clock in microseconds ({@code TIME}) and the
- * namespace's last fence plus one, kept in a counter beside the record. The clock makes fences
- * outlive a counter the server lost (a restart from an older RDB snapshot, a promoted replica that
- * had not seen the last reservations): it has moved past them. The counter makes them outlive a clock
- * that stepped back while the reservation lasts, and several reservations within one microsecond. It
- * lives no longer than the reservation (the same expiry) and is deleted when the record is completed
- * or released, so no key of a namespace outlives its record: once the counter is gone the clock has
- * moved past its last fence by the time since (a lease, an action, a result's ttl). That relies on the
- * server's clock not stepping back by more than that.
+ * <p>A fencing number is the server's clock in microseconds ({@code TIME}); a reservation keeps its
+ * fence in its record, and a token that takes its own live reservation again (a retried reserve) gets
+ * that fence plus one if the clock is not past it. The clock makes fences outlive what the server
+ * lost (a restart from an older RDB snapshot, a promoted replica that had not seen the last
+ * reservations): it has moved past them. A new attempt only reserves a key with no live record, so
+ * the last reservation ended (completed, released or expired) at least a script's run earlier, and
+ * the clock has moved past its fence by the time since. That relies on the server's clock not
+ * stepping back by more than that. No key of a namespace outlives its record: there is no other key.
  *
  * <p>Every failure to reach or understand the server (refused, timed out, unparseable reply) is an
  * {@link IdempotencyStoreException}, and costs about the command timeout at most: while
@@ -107,10 +109,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore, Completion
 
     @Override
     public Reservation reserve(String namespace, String token, String fingerprint, Duration lease) {
-        requireFits(fingerprint);
-        String key = key(namespace);
-        String[] keys = {key, fenceKeyOf(namespace)};
-        String[] args = {token, fingerprint, millis(lease)};
+        byte[] fingerprintBytes = fingerprintBytes(fingerprint);
+        String[] keys = {key(namespace)};
+        Object[] args = {token, fingerprintBytes, millis(lease)};
         List<Object> reply = config.waitReplicas() > 0
                 ? scripts.runThenWait(LuaScript.RESERVE, namespace, keys,
                         written -> ScriptReply.status(written, namespace) == ScriptReply.DONE, args)
@@ -131,11 +132,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore, Completion
 
     @Override
     public boolean complete(String namespace, String token, String fingerprint, StoredResult result, Duration ttl) {
-        requireFits(fingerprint);
+        byte[] fingerprintBytes = fingerprintBytes(fingerprint);
         String key = key(namespace);
-        List<Object> reply = scripts.run(LuaScript.COMPLETE, namespace, new String[] {key, fenceKeyOf(namespace)},
-                token, fingerprint,
-                RecordEncoding.completedState(result), resultValue(result), millis(ttl), notifications.channel(key),
+        List<Object> reply = scripts.run(LuaScript.COMPLETE, namespace, key, token, fingerprintBytes,
+                RecordEncoding.completedHeader(result), resultValue(result), millis(ttl), notifications.channel(key),
                 notifications.publishCommand());
         return doneOrNotHeld(reply, namespace);
     }
@@ -143,8 +143,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore, Completion
     @Override
     public boolean release(String namespace, String token) {
         String key = key(namespace);
-        List<Object> reply = scripts.run(LuaScript.RELEASE, namespace, new String[] {key, fenceKeyOf(namespace)},
-                token, notifications.channel(key), notifications.publishCommand());
+        List<Object> reply = scripts.run(LuaScript.RELEASE, namespace, key, token, notifications.channel(key),
+                notifications.publishCommand());
         return doneOrNotHeld(reply, namespace);
     }
 
@@ -190,14 +190,6 @@ public final class RedisIdempotencyStore implements IdempotencyStore, Completion
         return StoreKeys.of(config.keyPrefix(), namespace);
     }
 
-    /**
-     * The Redis key of {@code namespace}'s fencing counter: its record's key plus {@code :fence}, in
-     * the same hash slot. A record's key ends with a brace, a counter's never does.
-     */
-    public String fenceKeyOf(String namespace) {
-        return keyOf(namespace) + ":fence";
-    }
-
     /** Closes the connection and the client's threads. Does not touch the server. */
     @Override
     public void close() {
@@ -232,12 +224,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore, Completion
         return status == ScriptReply.DONE;
     }
 
-    /** A record's fingerprint ends at its first {@code |}: a fingerprint cannot hold one. */
-    private static void requireFits(String fingerprint) {
-        if (!RecordEncoding.fits(Objects.requireNonNull(fingerprint, "fingerprint"))) {
-            throw new IllegalArgumentException("a fingerprint holds no '|' (the coordinator's are hex): "
-                    + fingerprint);
-        }
+    /** A record keeps the fingerprint as a SHA-256's 32 bytes (see {@link RecordEncoding}). */
+    private static byte[] fingerprintBytes(String fingerprint) {
+        return RecordEncoding.fingerprintBytes(Objects.requireNonNull(fingerprint, "fingerprint"));
     }
 
     private static String resultValue(StoredResult result) {

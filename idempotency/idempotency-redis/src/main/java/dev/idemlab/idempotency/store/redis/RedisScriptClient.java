@@ -11,7 +11,6 @@ import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
@@ -24,6 +23,9 @@ import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -142,15 +144,17 @@ final class RedisScriptClient implements AutoCloseable {
      * the script itself (EVAL) once.
      *
      * @param namespace the record's namespace, for the error message only
-     * @return the script's multi-bulk reply: {@code Long} for integers, {@code String} for bulk strings
+     * @param args each a {@code String} (sent as UTF-8) or a {@code byte[]} (sent as it is)
+     * @return the script's multi-bulk reply: {@code Long} for integers, {@code byte[]} for bulk strings
+     *     (a record holds its fingerprint's bytes, which no text codec would keep)
      * @throws IdempotencyStoreException if the server refused, timed out or failed the script
      */
-    List<Object> run(LuaScript script, String namespace, String key, String... args) {
+    List<Object> run(LuaScript script, String namespace, String key, Object... args) {
         return run(script, namespace, new String[] {key}, args);
     }
 
     /** Like {@link #run(LuaScript, String, String, String...)}, on several keys of one hash slot. */
-    List<Object> run(LuaScript script, String namespace, String[] keys, String... args) {
+    List<Object> run(LuaScript script, String namespace, String[] keys, Object... args) {
         return circuitOf(keys[0]).call(namespace, () -> runNow(script, namespace, keys, args));
     }
 
@@ -159,7 +163,7 @@ final class RedisScriptClient implements AutoCloseable {
      * which must not wait out a cool-down that new requests' failures opened while the lease of a live
      * holder runs out. They are one in flight per holder, so they cannot pile up on a dead server.
      */
-    List<Object> runPastCircuit(LuaScript script, String namespace, String key, String... args) {
+    List<Object> runPastCircuit(LuaScript script, String namespace, String key, Object... args) {
         return runNow(script, namespace, new String[] {key}, args);
     }
 
@@ -174,7 +178,7 @@ final class RedisScriptClient implements AutoCloseable {
      *     within the timeout (the write stays on the master; a failover now could lose it)
      */
     List<Object> runThenWait(LuaScript script, String namespace, String[] keys, Predicate<List<Object>> wrote,
-                             String... args) {
+                             Object... args) {
         return circuitOf(keys[0]).call(namespace, () -> {
             RedisClusterCommands<String, String> node;
             try {
@@ -225,7 +229,7 @@ final class RedisScriptClient implements AutoCloseable {
                 config.circuitCoolDown()));
     }
 
-    private List<Object> runNow(LuaScript script, String namespace, String[] keys, String... args) {
+    private List<Object> runNow(LuaScript script, String namespace, String[] keys, Object... args) {
         RedisClusterCommands<String, String> redis;
         try {
             redis = commands();
@@ -238,7 +242,7 @@ final class RedisScriptClient implements AutoCloseable {
     }
 
     private List<Object> evalOn(RedisClusterCommands<String, String> redis, LuaScript script, String namespace,
-                                String[] keys, String... args) {
+                                String[] keys, Object... args) {
         try {
             return evalOnce(redis, script, namespace, keys, args);
         } catch (IdempotencyStoreException e) {
@@ -300,14 +304,14 @@ final class RedisScriptClient implements AutoCloseable {
     }
 
     private List<Object> evalOnce(RedisClusterCommands<String, String> redis, LuaScript script, String namespace,
-                                  String[] keys, String... args) {
+                                  String[] keys, Object... args) {
         try {
             try {
-                return redis.evalsha(script.sha(), ScriptOutputType.MULTI, keys, args);
+                return redis.dispatch(CommandType.EVALSHA, new ScriptOutput(), scriptArgs(script.sha(), keys, args));
             } catch (RedisNoScriptException lost) {
                 // A restart, a failover, SCRIPT FLUSH or a node that never saw the script: EVAL sends
                 // it, and the node keeps it for the next EVALSHA.
-                return redis.eval(script.body(), ScriptOutputType.MULTI, keys, args);
+                return redis.dispatch(CommandType.EVAL, new ScriptOutput(), scriptArgs(script.body(), keys, args));
             }
         } catch (RuntimeException e) {
             // A stall says nothing of the topology; a lost connection or a refusal may be a node gone.
@@ -316,6 +320,23 @@ final class RedisScriptClient implements AutoCloseable {
             }
             throw failure(namespace, script.resource() + " failed", e);
         }
+    }
+
+    /**
+     * EVALSHA's or EVAL's arguments, as Lettuce's own {@code evalsha} lays them out: the keys added as
+     * keys, so that a cluster connection routes the command by the first one's slot.
+     */
+    private static CommandArgs<String, String> scriptArgs(String shaOrBody, String[] keys, Object[] args) {
+        CommandArgs<String, String> command = new CommandArgs<>(StringCodec.UTF8).add(shaOrBody).add(keys.length)
+                .addKeys(keys);
+        for (Object arg : args) {
+            if (arg instanceof byte[] bytes) {
+                command.add(bytes);
+            } else {
+                command.addValue((String) arg);
+            }
+        }
+        return command;
     }
 
     /** The commands on the connection to the master that owns {@code key}'s slot. */

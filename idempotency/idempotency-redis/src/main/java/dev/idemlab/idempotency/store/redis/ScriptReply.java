@@ -8,8 +8,9 @@ import java.util.List;
 
 /**
  * Reads what a {@link LuaScript} answers: a status code first (as the scripts document them), then,
- * for {@link #FOUND}, the record ({@link RecordEncoding}) and, for a reservation, its remaining time
- * in milliseconds; for {@link #UNREADABLE}, the value that is not a record, if it is a string.
+ * for {@link #FOUND}, the record ({@link RecordEncoding}, as its bytes: see {@link ScriptOutput}) and,
+ * for a reservation, its remaining time in milliseconds; for {@link #UNREADABLE}, the value that is not
+ * a record, if it is a string.
  *
  * <p>Anything else is an unparseable reply and fails as an {@link IdempotencyStoreException}.
  * Stateless and thread-safe.
@@ -42,7 +43,7 @@ final class ScriptReply {
 
     /** The unreadable-record refusal an {@link #UNREADABLE} reply carries. */
     static IdempotencyRecordUnreadableException unreadable(List<Object> reply, String namespace) {
-        String why = reply.size() > 1 && reply.get(1) instanceof String value
+        String why = reply.size() > 1 && reply.get(1) instanceof byte[] value
                 ? RecordEncoding.whyUnreadable(value) : "not a string value (a key of another type)";
         return new IdempotencyRecordUnreadableException(STORE, namespace, why, null);
     }
@@ -58,7 +59,7 @@ final class ScriptReply {
     /** The record of a {@link #FOUND} reply: {@code {2, record}}, or {@code {2, record, pttl}}. */
     static IdempotencyRecord record(List<Object> reply, String namespace) {
         int size = reply.size();
-        if (size < 2 || size > 3 || !(reply.get(1) instanceof String value)
+        if (size < 2 || size > 3 || !(reply.get(1) instanceof byte[] value)
                 || (size == 3 && !(reply.get(2) instanceof Long))) {
             throw unparseable(namespace, "a FOUND reply needs a record and, for a reservation, its PTTL, got "
                     + reply, null);

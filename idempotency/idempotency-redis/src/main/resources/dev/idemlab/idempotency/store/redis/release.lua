@@ -1,6 +1,5 @@
 -- Removes the reservation held by a token, atomically, so that a retry runs the action again.
--- KEYS[1] the record's key, KEYS[2] the namespace's fence counter (see reserve.lua), deleted with the
--- reservation: the next reservation's fence comes from the server's clock, past this one's by now
+-- KEYS[1] the record's key
 -- ARGV[1] owner token, ARGV[2] the notification channel, ARGV[3] how: PUBLISH or SPUBLISH (see
 -- complete.lua, which also describes the message)
 -- Returns {1} (DONE), {0} (NOT_HELD: someone else's record, or none; nothing was removed), or
@@ -13,13 +12,14 @@ if not current then
   return {0}
 end
 local head = string.sub(current, 1, 4)
-if head ~= '2|p|' then
-  return (head == '2|c|' or head == '2|n|') and {0} or {4, current}
+if head ~= '3|p|' then
+  return (head == '3|c|' or head == '3|n|' or head == '2|p|' or head == '2|c|' or head == '2|n|') and {0}
+      or {4, current}
 end
-local bar = string.find(current, '|', 5, true)
+local bar = string.find(current, '|', 37, true)
 if not bar or string.sub(current, bar + 1) ~= ARGV[1] then
   return {0}
 end
-redis.call('DEL', KEYS[1], KEYS[2])
-redis.call(ARGV[3], ARGV[2], '2|r|' .. #KEYS[1] .. '|' .. #ARGV[1] .. '|' .. KEYS[1] .. ARGV[1])
+redis.call('DEL', KEYS[1])
+redis.call(ARGV[3], ARGV[2], '3|r|' .. #KEYS[1] .. '|' .. #ARGV[1] .. '|' .. KEYS[1] .. ARGV[1])
 return {1}

@@ -11,10 +11,11 @@ if not current then
   return {0}
 end
 local head = string.sub(current, 1, 4)
-if head ~= '2|p|' then
-  return (head == '2|c|' or head == '2|n|') and {0} or {4, current}
+if head ~= '3|p|' then
+  return (head == '3|c|' or head == '3|n|' or head == '2|p|' or head == '2|c|' or head == '2|n|') and {0}
+      or {4, current}
 end
-local bar = string.find(current, '|', 5, true)
+local bar = string.find(current, '|', 37, true)
 if not bar or string.sub(current, bar + 1) ~= ARGV[1] then
   return {0}
 end

@@ -1,6 +1,10 @@
 package dev.idemlab.idempotency.store.redis;
 
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.SetArgs;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.codec.RedisCodec;
+import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 
@@ -16,10 +20,13 @@ final class RawRedis implements AutoCloseable {
 
     private final RedisClient client;
     private final StatefulRedisConnection<String, String> connection;
+    /** Values as bytes: a record holds its fingerprint's 32 bytes, which a text codec would mangle. */
+    private final StatefulRedisConnection<String, byte[]> binary;
 
     RawRedis(String uri) {
         this.client = RedisClient.create(uri);
         this.connection = client.connect();
+        this.binary = client.connect(RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE));
     }
 
     RedisCommands<String, String> commands() {
@@ -35,6 +42,20 @@ final class RawRedis implements AutoCloseable {
         await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> store.lookup("warm-up:1").isEmpty());
     }
 
+    /** The value under {@code key} as its bytes, or {@code null}. */
+    byte[] bytes(String key) {
+        return binary.sync().get(key);
+    }
+
+    /** Sets {@code key} to {@code value}, byte for byte, with {@code ttl} unless it is null. */
+    void setBytes(String key, byte[] value, Duration ttl) {
+        if (ttl == null) {
+            binary.sync().set(key, value);
+        } else {
+            binary.sync().set(key, value, SetArgs.Builder.px(ttl.toMillis()));
+        }
+    }
+
     /** Makes {@code key} expire now, by the server's clock, and waits until the server agrees. */
     void expireNow(String key) {
         commands().pexpire(key, 1);
@@ -43,6 +64,7 @@ final class RawRedis implements AutoCloseable {
 
     @Override
     public void close() {
+        binary.close();
         connection.close();
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
     }

@@ -5,7 +5,9 @@ import dev.idemlab.idempotency.spi.IdempotencyRecord.Completed;
 import dev.idemlab.idempotency.spi.StoredResult;
 import org.junit.jupiter.api.Test;
 
+import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -13,40 +15,42 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RedisEndingMessageTest {
 
     private static final String KEY = "idem:{payment.charge:k\u00e9y|\uD83D\uDCB3}";
+    /** A fingerprint whose bytes hold a bar and bytes that are not UTF-8 on their own. */
+    private static final String FP = "7c" + "ff".repeat(15) + "00".repeat(15) + "c3";
 
     @Test
-    void aCompletionCarriesTheTokenAndTheRecordWhateverTheKeyAndTokenHold() {
-        String message = "2|c|" + bytes(KEY) + "|" + bytes("t|1") + "|" + KEY + "t|1" + "2|c|fp|{\"id\":\"ch|1\"}";
-        EndingMessage read = EndingMessage.read(utf8(message), key -> true);
+    void aCompletionCarriesTheTokenAndTheRecordWhateverTheKeyTokenAndFingerprintHold() {
+        byte[] message = message("3|c|" + bytes(KEY) + "|" + bytes("t|1") + "|" + KEY + "t|1",
+                record("3|c|", "{\"id\":\"ch|1\"}"));
+        EndingMessage read = EndingMessage.read(message, key -> true);
         assertThat(read.key()).isEqualTo(KEY);
         assertThat(read.ending()).isEqualTo(new Ending.Completed("t|1",
-                new Completed("fp", StoredResult.of("{\"id\":\"ch|1\"}"))));
+                new Completed(FP, StoredResult.of("{\"id\":\"ch|1\"}"))));
     }
 
     @Test
     void aCompletionWhoseResultWasNotStoredSaysWhy() {
-        String message = "2|c|" + bytes(KEY) + "|2|" + KEY + "t12|n|fp|too large";
-        assertThat(EndingMessage.read(utf8(message), key -> true).ending()).isEqualTo(new Ending.Completed("t1",
-                new Completed("fp", StoredResult.notStored("too large"))));
+        byte[] message = message("3|c|" + bytes(KEY) + "|2|" + KEY + "t1", record("3|n|", "too large"));
+        assertThat(EndingMessage.read(message, key -> true).ending()).isEqualTo(new Ending.Completed("t1",
+                new Completed(FP, StoredResult.notStored("too large"))));
     }
 
     @Test
     void aReleaseCarriesTheToken() {
-        String message = "2|r|" + bytes(KEY) + "|2|" + KEY + "t1";
-        assertThat(EndingMessage.read(utf8(message), key -> true))
-                .isEqualTo(new EndingMessage(KEY, new Ending.Released("t1")));
+        byte[] message = utf8("3|r|" + bytes(KEY) + "|2|" + KEY + "t1");
+        assertThat(EndingMessage.read(message, key -> true)).isEqualTo(new EndingMessage(KEY, new Ending.Released("t1")));
     }
 
     @Test
     void anEndingTooLargeToCarryIsUnknown() {
-        String message = "2|u|" + bytes(KEY) + "|0|" + KEY;
-        assertThat(EndingMessage.read(utf8(message), key -> true)).isEqualTo(new EndingMessage(KEY, Ending.UNKNOWN));
+        byte[] message = utf8("3|u|" + bytes(KEY) + "|0|" + KEY);
+        assertThat(EndingMessage.read(message, key -> true)).isEqualTo(new EndingMessage(KEY, Ending.UNKNOWN));
     }
 
     @Test
     void theEndingOfAKeyNobodyWaitsOnIsNotRead() {
-        String message = "2|c|" + bytes(KEY) + "|2|" + KEY + "t12|c|fp|1";
-        assertThat(EndingMessage.read(utf8(message), key -> false)).isEqualTo(new EndingMessage(KEY, Ending.UNKNOWN));
+        byte[] message = message("3|c|" + bytes(KEY) + "|2|" + KEY + "t1", record("3|c|", "1"));
+        assertThat(EndingMessage.read(message, key -> false)).isEqualTo(new EndingMessage(KEY, Ending.UNKNOWN));
     }
 
     @Test
@@ -54,12 +58,34 @@ class RedisEndingMessageTest {
         assertThat(EndingMessage.read(utf8(KEY), key -> true)).isEqualTo(new EndingMessage(KEY, Ending.UNKNOWN));
     }
 
+    /** Schema version 2 published the fingerprint in hex: its waiters read the record instead. */
+    @Test
+    void aMessageOfRecordSchemaVersion2IsUnknownSoItsWaitersReadTheRecord() {
+        byte[] message = utf8("2|c|" + bytes(KEY) + "|2|" + KEY + "t12|c|" + FP + "|1");
+        assertThat(EndingMessage.read(message, key -> true).ending()).isEqualTo(Ending.UNKNOWN);
+    }
+
     @Test
     void aMessageWhoseLengthsDoNotFitOrWhoseRecordIsNotACompletionIsUnknown() {
-        String tooLong = "2|c|999|2|" + KEY + "t1";
-        String pending = "2|c|" + bytes(KEY) + "|2|" + KEY + "t12|p|fp|t1";
-        assertThat(EndingMessage.read(utf8(tooLong), key -> true).ending()).isEqualTo(Ending.UNKNOWN);
-        assertThat(EndingMessage.read(utf8(pending), key -> true).ending()).isEqualTo(Ending.UNKNOWN);
+        byte[] tooLong = utf8("3|c|999|2|" + KEY + "t1");
+        byte[] pending = message("3|c|" + bytes(KEY) + "|2|" + KEY + "t1", record("3|p|", "1700000000000000|t1"));
+        byte[] cutShort = message("3|c|" + bytes(KEY) + "|2|" + KEY + "t1", utf8("3|c|" + "ab".repeat(10)));
+        assertThat(EndingMessage.read(tooLong, key -> true).ending()).isEqualTo(Ending.UNKNOWN);
+        assertThat(EndingMessage.read(pending, key -> true).ending()).isEqualTo(Ending.UNKNOWN);
+        assertThat(EndingMessage.read(cutShort, key -> true).ending()).isEqualTo(Ending.UNKNOWN);
+    }
+
+    /** A record as the scripts write it: header, the fingerprint's 32 bytes, then the rest. */
+    private static byte[] record(String header, String rest) {
+        return message(header, HexFormat.of().parseHex(FP), utf8(rest));
+    }
+
+    private static byte[] message(Object... parts) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (Object part : parts) {
+            out.writeBytes(part instanceof byte[] bytes ? bytes : utf8((String) part));
+        }
+        return out.toByteArray();
     }
 
     private static int bytes(String text) {

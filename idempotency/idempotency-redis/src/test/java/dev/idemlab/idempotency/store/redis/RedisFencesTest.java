@@ -11,9 +11,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.UUID;
 
@@ -21,9 +23,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Fences never repeat, also when the server lost its counter: a fence is the greater of the server's
- * clock in microseconds and the namespace's last fence plus one. On real servers with an RDB file in
- * a directory of the test's, so that one can come back from an older snapshot.
+ * Fences never repeat, also when the server lost what it knew: a fence is the server's clock in
+ * microseconds, and a token that takes its own live reservation again gets more than the fence that
+ * reservation keeps. On real servers the lab starts with an RDB file of their own, so that one can
+ * come back from an older snapshot.
  */
 class RedisFencesTest {
 
@@ -82,51 +85,65 @@ class RedisFencesTest {
     }
 
     /**
-     * As after the server's clock stepped back an hour while a reservation lasted: the counter, ahead
-     * of it, keeps fences growing for a reservation that takes over the expired one.
+     * As after the server's clock stepped back an hour while a reservation lasted: a retried reserve by
+     * its own token gets more than the fence the reservation keeps, not the clock's earlier reading.
      */
     @Test
-    void aCounterAheadOfTheClockIsFollowed() {
+    void aRetriedReserveGetsMoreThanItsReservationsFenceWhenTheClockIsBehindIt() {
         String ns = namespace();
         long ahead = serverMicros(raw) + HOUR_US;
-        raw.commands().set(store.fenceKeyOf(ns), Long.toString(ahead));
+        byte[] reservation = concat("3|p|".getBytes(StandardCharsets.US_ASCII), HexFormat.of().parseHex(FP),
+                (ahead + "|t1").getBytes(StandardCharsets.US_ASCII));
+        raw.setBytes(store.keyOf(ns), reservation, LEASE);
         assertThat(fence(store, ns, "t1")).isEqualTo(ahead + 1);
-        raw.expireNow(store.keyOf(ns)); // the reservation ran out; its counter, set with the same lease, not yet
-        assertThat(fence(store, ns, "t2")).isEqualTo(ahead + 2);
+        assertThat(fence(store, ns, "t1")).isEqualTo(ahead + 2);
     }
 
-    /** The counter expires with the reservation it was written for: it never outlives the record. */
+    /** A namespace is one key, whatever state it is in: nothing beside the record to outlive it. */
     @Test
-    void theCounterLivesNoLongerThanTheReservation() {
+    void aNamespaceIsItsRecordAlone() {
         String ns = namespace();
+        String key = store.keyOf(ns);
+        String pattern = "*" + ns.substring(ns.indexOf(':') + 1) + "*";
         fence(store, ns, "t1");
-        long recordLeft = raw.commands().pttl(store.keyOf(ns));
-        assertThat(raw.commands().pttl(store.fenceKeyOf(ns))).isPositive().isLessThanOrEqualTo(LEASE.toMillis())
-                .isLessThanOrEqualTo(recordLeft + 1);
+        assertThat(raw.commands().keys(pattern)).containsExactly(key);
+        assertThat(store.complete(ns, "t1", FP, StoredResult.of("1"), Duration.ofMinutes(5))).isTrue();
+        assertThat(raw.commands().keys(pattern)).containsExactly(key);
+        String released = namespace();
+        fence(store, released, "t1");
+        assertThat(store.release(released, "t1")).isTrue();
+        assertThat(raw.commands().keys("*" + released.substring(released.indexOf(':') + 1) + "*")).isEmpty();
     }
 
     @Test
-    void aCompletedRecordDeletesItsCounterAndTheNextReservationStillGetsAGreaterFence() {
+    void theReservationAfterACompletedRecordGetsAGreaterFence() {
         String ns = namespace();
         long first = fence(store, ns, "t1");
         assertThat(store.complete(ns, "t1", FP, StoredResult.of("1"), Duration.ofMinutes(5))).isTrue();
-        assertThat(raw.commands().exists(store.fenceKeyOf(ns))).isZero();
         raw.expireNow(store.keyOf(ns));
         assertThat(fence(store, ns, "t2")).isGreaterThan(first);
     }
 
     @Test
-    void aReleasedReservationDeletesItsCounterAndTheNextReservationStillGetsAGreaterFence() {
+    void theReservationAfterAReleasedOneGetsAGreaterFence() {
         String ns = namespace();
         long first = fence(store, ns, "t1");
         assertThat(store.release(ns, "t1")).isTrue();
-        assertThat(raw.commands().exists(store.keyOf(ns), store.fenceKeyOf(ns))).isZero();
+        assertThat(raw.commands().exists(store.keyOf(ns))).isZero();
         assertThat(fence(store, ns, "t2")).isGreaterThan(first);
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (byte[] part : parts) {
+            out.writeBytes(part);
+        }
+        return out.toByteArray();
     }
 
     /**
      * SAVE after the first reservation, two more, then the server comes back from that snapshot with
-     * the first fence in its counter. Before, INCR handed out the second fence again, and a provider
+     * the first reservation and its fence. Before, INCR handed out the second fence again, and a provider
      * that checks fences let the holder that still had it charge beside the new one.
      */
     @Test
@@ -134,13 +151,13 @@ class RedisFencesTest {
         String ns = namespace();
         long saved;
         long stale;
-        String counterKey;
+        String key;
         try (LocalRedis first = startWithDataIn(dir);
              RedisIdempotencyStore before = new RedisIdempotencyStore(RedisStoreConfig.of(first.uri()));
              RawRedis rawBefore = new RawRedis(first.uri())) {
-            counterKey = before.fenceKeyOf(ns);
+            key = before.keyOf(ns);
             saved = fence(before, ns, "t1");
-            assertThat(rawBefore.commands().save()).isEqualTo("OK"); // t1's reservation and its counter
+            assertThat(rawBefore.commands().save()).isEqualTo("OK"); // t1's reservation and its fence
             assertThat(before.release(ns, "t1")).isTrue();
             long second = fence(before, ns, "t2");
             assertThat(before.release(ns, "t2")).isTrue();
@@ -152,8 +169,8 @@ class RedisFencesTest {
         try (LocalRedis restarted = startWithDataIn(dir);
              RedisIdempotencyStore after = new RedisIdempotencyStore(RedisStoreConfig.of(restarted.uri()));
              RawRedis rawAfter = new RawRedis(restarted.uri())) {
-            assertThat(rawAfter.commands().get(counterKey)).as("the counter of the snapshot")
-                    .isEqualTo(Long.toString(saved));
+            assertThat(new String(rawAfter.bytes(key), StandardCharsets.ISO_8859_1)).as("the reservation of the snapshot")
+                    .endsWith(saved + "|t1");
             rawAfter.expireNow(after.keyOf(ns)); // t1's reservation, back from the snapshot, runs out
             long next = fence(after, ns, "t4");
 

@@ -11,10 +11,14 @@ import dev.idemlab.idempotency.spi.IdempotencyStoreException;
 import dev.idemlab.idempotency.spi.Reservation;
 import dev.idemlab.idempotency.spi.StoredResult;
 import dev.idemlab.idempotency.testsupport.LocalRedis;
+import io.lettuce.core.SetArgs;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -109,7 +113,7 @@ class RedisIdempotencyStoreTest extends IdempotencyStoreContract {
         String ns = namespace();
         raw.commands().set(store.keyOf(ns), "not json");
         assertThatThrownBy(() -> store.lookup(ns)).isInstanceOf(IdempotencyRecordUnreadableException.class)
-                .hasMessageContaining("not a record of schema version 2");
+                .hasMessageContaining("not a record of schema version 3 or 2");
         assertThatThrownBy(() -> store.reserve(ns, "t1", FP, LEASE))
                 .isInstanceOf(IdempotencyRecordUnreadableException.class);
         assertThatThrownBy(() -> store.complete(ns, "t1", FP, StoredResult.of("1"), TTL))
@@ -118,14 +122,83 @@ class RedisIdempotencyStoreTest extends IdempotencyStoreContract {
     }
 
     @Test
-    void theRecordIsOneStringWithAFixedHeaderItsFingerprintAndResult() {
+    void theRecordIsOneStringWithAFixedHeaderTheFingerprintsBytesAndTheResult() {
         String ns = namespace();
-        store.reserve(ns, "t|1", FP, LEASE);
-        assertThat(raw.commands().get(store.keyOf(ns))).isEqualTo("2|p|" + FP + "|t|1");
+        byte[] fingerprint = HexFormat.of().parseHex(FP);
+        long fence = ((Reservation.Acquired) store.reserve(ns, "t|1", FP, LEASE)).fence();
+        assertThat(raw.bytes(store.keyOf(ns))).isEqualTo(concat(utf8("3|p|"), fingerprint, utf8(fence + "|t|1")));
         store.complete(ns, "t|1", FP, StoredResult.of("{\"id\":\"ch|1\"}"), TTL);
         assertThat(raw.commands().type(store.keyOf(ns))).isEqualTo("string");
-        assertThat(raw.commands().get(store.keyOf(ns))).isEqualTo("2|c|" + FP + "|{\"id\":\"ch|1\"}");
-        assertThat(((Completed) store.lookup(ns).orElseThrow()).result().json()).isEqualTo("{\"id\":\"ch|1\"}");
+        assertThat(raw.bytes(store.keyOf(ns))).isEqualTo(concat(utf8("3|c|"), fingerprint, utf8("{\"id\":\"ch|1\"}")));
+        Completed completed = (Completed) store.lookup(ns).orElseThrow();
+        assertThat(completed.fingerprint()).isEqualTo(FP);
+        assertThat(completed.result().json()).isEqualTo("{\"id\":\"ch|1\"}");
+    }
+
+    /** Every byte value, the bar and bytes that are not UTF-8 on their own included, comes back as it went. */
+    @Test
+    void aFingerprintOfAnyBytesIsKeptWhole() {
+        String ns = namespace();
+        String any = "7c" + "00ff80c3".repeat(7) + "e2827c";
+        store.reserve(ns, "t1", any, LEASE);
+        assertThat(store.lookup(ns).orElseThrow().fingerprint()).isEqualTo(any);
+        assertThat(((Reservation.Found) store.reserve(ns, "t2", any, LEASE)).record())
+                .isInstanceOfSatisfying(Pending.class, p -> assertThat(p.token()).isEqualTo("t1"))
+                .extracting(r -> r.fingerprint()).isEqualTo(any);
+        assertThat(store.complete(ns, "t1", any, StoredResult.of("1"), TTL)).isTrue();
+        assertThat(store.lookup(ns)).contains(new Completed(any, StoredResult.of("1")));
+        assertThat(store.reserve(ns, "t3", FP, LEASE)).isEqualTo(Reservation.found(new Completed(any, StoredResult.of("1"))));
+    }
+
+    /** Records written by the earlier release (schema version 2, the fingerprint in hex) are read as they are. */
+    @Test
+    void aRecordOfSchemaVersion2IsStillReadAndNeverTakenOver() {
+        String completed = namespace();
+        raw.commands().set(store.keyOf(completed), "2|c|" + FP + "|{\"id\":\"ch|1\"}", SetArgs.Builder.px(TTL.toMillis()));
+        Completed expected = new Completed(FP, StoredResult.of("{\"id\":\"ch|1\"}"));
+        assertThat(store.reserve(completed, "t1", FP, LEASE)).isEqualTo(Reservation.found(expected));
+        assertThat(store.lookup(completed)).contains(expected);
+        assertThat(store.complete(completed, "t1", FP, StoredResult.of("2"), TTL)).isFalse();
+        assertThat(store.release(completed, "t1")).isFalse();
+
+        String notStored = namespace();
+        raw.commands().set(store.keyOf(notStored), "2|n|" + OTHER_FP + "|too large", SetArgs.Builder.px(TTL.toMillis()));
+        assertThat(store.lookup(notStored)).contains(new Completed(OTHER_FP, StoredResult.notStored("too large")));
+
+        String pending = namespace();
+        raw.commands().set(store.keyOf(pending), "2|p|" + FP + "|t|old", SetArgs.Builder.px(LEASE.toMillis()));
+        Reservation found = store.reserve(pending, "t|old", FP, LEASE);
+        assertThat(found).isInstanceOfSatisfying(Reservation.Found.class, f -> assertThat(f.record())
+                .isInstanceOfSatisfying(Pending.class, p -> {
+                    assertThat(p.token()).isEqualTo("t|old");
+                    assertThat(p.fingerprint()).isEqualTo(FP);
+                }));
+        assertThat(store.renew(pending, "t|old", LEASE)).isFalse();
+        assertThat(store.complete(pending, "t|old", FP, StoredResult.of("1"), TTL)).isFalse();
+        assertThat(store.release(pending, "t|old")).isFalse();
+        assertThat(raw.commands().get(store.keyOf(pending))).isEqualTo("2|p|" + FP + "|t|old");
+    }
+
+    @Test
+    void aRecordOfALaterSchemaVersionIsRefusedNamingItsVersion() {
+        String ns = namespace();
+        raw.commands().set(store.keyOf(ns), "4|c|" + FP + "|1");
+        assertThatThrownBy(() -> store.reserve(ns, "t1", FP, LEASE))
+                .isInstanceOf(IdempotencyRecordUnreadableException.class).hasMessageContaining("schema version 4");
+        assertThatThrownBy(() -> store.lookup(ns)).isInstanceOf(IdempotencyRecordUnreadableException.class)
+                .hasMessageContaining("schema version 4");
+    }
+
+    private static byte[] utf8(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (byte[] part : parts) {
+            out.writeBytes(part);
+        }
+        return out.toByteArray();
     }
 
     @Test
@@ -135,16 +208,21 @@ class RedisIdempotencyStoreTest extends IdempotencyStoreContract {
         raw.commands().set(store.keyOf(ns), old);
         assertThatThrownBy(() -> store.reserve(ns, "t1", FP, LEASE))
                 .isInstanceOf(IdempotencyRecordUnreadableException.class)
-                .hasMessageContaining("schema version 1").hasMessageContaining("reads schema version 2");
+                .hasMessageContaining("schema version 1").hasMessageContaining("reads schema versions 3 and 2");
         assertThatThrownBy(() -> store.lookup(ns)).isInstanceOf(IdempotencyRecordUnreadableException.class)
                 .hasMessageContaining("schema version 1");
         assertThat(raw.commands().get(store.keyOf(ns))).isEqualTo(old);
     }
 
     @Test
-    void aFingerprintThatWouldBreakTheRecordsHeaderIsRefusedBeforeAnythingIsWritten() {
+    void aFingerprintThatIsNotASha256InHexIsRefusedBeforeAnythingIsWritten() {
         String ns = namespace();
-        assertThatThrownBy(() -> store.reserve(ns, "t1", "a|b", LEASE)).isInstanceOf(IllegalArgumentException.class);
+        for (String fingerprint : new String[] {"a|b", "fp", FP.toUpperCase(), FP + "a", "g" + FP.substring(1)}) {
+            assertThatThrownBy(() -> store.reserve(ns, "t1", fingerprint, LEASE))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("64 lower-case hex");
+            assertThatThrownBy(() -> store.complete(ns, "t1", fingerprint, StoredResult.of("1"), TTL))
+                    .isInstanceOf(IllegalArgumentException.class);
+        }
         assertThat(raw.commands().exists(store.keyOf(ns))).isZero();
     }
 

@@ -18,6 +18,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -67,7 +71,16 @@ class UnreadableRedisRecordsNeverChargeTest {
                 Arguments.of("an older schema without a version", (BiConsumer<RawRedis, String>) (r, key) ->
                         r.commands().set(key, "{\"state\":\"completed\",\"fingerprint\":\"" + fp + "\",\"result\":\"\\\"ch_1\\\"\"}")),
                 Arguments.of("a later schema version", (BiConsumer<RawRedis, String>) (r, key) ->
-                        r.commands().set(key, "3|c|" + fp + "|\"ch_1\"")),
+                        r.commands().set(key, "4|c|" + fp + "|\"ch_1\"")),
+                Arguments.of("an unknown state of this schema", (BiConsumer<RawRedis, String>) (r, key) ->
+                        r.setBytes(key, record("3|z|", fp, "\"ch_1\""), null)),
+                Arguments.of("a record of this schema cut inside its fingerprint", (BiConsumer<RawRedis, String>)
+                        (r, key) -> r.setBytes(key, Arrays.copyOf(record("3|c|", fp, ""), 20), null)),
+                Arguments.of("a reservation of this schema without the bar after its fence",
+                        (BiConsumer<RawRedis, String>) (r, key) ->
+                                r.setBytes(key, record("3|p|", fp, "1700000000000000"), Duration.ofMinutes(1))),
+                Arguments.of("a reservation of this schema without an expiry", (BiConsumer<RawRedis, String>)
+                        (r, key) -> r.setBytes(key, record("3|p|", fp, "1700000000000000|t"), null)),
                 Arguments.of("an unknown state", (BiConsumer<RawRedis, String>) (r, key) ->
                         r.commands().set(key, "2|z|" + fp + "|\"ch_1\"")),
                 Arguments.of("a header without the end of its fingerprint", (BiConsumer<RawRedis, String>) (r, key) ->
@@ -77,6 +90,15 @@ class UnreadableRedisRecordsNeverChargeTest {
                         r.commands().set(key, "2|p|" + fp + "|t")),
                 Arguments.of("a key of another type", (BiConsumer<RawRedis, String>) (r, key) ->
                         r.commands().hset(key, "state", "completed")));
+    }
+
+    /** A record laid out as schema version 3 lays it out: header, the fingerprint's bytes, the rest. */
+    private static byte[] record(String header, String fingerprint, String rest) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        out.writeBytes(header.getBytes(StandardCharsets.UTF_8));
+        out.writeBytes(HexFormat.of().parseHex(fingerprint));
+        out.writeBytes(rest.getBytes(StandardCharsets.UTF_8));
+        return out.toByteArray();
     }
 
     @ParameterizedTest(name = "{0}")
