@@ -6,8 +6,9 @@ public final class LabMain {
     private LabMain() { }
 
     public static void main(String[] args) {
-        // A run ended by Ctrl-C or SIGTERM says so, before the other shutdown hooks stop its servers and
-        // children; a run that ends by itself removes the hook first and says nothing.
+        // A run ended by Ctrl-C or SIGTERM says so. Java runs shutdown hooks in no order, so this line may
+        // come while other hooks stop the run's servers and children; a run that ends by itself removes
+        // the hook first and says nothing.
         Thread interrupted = new Thread(LabMain::sayInterrupted, "lab-interrupted");
         Runtime.getRuntime().addShutdownHook(interrupted);
         int exitCode = LabCommand.commandLine().execute(args);

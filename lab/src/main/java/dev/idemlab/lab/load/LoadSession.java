@@ -1,5 +1,6 @@
 package dev.idemlab.lab.load;
 
+import dev.idemlab.lab.infra.JvmShutdown;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import java.time.Duration;
@@ -194,8 +195,9 @@ final class LoadSession implements LoadDriver {
             ErrorKind kind = ErrorKind.of(e);
             if (kind != null) {
                 history.failed(kind);
-            } else if (UNEXPECTED.add(e.getClass())) {
-                // Counted as indeterminate by the history; said here once per type, with its stack.
+            } else if (!JvmShutdown.inProgress() && UNEXPECTED.add(e.getClass())) {
+                // Counted as indeterminate by the history; said here once per type, with its stack, unless the
+                // JVM is exiting on a signal and its servers are stopping under the clients.
                 LOG.warn("a request ended with an exception the load does not expect; it and every later {} count "
                         + "as indeterminate answers", e.getClass().getSimpleName(), e);
             }
