@@ -3,9 +3,13 @@ package dev.idemlab.lab.cli;
 import dev.idemlab.lab.infra.Origin;
 import dev.idemlab.lab.infra.ProvisioningOptions;
 import dev.idemlab.lab.infra.RedisBackend;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -58,12 +62,19 @@ class ScenariosRefuseWhatTheyCannotStageTest {
 
     @Test
     void evictionOnARedisGivenByUrlIsRefusedAndTheServerKeepsItsPolicy() {
-        try (RedisBackend users = RedisBackend.open(new ProvisioningOptions(null, Origin.BUNDLED, null, null))) {
+        try (RedisBackend users = RedisBackend.open(new ProvisioningOptions(null, Origin.BUNDLED, null, null));
+             RedisClient client = RedisClient.create(users.uri());
+             StatefulRedisConnection<String, String> connection = client.connect()) {
+            Map<String, String> before = connection.sync().configGet("maxmemory*");
+
             LabRun run = LabRun.of("scenario", "eviction", "--redis-url", users.uri());
+
             assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(2);
             assertThat(run.err()).contains("this run's Redis was given by URL")
                     .contains("the lab never changes a server it did not start").doesNotContain("skipped on");
             assertThat(run.out()).isEmpty();
+            assertThat(connection.sync().configGet("maxmemory*")).isEqualTo(before)
+                    .containsEntry("maxmemory-policy", "noeviction");
         }
     }
 
