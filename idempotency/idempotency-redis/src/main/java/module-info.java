@@ -1,7 +1,7 @@
 /** An {@code IdempotencyStore} on Redis through Lettuce. */
 module dev.idemlab.idempotency.redis {
     requires dev.idemlab.idempotency.core;
-    requires lettuce.core;
+    requires transitive lettuce.core;   // a store can be given the application's RedisClient
     requires io.github.resilience4j.circuitbreaker;
     requires io.github.resilience4j.core;
     requires org.slf4j;

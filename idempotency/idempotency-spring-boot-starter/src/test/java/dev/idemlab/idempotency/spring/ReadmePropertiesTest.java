@@ -40,6 +40,8 @@ class ReadmePropertiesTest {
         assertThat(properties.web().routes()).singleElement().satisfies(route -> {
             assertThat(route.urlPatterns()).containsExactly("/orders");
             assertThat(route.allowWaiting()).isTrue();
+            // without it, a service with no login in front of the filter answers 401 to every request
+            assertThat(route.allowAnonymous()).isTrue();
         });
         IdempotencyConfig config = properties.coordinatorConfig();
         assertThat(config.policy()).isEqualTo(InFlightPolicy.WAIT);

@@ -11,6 +11,12 @@ import dev.idemlab.idempotency.spring.autoconfigure.IdempotencyStoreAutoConfigur
 import dev.idemlab.idempotency.store.memory.InMemoryIdempotencyStore;
 import dev.idemlab.idempotency.store.redis.RedisIdempotencyStore;
 import dev.idemlab.idempotency.testsupport.LocalRedis;
+import dev.idemlab.idempotency.Fingerprint;
+import dev.idemlab.idempotency.IdempotentCall;
+import dev.idemlab.idempotency.ResultCodec;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -19,6 +25,8 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -162,6 +170,33 @@ class StoreAutoConfigurationTest {
         runner.withPropertyValues("idempotency.store=redis", "idempotency.redis.uri=" + redis.uri())
                 .run(context -> assertThat(context.getBeanFactory().getBeanDefinition("idempotencyStore")
                         .getDestroyMethodName()).isEqualTo("close"));
+    }
+
+    @Test
+    void redisRunsOnTheApplicationsOwnLettuceClientAndLeavesItRunningWhenTheContextCloses() {
+        RedisClient applications = RedisClient.create();   // as Spring's connection factory makes one: no URI
+        try {
+            runner.withBean(RedisClient.class, () -> applications, bean -> bean.setDestroyMethodName(""))
+                    .withPropertyValues("idempotency.store=redis", "idempotency.redis.uri=" + redis.uri())
+                    .run(context -> {
+                        assertThat(context).hasNotFailed().hasSingleBean(RedisIdempotencyStore.class);
+                        IdempotencyCoordinator coordinator = context.getBean(IdempotencyCoordinator.class);
+                        IdempotentCall call = IdempotentCall.of("payment.charge", "on-the-apps-client",
+                                Fingerprint.ofFields(Map.of("amount", 500)));
+                        AtomicInteger charges = new AtomicInteger();
+                        for (int i = 0; i < 2; i++) {
+                            assertThat(coordinator.execute(call, ResultCodec.json(String.class),
+                                    () -> "ch_" + charges.incrementAndGet())).isEqualTo("ch_1");
+                        }
+                        assertThat(charges).hasValue(1);
+                    });
+            // the context closed the store: its connections are gone, the application's client is not
+            try (StatefulRedisConnection<String, String> connection = applications.connect(RedisURI.create(redis.uri()))) {
+                assertThat(connection.sync().ping()).isEqualTo("PONG");
+            }
+        } finally {
+            applications.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        }
     }
 
     static Throwable rootCause(Throwable failure) {

@@ -8,6 +8,7 @@ import dev.idemlab.idempotency.spi.Reservation;
 import dev.idemlab.idempotency.spi.StoreDescription;
 import dev.idemlab.idempotency.spi.StoreKeys;
 import dev.idemlab.idempotency.spi.StoredResult;
+import io.lettuce.core.RedisClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -64,10 +65,39 @@ public final class RedisIdempotencyStore implements IdempotencyStore, Completion
     /** Re-read while the version is unknown: a cold client's first INFO can miss the short timeout. */
     private volatile StoreDescription description;
 
-    /** Connects to the server {@code config} names and reads its version once. */
+    /**
+     * Makes a Lettuce client of its own, connects to the server {@code config} names and reads its
+     * version once. {@link #close()} closes the connections and shuts the client down.
+     */
     public RedisIdempotencyStore(RedisStoreConfig config) {
-        this.config = Objects.requireNonNull(config, "config");
-        this.scripts = new RedisScriptClient(config);
+        this(config, new RedisScriptClient(Objects.requireNonNull(config, "config")));
+    }
+
+    /**
+     * A store on the application's own Lettuce client: it opens its two connections (commands, and
+     * the subscriber that wakes waiters) on {@code client}'s threads to the server {@code config}
+     * names ({@link RedisStoreConfig#uri()}; the client needs no URI of its own), and {@link #close()}
+     * closes those two and leaves the client running: the application made it and shuts it down.
+     *
+     * <p>The client's options stay the application's. The store's command timeout is set on its own
+     * connections, but what a command does while the client is disconnected is the client's setting:
+     * Lettuce's default queues it until the connection is back or the command timeout passes, so with
+     * the server down each call costs that timeout until the circuit opens; a client made with
+     * {@code DisconnectedBehavior.REJECT_COMMANDS} (what the store's own client uses) fails it at once.
+     *
+     * @param client the application's client; not closed by the store
+     * @param config where to connect, the key prefix and timeouts; a standalone server
+     * @throws IllegalArgumentException if {@code config} names a Redis Cluster: that store makes its own
+     *     cluster client
+     */
+    public RedisIdempotencyStore(RedisClient client, RedisStoreConfig config) {
+        this(config, new RedisScriptClient(Objects.requireNonNull(config, "config"),
+                Objects.requireNonNull(client, "client")));
+    }
+
+    private RedisIdempotencyStore(RedisStoreConfig config, RedisScriptClient scripts) {
+        this.config = config;
+        this.scripts = scripts;
         this.description = new StoreDescription("redis", serverVersion(), config.address());
         // Sharded pub/sub needs Redis 7; a cluster before it, or a store that could not ask, publishes
         // classically (which a cluster broadcasts to every node).
@@ -190,7 +220,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore, Completion
         return StoreKeys.of(config.keyPrefix(), namespace);
     }
 
-    /** Closes the connection and the client's threads. Does not touch the server. */
+    /**
+     * Closes the store's connections, and the Lettuce client when the store made it (not one given to
+     * {@link #RedisIdempotencyStore(RedisClient, RedisStoreConfig)}). Does not touch the server.
+     */
     @Override
     public void close() {
         notifications.close();

@@ -5,6 +5,7 @@ import dev.idemlab.idempotency.spi.CompletionNotifications.Subscription;
 import dev.idemlab.idempotency.spi.NamespaceListeners;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
@@ -40,6 +41,8 @@ final class RedisNotifications implements AutoCloseable {
     private static final String SHARDED_SUFFIX = ":events";
 
     private final AbstractRedisClient client;
+    /** Where a standalone client's subscriber connects (the client may have no default URI); null on a cluster. */
+    private final RedisURI standaloneUri;
     private final String channel;
     private final boolean sharded;
     private final NamespaceListeners listeners = new NamespaceListeners();
@@ -53,8 +56,9 @@ final class RedisNotifications implements AutoCloseable {
      * @param channel the store's classic channel
      * @param sharded whether to use one sharded channel per namespace instead (Redis 7 Cluster)
      */
-    RedisNotifications(AbstractRedisClient client, String channel, boolean sharded) {
+    RedisNotifications(AbstractRedisClient client, RedisURI standaloneUri, String channel, boolean sharded) {
         this.client = client;
+        this.standaloneUri = standaloneUri;
         this.channel = channel;
         this.sharded = sharded;
     }
@@ -133,7 +137,7 @@ final class RedisNotifications implements AutoCloseable {
                     clustered.setNodeMessagePropagation(true);
                     fresh = clustered;
                 } else {
-                    fresh = ((RedisClient) client).connectPubSub(ByteArrayCodec.INSTANCE);
+                    fresh = ((RedisClient) client).connectPubSub(ByteArrayCodec.INSTANCE, standaloneUri);
                 }
                 fresh.addListener(new RedisPubSubAdapter<>() {
                     @Override

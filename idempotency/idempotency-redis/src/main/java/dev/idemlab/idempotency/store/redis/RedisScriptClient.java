@@ -81,6 +81,10 @@ final class RedisScriptClient implements AutoCloseable {
 
     private final RedisStoreConfig config;
     private final AbstractRedisClient client;
+    /** Whether this store made {@link #client} (and shuts it down on close) or was handed it. */
+    private final boolean ownsClient;
+    /** The standalone server's URI with the store's command timeout; null on a cluster. */
+    private final RedisURI standaloneUri;
     /** The standalone server's circuit; on a cluster, the one for calls no master is known for yet. */
     private final StoreCircuit circuit;
     /** On a cluster, one circuit per master, by node id: created as masters are first seen (a handful). */
@@ -96,6 +100,24 @@ final class RedisScriptClient implements AutoCloseable {
     RedisScriptClient(RedisStoreConfig config) {
         this.config = config;
         this.client = config.cluster() ? clusterClient(config) : standaloneClient(config);
+        this.ownsClient = true;
+        this.standaloneUri = config.cluster() ? null : uri(config.uri(), config);
+        this.circuit = new StoreCircuit(STORE, "redis-" + config.address(), config.circuitCoolDown());
+    }
+
+    /**
+     * On a client the application made and keeps: its options and threads are left as they are, the
+     * store opens its own connections on it to {@link RedisStoreConfig#uri()} and closes only those.
+     */
+    RedisScriptClient(RedisStoreConfig config, RedisClient borrowed) {
+        if (config.cluster()) {
+            throw new IllegalArgumentException("a RedisClient serves one server, and the config names a cluster ("
+                    + config.address() + "): give a store of a Redis Cluster no client, it makes its own");
+        }
+        this.config = config;
+        this.client = borrowed;
+        this.ownsClient = false;
+        this.standaloneUri = uri(config.uri(), config);
         this.circuit = new StoreCircuit(STORE, "redis-" + config.address(), config.circuitCoolDown());
     }
 
@@ -371,7 +393,7 @@ final class RedisScriptClient implements AutoCloseable {
 
     /** The store's subscriber, on this client's threads; see {@link RedisNotifications}. */
     RedisNotifications notifications(String channel, boolean sharded) {
-        return new RedisNotifications(client, channel, sharded);
+        return new RedisNotifications(client, standaloneUri, channel, sharded);
     }
 
     @Override
@@ -380,8 +402,10 @@ final class RedisScriptClient implements AutoCloseable {
         if (open != null) {
             open.close();
         }
-        // No quiet period: nothing else shares this client's threads.
-        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        if (ownsClient) {
+            // No quiet period: nothing else shares this client's threads.
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        }
     }
 
     private RedisClusterCommands<String, String> commands() {
@@ -417,7 +441,9 @@ final class RedisScriptClient implements AutoCloseable {
     private StatefulRedisConnection<String, String> connectAndLoadScripts() {
         StatefulRedisConnection<String, String> fresh;
         try {
-            fresh = ((RedisClient) client).connect();
+            // The URI, not the client's default: an application's client may have none (one made with
+            // RedisClient.create() and a URI per connect, as Spring's connection factory makes it).
+            fresh = ((RedisClient) client).connect(standaloneUri);
         } catch (RuntimeException e) {
             throw failure(null, "cannot connect", e);
         }

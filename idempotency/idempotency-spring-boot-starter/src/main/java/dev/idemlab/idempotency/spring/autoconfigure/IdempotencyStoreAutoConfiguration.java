@@ -7,6 +7,7 @@ import dev.idemlab.idempotency.store.postgres.PostgresIdempotencyStore;
 import dev.idemlab.idempotency.store.postgres.PostgresStoreConfig;
 import dev.idemlab.idempotency.store.redis.RedisIdempotencyStore;
 import dev.idemlab.idempotency.store.redis.RedisStoreConfig;
+import io.lettuce.core.RedisClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -24,8 +25,9 @@ import javax.sql.DataSource;
  * The {@link IdempotencyStore} named by {@code idempotency.store}, unless the application defines its
  * own store bean. The stores made here are closed with the context ({@code destroyMethod}); a store
  * the application defines is its own to close. The PostgreSQL store runs on the application's
- * {@code DataSource} and never closes it; the Redis store opens its own Lettuce client on
- * {@code idempotency.redis.uri}, since it cannot take the application's client.
+ * {@code DataSource} and never closes it. The Redis store connects to {@code idempotency.redis.uri} on
+ * the application's Lettuce {@code RedisClient} when it has exactly one such bean (closing only the
+ * store's own connections), else on a client of its own.
  */
 @AutoConfiguration(afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
 @EnableConfigurationProperties(IdempotencyProperties.class)
@@ -56,18 +58,22 @@ public final class IdempotencyStoreAutoConfiguration {
 
         @Bean(destroyMethod = "close")
         @ConditionalOnMissingBean(IdempotencyStore.class)
-        RedisIdempotencyStore idempotencyStore(IdempotencyProperties properties) {
+        RedisIdempotencyStore idempotencyStore(IdempotencyProperties properties, ObjectProvider<RedisClient> clients) {
             IdempotencyProperties.Redis redis = properties.redis();
             if (redis.uri() == null || redis.uri().isBlank()) {
                 throw new IllegalStateException("idempotency.store=redis needs idempotency.redis.uri "
-                        + "(redis://host:port): the Redis store opens its own client on it");
+                        + "(redis://host:port): the Redis store connects to it");
             }
             RedisStoreConfig.Builder config = RedisStoreConfig.custom().uri(redis.uri())
                     .commandTimeout(redis.commandTimeout());
             if (hasText(properties.keyPrefix())) {
                 config.keyPrefix(properties.keyPrefix());
             }
-            return new RedisIdempotencyStore(config.build());
+            RedisStoreConfig built = config.build();
+            RedisClient applications = clients.getIfUnique();
+            // A RedisClient serves one server: a Redis Cluster store makes its own cluster client.
+            return applications != null && !built.cluster() ? new RedisIdempotencyStore(applications, built)
+                    : new RedisIdempotencyStore(built);
         }
     }
 
