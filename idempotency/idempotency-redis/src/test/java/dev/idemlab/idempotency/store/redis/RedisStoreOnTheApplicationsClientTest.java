@@ -86,7 +86,7 @@ class RedisStoreOnTheApplicationsClientTest extends IdempotencyStoreContract {
         await().atMost(Duration.ofSeconds(10)).until(() -> connectedClients() == before);
         assertThat(applications.sync().ping()).isEqualTo("PONG");
         try (StatefulRedisConnection<String, String> fresh = applicationClient.connect(RedisURI.create(server.uri()))) {
-            assertThat(fresh.sync().get("borrowed:{payment.charge:k-borrowed}")).startsWith("2|c|");
+            assertThat(fresh.sync().get("borrowed:{payment.charge:k-borrowed}")).startsWith("3|c|");
         }
         applications.close();
     }
