@@ -132,6 +132,17 @@ class LocalEffectRefusalsTest {
     }
 
     @Test
+    void aTransactionManagerWithSynchronizationOffFailsStartup() {
+        onPostgres().withUserConfiguration(UnsynchronizedTransactions.class)
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(StoreAutoConfigurationTest.rootCause(context.getStartupFailure()))
+                            .hasMessageContaining("@LocalEffect Orders.place")
+                            .hasMessageContaining("SYNCHRONIZATION_NEVER");
+                });
+    }
+
+    @Test
     void aTransactionalOfItsOwnThatWouldNotJoinFailsWhenTheProxyIsMade() {
         memory.withBean(RequiresNew.class, RequiresNew::new).run(context -> {
             assertThat(context).hasFailed();
@@ -302,6 +313,18 @@ class LocalEffectRefusalsTest {
                     .hasMessageContaining("@LocalEffect NotIdempotentImplementation.place")
                     .hasMessageContaining("carries @Idempotent");
         });
+    }
+
+    /** The store's transaction manager, with transaction synchronization off. */
+    @Configuration(proxyBeanMethods = false)
+    static class UnsynchronizedTransactions {
+
+        @Bean
+        DataSourceTransactionManager unsynchronized(DataSource dataSource) {
+            DataSourceTransactionManager manager = new DataSourceTransactionManager(dataSource);
+            manager.setTransactionSynchronization(DataSourceTransactionManager.SYNCHRONIZATION_NEVER);
+            return manager;
+        }
     }
 
     /** The store's transaction manager, primary, and another on a DataSource of its own. */
