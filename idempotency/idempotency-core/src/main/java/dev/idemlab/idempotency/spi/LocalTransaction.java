@@ -34,11 +34,13 @@ public interface LocalTransaction<T, E extends Exception> extends AutoCloseable 
      *
      * @return {@code false} if {@code token} no longer holds the key: nothing was committed, the effect
      *     was rolled back
-     * @throws IdempotencyStoreException if the completion or the commit failed: whether the commit
-     *     landed is then unknown, but effect and record landed together or not at all
-     * @throws RuntimeException any other exception when the server refused the commit for the effect's own
-     *     data (a deferred constraint): nothing landed, and the coordinator releases the key and rethrows it
-     *     unchanged, as it does an exception of {@link #run}
+     * @throws IdempotencyStoreException if the completion failed, or the commit failed so that whether it
+     *     landed is unknown (the connection failed under it): effect and record landed together or not at all
+     * @throws RuntimeException any other exception when the commit certainly rolled back (the server refused
+     *     it: a deferred constraint, a deadlock; or a hook of the transaction's owner before the commit
+     *     threw): nothing landed, and the coordinator releases the key and rethrows it unchanged, as it does
+     *     an exception of {@link #run}. A commit that landed returns {@code true}, whatever its owner's hooks
+     *     threw after it
      */
     boolean complete(String namespace, String token, String fingerprint, StoredResult result, Duration ttl);
 

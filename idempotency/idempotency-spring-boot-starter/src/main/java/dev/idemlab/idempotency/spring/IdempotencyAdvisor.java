@@ -5,6 +5,8 @@ import org.aopalliance.aop.Advice;
 import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.Ordered;
 
@@ -28,11 +30,13 @@ import java.util.function.Supplier;
  *
  * <p>A {@link LocalEffect} method goes further: its record is completed inside a transaction that the
  * advice opens itself, so the order above matters only in that such a method's own {@code @Transactional}
- * must run inside the advice (ordered the other way, every call of it is refused).
+ * must run inside the advice (ordered the other way, every call of it is refused). That
+ * {@code @Transactional} is read through the application's own {@code TransactionAttributeSource} beans
+ * (the bean factory this advisor is made in), as its transaction advice reads it.
  *
  * <p>Thread-safe.
  */
-public final class IdempotencyAdvisor extends AbstractPointcutAdvisor {
+public final class IdempotencyAdvisor extends AbstractPointcutAdvisor implements BeanFactoryAware {
 
     /** The advice's default order: higher precedence than {@code @Transactional}'s default. */
     public static final int DEFAULT_ORDER = Ordered.LOWEST_PRECEDENCE - 1000;
@@ -64,9 +68,19 @@ public final class IdempotencyAdvisor extends AbstractPointcutAdvisor {
         setOrder(order);
     }
 
+    @Override
+    public void setBeanFactory(BeanFactory beanFactory) {
+        plans.beanFactory(beanFactory);
+    }
+
     /** The {@link LocalEffect} methods planned so far (their beans' proxies were made), as {@code Type.method}. */
     List<String> localEffectMethods() {
         return plans.localEffects();
+    }
+
+    /** The {@link LocalEffect} methods planned so far, with what their {@code @Transactional} names. */
+    List<IdempotentMethods.Advised> localEffectPlans() {
+        return plans.localEffectPlans();
     }
 
     @Override

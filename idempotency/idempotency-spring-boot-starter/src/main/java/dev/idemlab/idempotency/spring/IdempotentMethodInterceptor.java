@@ -63,9 +63,9 @@ public final class IdempotentMethodInterceptor implements MethodInterceptor {
                     + "(spring-jdbc and idempotency-postgres on the class path)");
         }
         // Before the coordinator, so that a refused call reserves nothing.
-        local.refuseInsideTransaction(plan);
+        local.refuseInsideTransaction(advised.get());
         return plan.invoke(Objects.requireNonNull(coordinator.get(), "coordinator"), invocation.getArguments(),
-                proceed, local.around(plan));
+                proceed, local.around(advised.get()));
     }
 
     /** Proceeds down the chain with {@code arguments}, which carry the call's context. */

@@ -3,12 +3,15 @@ package dev.idemlab.idempotency.spring;
 import dev.idemlab.idempotency.Idempotent;
 import dev.idemlab.idempotency.IdempotentMethod;
 import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.core.BridgeMethodResolver;
+import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.util.ClassUtils;
 
 import java.lang.reflect.Method;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
@@ -19,8 +22,11 @@ import java.util.concurrent.ConcurrentMap;
  * when the bean's proxy is created, naming the method.
  *
  * <p>The annotation is looked up on the bean class's own method first, then on the methods it
- * overrides or implements (superclasses, interfaces); {@link LocalEffect} is read beside it, on the same
- * declaration, and checked by {@link LocalEffectRules}. Thread-safe.
+ * overrides or implements (superclasses, interfaces). {@link LocalEffect} is looked up on all of them
+ * too, so it applies whichever declaration carries it ({@code @Idempotent} on an interface and
+ * {@code @LocalEffect} on the implementation, or the reverse), and is checked by {@link LocalEffectRules};
+ * a {@code @LocalEffect} with no {@code @Idempotent} on any declaration of its method fails the proxy.
+ * Thread-safe.
  */
 final class IdempotentMethods {
 
@@ -33,10 +39,19 @@ final class IdempotentMethods {
 
     private record Site(Method method, Class<?> targetClass) { }
 
-    /** A planned method, and whether its record is completed in its own transaction ({@link LocalEffect}). */
-    record Advised(IdempotentMethod plan, boolean localEffect) { }
+    /**
+     * A planned method, whether its record is completed in its own transaction ({@link LocalEffect}), and
+     * the transaction managers its {@code @Transactional} names, if it is one.
+     */
+    record Advised(IdempotentMethod plan, boolean localEffect, Set<String> transactionManagers) { }
 
     private final ConcurrentMap<Site, Optional<Advised>> plans = new ConcurrentHashMap<>();
+    private volatile BeanFactory beans;
+
+    /** The bean factory whose transaction attribute sources {@link LocalEffect} methods are checked against. */
+    void beanFactory(BeanFactory beans) {
+        this.beans = beans;
+    }
 
     /**
      * The plan of {@code method} as called on {@code targetClass}, or empty when it is not idempotent.
@@ -49,31 +64,46 @@ final class IdempotentMethods {
         if (known != null) {
             return known;
         }
-        return plans.computeIfAbsent(site, each -> annotated(method, targetClass)
-                .map(annotated -> advised(annotated, targetClass)));
+        return plans.computeIfAbsent(site, each -> {
+            Method specific = mostSpecific(method, targetClass);
+            boolean local = MergedAnnotations.from(specific, MergedAnnotations.SearchStrategy.TYPE_HIERARCHY)
+                    .isPresent(LocalEffect.class) || method.isAnnotationPresent(LocalEffect.class);
+            Optional<Method> annotated = annotated(method, specific, targetClass);
+            if (local && annotated.isEmpty()) {
+                throw new IllegalArgumentException("@LocalEffect " + nameOf(specific) + ": no declaration of the "
+                        + "method carries @Idempotent, so nothing would reserve its key and the @LocalEffect would be "
+                        + "ignored; put @Idempotent on it (or on the method it overrides or implements), or drop "
+                        + "@LocalEffect");
+            }
+            return annotated.map(idempotent -> advised(idempotent, local, targetClass));
+        });
+    }
+
+    /** The {@link LocalEffect} methods planned so far. */
+    List<Advised> localEffectPlans() {
+        return plans.values().stream().flatMap(Optional::stream).filter(Advised::localEffect).distinct().toList();
     }
 
     /** The {@link LocalEffect} methods planned so far, as {@code Type.method} names. */
     List<String> localEffects() {
-        return plans.values().stream().flatMap(Optional::stream).filter(Advised::localEffect)
-                .map(advised -> nameOf(advised.plan().method())).distinct().sorted().toList();
+        return localEffectPlans().stream().map(advised -> nameOf(advised.plan().method())).distinct().sorted()
+                .toList();
     }
 
-    private static Advised advised(Method annotated, Class<?> targetClass) {
+    private Advised advised(Method annotated, boolean local, Class<?> targetClass) {
         IdempotentMethod plan = IdempotentMethod.plan(annotated);
-        boolean local = annotated.isAnnotationPresent(LocalEffect.class);
-        if (local) {
-            for (String needed : LOCAL_EFFECT_CLASSES) {
-                if (!ClassUtils.isPresent(needed, IdempotentMethods.class.getClassLoader())) {
-                    throw new IllegalArgumentException("@LocalEffect " + nameOf(annotated) + ": needs spring-tx, "
-                            + "spring-jdbc and dev.idemlab:idempotency-postgres on the class path (" + needed
-                            + " is missing): the record is completed on the store's PostgreSQL, in the transaction "
-                            + "manager's transaction");
-                }
-            }
-            LocalEffectRules.check(plan, targetClass);
+        if (!local) {
+            return new Advised(plan, false, Set.of());
         }
-        return new Advised(plan, local);
+        for (String needed : LOCAL_EFFECT_CLASSES) {
+            if (!ClassUtils.isPresent(needed, IdempotentMethods.class.getClassLoader())) {
+                throw new IllegalArgumentException("@LocalEffect " + nameOf(annotated) + ": needs spring-tx, "
+                        + "spring-jdbc and dev.idemlab:idempotency-postgres on the class path (" + needed
+                        + " is missing): the record is completed on the store's PostgreSQL, in the transaction "
+                        + "manager's transaction");
+            }
+        }
+        return new Advised(plan, true, LocalEffectRules.check(plan, targetClass, beans));
     }
 
     /** {@code Type.method}, the way failures name a method. */
@@ -81,10 +111,14 @@ final class IdempotentMethods {
         return method.getDeclaringClass().getSimpleName() + "." + method.getName();
     }
 
-    /** The method, of the ones {@code method} resolves to on {@code targetClass}, that carries the annotation. */
-    private static Optional<Method> annotated(Method method, Class<?> targetClass) {
-        Method specific = BridgeMethodResolver.findBridgedMethod(
+    /** The declaration of {@code method} that a call on {@code targetClass} runs. */
+    private static Method mostSpecific(Method method, Class<?> targetClass) {
+        return BridgeMethodResolver.findBridgedMethod(
                 targetClass == null ? method : AopUtils.getMostSpecificMethod(method, targetClass));
+    }
+
+    /** The method, of the ones {@code method} resolves to on {@code targetClass}, that carries the annotation. */
+    private static Optional<Method> annotated(Method method, Method specific, Class<?> targetClass) {
         if (specific.isAnnotationPresent(Idempotent.class)) {
             return Optional.of(specific);
         }

@@ -10,8 +10,10 @@ import java.lang.annotation.Target;
  * Marks an {@link dev.idemlab.idempotency.Idempotent @Idempotent} method whose effect lives in the
  * idempotency store's own PostgreSQL database (an order row, a ledger entry written through the
  * application's {@code DataSource}): the key's record is completed in the method's own transaction, so
- * that the effect and the record commit together or not at all. Put it beside {@code @Idempotent}, on
- * the same method declaration.
+ * that the effect and the record commit together or not at all. Put it beside {@code @Idempotent}, or on
+ * another declaration of the same method ({@code @Idempotent} on an interface, {@code @LocalEffect} on
+ * its implementation, or the reverse); a {@code @LocalEffect} whose method carries {@code @Idempotent} on
+ * no declaration fails when its bean's proxy is made.
  *
  * <pre>{@code
  * @Idempotent(operation = "orders.place", fingerprint = {"request.sku", "request.quantity"})
@@ -32,11 +34,17 @@ import java.lang.annotation.Target;
  *       connection, and the transaction manager commits both.</li>
  *   <li>The method throws (any exception, checked ones included) or marks its transaction rollback-only:
  *       effect and record roll back, the key is released, and a retry runs the method once. Rollback-only
- *       surfaces as {@link org.springframework.transaction.UnexpectedRollbackException}. A commit the database
- *       refuses for the method's own data (a deferred constraint) likewise lands nothing, and its error is
- *       rethrown as a plain {@code @Transactional} would; any other failed commit ends in
- *       {@link dev.idemlab.idempotency.IdempotencyStoreUnavailableException} (503): effect and record landed
- *       together or not at all, and a retry with the same key replays them or runs once.</li>
+ *       surfaces as {@link org.springframework.transaction.UnexpectedRollbackException}.</li>
+ *   <li>What landed when the commit throws is read from how the transaction manager completed the
+ *       transaction, not from the exception. Rolled back (a before-commit synchronization threw, or the
+ *       server answered the COMMIT with an error: a deferred constraint, a deadlock): nothing landed, the
+ *       error is rethrown unchanged as a plain {@code @Transactional} would, and a retry runs the method
+ *       once. Committed, but an after-commit synchronization threw: effect and record landed, so the
+ *       caller gets the method's result, as a retry replays it, and the synchronization's exception is
+ *       logged at WARN. Only a connection that failed under the commit (SQLSTATE class 08, or the server
+ *       ending the connection, 57P) leaves the outcome unknown:
+ *       {@link dev.idemlab.idempotency.IdempotencyStoreUnavailableException} (503); effect and record
+ *       landed together or not at all, and a retry with the same key replays them or runs once.</li>
  *   <li>A holder whose key was taken over (its lease ran out while it was paused, and another call
  *       reserved the key) completes nothing: its transaction rolls back, effect included, and it gets
  *       {@link dev.idemlab.idempotency.IdempotencyFencedException}.</li>
@@ -47,14 +55,18 @@ import java.lang.annotation.Target;
  *       {@code idempotency.aspect.order} puts the advice inside the transaction advice.</li>
  *   <li>Without a reservation (no key, or a coordinator failing open when the reserve failed) the method
  *       commits on its own, as any action runs then: set {@code idempotency.store-failure-mode:
- *       fail-closed} for local effects.</li>
+ *       fail-closed} for local effects. Its commit ends as above, a transaction that cannot begin or an
+ *       unknown outcome as {@link dev.idemlab.idempotency.IdempotencyStoreUnavailableException}.</li>
  * </ul>
  *
  * <p>Refused at startup (or when the bean's proxy is made), naming the rule: a store other than the
  * starter's PostgreSQL one, a transaction manager on another {@code DataSource} (or none, or several
- * without a primary), a method that returns a stage, and a {@code @Transactional} on the method that
- * would not join the advice's transaction ({@code REQUIRES_NEW}, {@code NOT_SUPPORTED}, {@code NEVER})
- * or asks another isolation than READ COMMITTED.
+ * without a primary, or one with transaction synchronization off), a method that returns a stage, and a
+ * {@code @Transactional} on the method that would not join the advice's transaction ({@code REQUIRES_NEW},
+ * {@code NOT_SUPPORTED}, {@code NEVER}), asks another isolation than READ COMMITTED, or names a
+ * transaction manager other than the one the advice's transaction runs on. That {@code @Transactional}
+ * is read as the application's transaction advice reads it (its {@code TransactionAttributeSource}), so
+ * on protected and package-private methods too.
  *
  * <p>Where it stops: only writes through the transaction manager's connection are covered, so the same
  * database and the same {@code DataSource} as the store; a read replica, another pool or a remote call

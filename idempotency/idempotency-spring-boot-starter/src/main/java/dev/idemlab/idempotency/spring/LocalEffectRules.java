@@ -1,19 +1,24 @@
 package dev.idemlab.idempotency.spring;
 
 import dev.idemlab.idempotency.IdempotentMethod;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.transaction.TransactionDefinition;
-import org.springframework.transaction.interceptor.TransactionAttribute;
 import org.springframework.transaction.annotation.AnnotationTransactionAttributeSource;
+import org.springframework.transaction.interceptor.TransactionAttribute;
+import org.springframework.transaction.interceptor.TransactionAttributeSource;
+import org.springframework.util.StringUtils;
 
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 
 /**
  * What a {@link LocalEffect} method must be, checked when its bean's proxy is made, before any bean it
  * needs exists: a result it returns itself (not a stage, which would run off the
  * transaction's thread), and a {@code @Transactional} of its own, if any, that joins the advice's
- * transaction at its isolation. What needs beans (the store, the transaction manager) is checked by
- * {@link LocalEffectTransactions}; the classes, by {@code IdempotentMethods} before it loads this class.
- * Stateless.
+ * transaction at its isolation. What needs beans (the store, the transaction manager, the one a
+ * {@code @Transactional} names) is checked by {@link LocalEffectTransactions}; the classes, by
+ * {@code IdempotentMethods} before it loads this class. Stateless.
  */
 final class LocalEffectRules {
 
@@ -25,22 +30,48 @@ final class LocalEffectRules {
     private LocalEffectRules() { }
 
     /**
-     * Checks {@code plan}'s method, called on {@code targetClass}. Call it only once the classes a local effect
-     * runs on were found present: this class needs spring-tx.
+     * Checks {@code plan}'s method, called on {@code targetClass}, against every transaction attribute
+     * source of {@code beans} (the ones {@code @EnableTransactionManagement} reads, which see
+     * {@code @Transactional} on non-public methods too), or, without one, against the annotations as
+     * Spring reads them by default. Call it only once the classes a local effect runs on were found
+     * present: this class needs spring-tx.
      *
+     * @param beans the application's bean factory, or {@code null} for an advisor made outside one
+     * @return the transaction managers its {@code @Transactional} names ({@code transactionManager} or
+     *     {@code value}), which must resolve to the one the advice's transaction runs on; empty if none
      * @throws IllegalArgumentException naming the method and the rule it breaks
      */
-    static void check(IdempotentMethod plan, Class<?> targetClass) {
+    static Set<String> check(IdempotentMethod plan, Class<?> targetClass, BeanFactory beans) {
         String where = "@LocalEffect " + IdempotentMethods.nameOf(plan.method());
         if (plan.async()) {
             throw new IllegalArgumentException(where + ": returns a stage; a local effect must return its result, "
                     + "since its transaction is bound to the calling thread and commits when the method returns");
         }
-        TransactionAttribute declared = new AnnotationTransactionAttributeSource()
-                .getTransactionAttribute(plan.method(), targetClass);
-        if (declared == null) {
-            return;
+        Set<String> qualifiers = new LinkedHashSet<>();
+        for (TransactionAttributeSource source : sources(beans)) {
+            TransactionAttribute declared = source.getTransactionAttribute(plan.method(), targetClass);
+            if (declared != null) {
+                check(where, declared);
+                if (StringUtils.hasText(declared.getQualifier())) {
+                    qualifiers.add(declared.getQualifier());
+                }
+            }
         }
+        return Set.copyOf(qualifiers);
+    }
+
+    /**
+     * The application's own sources, so that the check reads {@code @Transactional} exactly as its
+     * transaction advice will; without one, the annotations on methods of any visibility, as
+     * {@code @EnableTransactionManagement} reads them.
+     */
+    private static List<TransactionAttributeSource> sources(BeanFactory beans) {
+        List<TransactionAttributeSource> own = beans == null ? List.of()
+                : beans.getBeanProvider(TransactionAttributeSource.class).orderedStream().toList();
+        return own.isEmpty() ? List.of(new AnnotationTransactionAttributeSource(false)) : own;
+    }
+
+    private static void check(String where, TransactionAttribute declared) {
         if (!JOINING.contains(declared.getPropagationBehavior())) {
             throw new IllegalArgumentException(where + ": its @Transactional does not join the transaction the "
                     + "advice opens (propagation " + propagationOf(declared) + "), so its writes would commit apart "

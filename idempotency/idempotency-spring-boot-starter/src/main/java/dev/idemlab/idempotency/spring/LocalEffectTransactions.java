@@ -2,21 +2,33 @@ package dev.idemlab.idempotency.spring;
 
 import dev.idemlab.idempotency.ContextualAction;
 import dev.idemlab.idempotency.IdempotencyContext;
+import dev.idemlab.idempotency.IdempotencyStoreUnavailableException;
 import dev.idemlab.idempotency.IdempotentMethod;
+import dev.idemlab.idempotency.StorePhase;
+import dev.idemlab.idempotency.spi.IdempotencyStoreException;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.idempotency.spi.LocalTransaction;
 import dev.idemlab.idempotency.spi.TransactionalAction;
 import dev.idemlab.idempotency.store.postgres.LocalEffects;
 import dev.idemlab.idempotency.store.postgres.PostgresIdempotencyStore;
+import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.annotation.BeanFactoryAnnotationUtils;
 import org.springframework.transaction.IllegalTransactionStateException;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionManager;
+import org.springframework.transaction.support.AbstractPlatformTransactionManager;
 import org.springframework.transaction.support.ResourceTransactionManager;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import javax.sql.DataSource;
+import java.lang.reflect.Method;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.UnaryOperator;
 
 /**
@@ -26,12 +38,14 @@ import java.util.function.UnaryOperator;
  *
  * <p>The rules that need beans are checked once every singleton exists, when any {@code @LocalEffect}
  * method was planned, so that a mistake fails startup naming the rule: the {@code IdempotencyStore} is
- * the PostgreSQL one, and the one transaction manager (or the primary) manages that store's
- * {@code DataSource}. A method planned later (a lazy bean) is checked on its first call. The store and
+ * the PostgreSQL one, the one transaction manager (or the primary) manages that store's
+ * {@code DataSource} and keeps transaction synchronization on, and a transaction manager that a method's
+ * {@code @Transactional} names ({@code transactionManager} or {@code value}) is that same one. A method
+ * planned later (a lazy bean) is checked on its first call. The store and
  * the transaction manager are looked up then, not when this is made, so that the advisor does not pull
  * them forward. Thread-safe.
  */
-public final class LocalEffectTransactions implements SmartInitializingSingleton {
+public final class LocalEffectTransactions implements SmartInitializingSingleton, BeanFactoryAware {
 
     /** What a local effect runs on, once checked. */
     record Binding(PlatformTransactionManager transactions, DataSource dataSource, LocalEffects effects,
@@ -40,7 +54,9 @@ public final class LocalEffectTransactions implements SmartInitializingSingleton
     private final ObjectProvider<IdempotencyAdvisor> advisor;
     private final ObjectProvider<IdempotencyStore> store;
     private final ObjectProvider<PlatformTransactionManager> transactions;
+    private final Set<Method> checked = ConcurrentHashMap.newKeySet();
     private volatile Binding binding;
+    private volatile BeanFactory beans;
 
     /** Local effects on the {@code store} bean, through the {@code transactions} bean. */
     public LocalEffectTransactions(ObjectProvider<IdempotencyAdvisor> advisor, ObjectProvider<IdempotencyStore> store,
@@ -61,6 +77,53 @@ public final class LocalEffectTransactions implements SmartInitializingSingleton
         List<String> methods = planner == null ? List.of() : planner.localEffectMethods();
         if (!methods.isEmpty()) {
             binding(String.join(", ", methods));
+            planner.localEffectPlans().forEach(this::checked);
+        }
+    }
+
+    @Override
+    public void setBeanFactory(BeanFactory beanFactory) throws BeansException {
+        this.beans = beanFactory;
+    }
+
+    /**
+     * What {@code method} runs on, once checked: the store and the transaction manager, and that any
+     * transaction manager its {@code @Transactional} names is the one the advice's transaction runs on.
+     * A {@code @Transactional("other")} would have the transaction advice open its own transaction on
+     * that manager, whose writes commit apart from the record.
+     *
+     * @throws IllegalStateException naming the method and the rule it breaks
+     */
+    Binding checked(IdempotentMethods.Advised method) {
+        String name = IdempotentMethods.nameOf(method.plan().method());
+        Binding bound = binding(name);
+        if (checked.contains(method.plan().method())) {
+            return bound;
+        }
+        for (String qualifier : method.transactionManagers()) {
+            Object named = named(qualifier);
+            if (named != bound.transactions()) {
+                throw new IllegalStateException("@LocalEffect " + name + ": its @Transactional names the transaction "
+                        + "manager '" + qualifier + "', which is " + (named == null ? "no bean here" : named.getClass()
+                        .getName() + ", not the one the advice's transaction runs on") + "; its writes would commit "
+                        + "apart from the record. Name the transaction manager of the store's DataSource ("
+                        + bound.transactions().getClass().getName() + "), or none");
+            }
+        }
+        checked.add(method.plan().method());
+        return bound;
+    }
+
+    /** The transaction manager {@code qualifier} names, as the transaction advice resolves it; null if none. */
+    private Object named(String qualifier) {
+        BeanFactory factory = beans;
+        if (factory == null) {
+            return null;
+        }
+        try {
+            return BeanFactoryAnnotationUtils.qualifiedBeanOfType(factory, TransactionManager.class, qualifier);
+        } catch (BeansException none) {
+            return null;
         }
     }
 
@@ -72,8 +135,9 @@ public final class LocalEffectTransactions implements SmartInitializingSingleton
      *
      * @throws IllegalTransactionStateException naming the method and the rule
      */
-    void refuseInsideTransaction(IdempotentMethod method) {
-        Binding bound = binding(IdempotentMethods.nameOf(method.method()));
+    void refuseInsideTransaction(IdempotentMethods.Advised advised) {
+        IdempotentMethod method = advised.plan();
+        Binding bound = checked(advised);
         if (TransactionSynchronizationManager.isActualTransactionActive()
                 || TransactionSynchronizationManager.hasResource(bound.dataSource())) {
             throw new IllegalTransactionStateException("@LocalEffect " + IdempotentMethods.nameOf(method.method())
@@ -89,9 +153,13 @@ public final class LocalEffectTransactions implements SmartInitializingSingleton
      * What the coordinator runs for one call of {@code method}: its action, in a transaction of the
      * transaction manager that the holder's completion commits; without a reservation (no key, or a
      * coordinator failing open) in one committed on its own, as a plain {@code @Transactional} would.
+     * That one ends as the holder's does: a transaction that could not begin, or a commit whose outcome
+     * is unknown, is {@link IdempotencyStoreUnavailableException}; a commit that rolled back rethrows its
+     * error unchanged.
      */
-    UnaryOperator<ContextualAction<Object, Exception>> around(IdempotentMethod method) {
-        Binding bound = binding(IdempotentMethods.nameOf(method.method()));
+    UnaryOperator<ContextualAction<Object, Exception>> around(IdempotentMethods.Advised advised) {
+        IdempotentMethod method = advised.plan();
+        Binding bound = checked(advised);
         String name = "@LocalEffect " + IdempotentMethods.nameOf(method.method());
         return action -> new TransactionalAction<>() {
             @Override
@@ -101,13 +169,32 @@ public final class LocalEffectTransactions implements SmartInitializingSingleton
 
             @Override
             public Object run(IdempotencyContext context) throws Exception {
-                try (SpringEffectTransaction transaction = SpringEffectTransaction.begin(bound, name, action)) {
+                String key = context == null ? null : context.key();
+                SpringEffectTransaction transaction;
+                try {
+                    transaction = SpringEffectTransaction.begin(bound, name, action);
+                } catch (IdempotencyStoreException cannotBegin) {
+                    throw unavailable(method, key, bound, "could not open its transaction; nothing ran", cannotBegin);
+                }
+                try (transaction) {
                     Object value = transaction.run(context);
-                    transaction.commitAlone();
+                    try {
+                        transaction.commitAlone();
+                    } catch (IdempotencyStoreException unknown) {
+                        throw unavailable(method, key, bound, "committed its effect without a record, and whether "
+                                + "the commit landed is unknown", unknown);
+                    }
                     return value;
                 }
             }
         };
+    }
+
+    private static IdempotencyStoreUnavailableException unavailable(IdempotentMethod method, String key, Binding bound,
+                                                                    String consequence,
+                                                                    IdempotencyStoreException error) {
+        return new IdempotencyStoreUnavailableException(method.operation(), key, bound.store(), StorePhase.COMPLETE,
+                "the local effect, run without a reservation, " + consequence, error);
     }
 
     private Binding binding(String methods) {
@@ -132,6 +219,12 @@ public final class LocalEffectTransactions implements SmartInitializingSingleton
         if (manager == null) {
             throw new IllegalStateException(where + ": a local effect needs one PlatformTransactionManager bean (or "
                     + "a primary one) on the store's DataSource; there is none, or more than one");
+        }
+        if (manager instanceof AbstractPlatformTransactionManager synchronizing && synchronizing
+                .getTransactionSynchronization() == AbstractPlatformTransactionManager.SYNCHRONIZATION_NEVER) {
+            throw new IllegalStateException(where + ": the transaction manager (" + manager.getClass().getName()
+                    + ") has transaction synchronization off (SYNCHRONIZATION_NEVER); a local effect reads how its "
+                    + "commit ended from a synchronization, to tell a commit that landed from one that rolled back");
         }
         LocalEffects effects = LocalEffects.of(postgres);
         Object managed = manager instanceof ResourceTransactionManager resources

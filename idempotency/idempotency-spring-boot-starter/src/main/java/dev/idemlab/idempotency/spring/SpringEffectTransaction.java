@@ -13,9 +13,9 @@ import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.TransactionStatus;
 import org.springframework.transaction.UnexpectedRollbackException;
 import org.springframework.transaction.support.DefaultTransactionDefinition;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Duration;
 
 /**
@@ -34,13 +34,16 @@ final class SpringEffectTransaction implements LocalTransaction<Object, Exceptio
     private final String name;
     private final ContextualAction<Object, Exception> action;
     private final TransactionStatus status;
+    private final CommitOutcome outcome;
 
     private SpringEffectTransaction(LocalEffectTransactions.Binding binding, String name,
-                                    ContextualAction<Object, Exception> action, TransactionStatus status) {
+                                    ContextualAction<Object, Exception> action, TransactionStatus status,
+                                    CommitOutcome outcome) {
         this.binding = binding;
         this.name = name;
         this.action = action;
         this.status = status;
+        this.outcome = outcome;
     }
 
     /**
@@ -68,7 +71,15 @@ final class SpringEffectTransaction implements LocalTransaction<Object, Exceptio
             binding.transactions().rollback(status);
             throw new IllegalTransactionStateException(name + " would have joined a transaction it did not open");
         }
-        return new SpringEffectTransaction(binding, name, action, status);
+        if (!TransactionSynchronizationManager.isSynchronizationActive()) {
+            binding.transactions().rollback(status);
+            throw new IllegalTransactionStateException(name + ": its transaction has no synchronization, which "
+                    + "tells a commit that landed from one that rolled back; keep the transaction manager's "
+                    + "synchronization on");
+        }
+        CommitOutcome outcome = new CommitOutcome();
+        TransactionSynchronizationManager.registerSynchronization(outcome);
+        return new SpringEffectTransaction(binding, name, action, status, outcome);
     }
 
     /**
@@ -110,37 +121,30 @@ final class SpringEffectTransaction implements LocalTransaction<Object, Exceptio
     }
 
     /**
-     * Commits through the transaction manager, so that its synchronizations run.
+     * Commits through the transaction manager, so that its synchronizations run, and tells from how the
+     * transaction completed (see {@link CommitOutcome}) what landed when {@code commit()} threw.
      *
-     * @throws RuntimeException the commit's own error, unchanged, when the server refused the commit for the
-     *     method's data (a deferred constraint): nothing landed, as a plain {@code @Transactional} reports it
-     * @throws IdempotencyStoreException when the commit failed otherwise: effect and record landed together
-     *     or not at all, which a retry with the same key finds out
+     * @throws RuntimeException the commit's own error, unchanged, when the transaction rolled back (a
+     *     before-commit synchronization threw, the server refused the commit: a deferred constraint, a
+     *     deadlock): nothing landed, as a plain {@code @Transactional} reports it
+     * @throws IdempotencyStoreException when the connection failed under the commit: effect and record
+     *     landed together or not at all, which a retry with the same key finds out
      */
     private void commit(String namespace) {
         try {
             binding.transactions().commit(status);
         } catch (RuntimeException e) {
-            if (refusedForItsData(e)) {
-                throw e;
-            }
-            throw new IdempotencyStoreException(binding.store(), namespace, name + ": the commit failed, so the "
-                    + "effect and its record landed together or not at all: " + e.getMessage(), e);
-        }
-    }
-
-    /**
-     * Whether the server answered the commit with an integrity constraint violation (SQLSTATE class 23):
-     * then it rolled the transaction back, record included, so the outcome is known and the error is the
-     * method's, not the store's.
-     */
-    private static boolean refusedForItsData(Throwable failure) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("23")) {
-                return true;
+            switch (outcome.after(e)) {
+                case COMMITTED -> LOG.warn("{} committed{}, but a synchronization after the commit threw; the caller "
+                        + "gets the method's result, as a retry does", name, namespace == null ? "" : " with its record",
+                        e);
+                case ROLLED_BACK -> throw e;
+                default -> throw new IdempotencyStoreException(binding.store(), namespace, name + ": the connection "
+                        + "failed while committing, so the effect" + (namespace == null ? "" : " and its record")
+                        + " landed " + (namespace == null ? "or not" : "together or not at all") + ": "
+                        + e.getMessage(), e);
             }
         }
-        return false;
     }
 
     /** Rolls back whatever was not committed; the transaction manager gives the connection back. Never throws. */
@@ -152,7 +156,7 @@ final class SpringEffectTransaction implements LocalTransaction<Object, Exceptio
         try {
             binding.transactions().rollback(status);
         } catch (RuntimeException e) {
-            LOG.debug("rolling back {}'s transaction failed; the transaction manager released its connection", name, e);
+            LOG.warn("rolling back {}'s transaction failed; the transaction manager released its connection", name, e);
         }
     }
 }

@@ -3,7 +3,10 @@ package dev.idemlab.idempotency.spring;
 import dev.idemlab.idempotency.IdempotencyCoordinator;
 import dev.idemlab.idempotency.IdempotencyException;
 import dev.idemlab.idempotency.IdempotencyFencedException;
+import dev.idemlab.idempotency.IdempotencyStats;
+import dev.idemlab.idempotency.IdempotencyStoreUnavailableException;
 import dev.idemlab.idempotency.Outcome;
+import dev.idemlab.idempotency.StorePhase;
 import dev.idemlab.idempotency.spi.IdempotencyRecord;
 import dev.idemlab.idempotency.spring.LocalOrders.PlacedOrder;
 import dev.idemlab.idempotency.store.postgres.PostgresIdempotencyStore;
@@ -97,6 +100,14 @@ class LocalEffectOnPostgresTest {
                 + "idempotency_key text not null, sku text not null, placed_by text not null)");
         jdbc.execute("create table if not exists " + LocalOrders.AUDIT + " (order_id bigint not null references "
                 + LocalOrders.TABLE + " (id) deferrable initially deferred)");
+        // The server answers a commit that carries a row here with SQLSTATE 40P01, as it does a deadlock
+        // found while checking a deferred constraint.
+        jdbc.execute("create table if not exists " + LocalOrders.DEADLOCKS + " (order_id bigint not null)");
+        jdbc.execute("create or replace function local_order_deadlock() returns trigger language plpgsql as $$ "
+                + "begin raise exception 'deadlock detected at commit' using errcode = '40P01'; end $$");
+        jdbc.execute("drop trigger if exists local_order_deadlock on " + LocalOrders.DEADLOCKS);
+        jdbc.execute("create constraint trigger local_order_deadlock after insert on " + LocalOrders.DEADLOCKS
+                + " deferrable initially deferred for each row execute function local_order_deadlock()");
     }
 
     @Test
@@ -160,6 +171,102 @@ class LocalEffectOnPostgresTest {
         orders.place(key, "book", 1, "retry");
         assertThat(orders.runs(key)).isEqualTo(2);
         assertThat(placedBy(key)).containsExactly("retry");
+    }
+
+    @Test
+    void aDeadlockAnsweredToTheCommitKeepsNeitherAndRethrowsTheDatabasesErrorNotAStorageError() throws Exception {
+        String key = newKey();
+        IdempotencyStats before = coordinator.stats();
+        orders.deadlockAtCommit("first try");
+
+        assertThatThrownBy(() -> orders.place(key, "book", 1, "first try"))
+                .isNotInstanceOf(IdempotencyException.class)
+                .rootCause().satisfies(cause -> assertThat(((SQLException) cause).getSQLState()).isEqualTo("40P01"));
+        assertThat(placedBy(key)).isEmpty();
+        assertThat(store.lookup(place(key))).isEmpty();
+        IdempotencyStats after = coordinator.stats();
+        assertThat(after.totalStorageErrors()).isEqualTo(before.totalStorageErrors());
+        assertThat(after.count(Outcome.ACTION_FAILED)).isEqualTo(before.count(Outcome.ACTION_FAILED) + 1);
+
+        orders.place(key, "book", 1, "retry");
+        assertThat(orders.runs(key)).isEqualTo(2);
+        assertThat(placedBy(key)).containsExactly("retry");
+    }
+
+    @Test
+    void aBeforeCommitHookThatThrowsKeepsNeitherRethrowsItUnchangedAndTheRetryPlacesTheOrderOnce() throws Exception {
+        String key = newKey();
+        IdempotencyStats before = coordinator.stats();
+        IllegalStateException refused = new IllegalStateException("a before-commit check refused the order");
+        orders.throwBeforeCommit("first try", refused);
+
+        assertThatThrownBy(() -> orders.place(key, "book", 1, "first try")).isSameAs(refused);
+        assertThat(placedBy(key)).isEmpty();
+        assertThat(store.lookup(place(key))).isEmpty();
+        IdempotencyStats after = coordinator.stats();
+        assertThat(after.totalStorageErrors()).isEqualTo(before.totalStorageErrors());
+        assertThat(after.count(Outcome.ACTION_FAILED)).isEqualTo(before.count(Outcome.ACTION_FAILED) + 1);
+
+        PlacedOrder placed = orders.place(key, "book", 1, "retry");
+        assertThat(orders.place(key, "book", 1, "second retry")).isEqualTo(placed);
+        assertThat(orders.runs(key)).isEqualTo(2);
+        assertThat(placedBy(key)).containsExactly("retry");
+    }
+
+    @Test
+    void anAfterCommitHookThatThrowsLeavesOrderAndRecordCommittedAnswersTheResultAndTheRetryReplaysIt()
+            throws Exception {
+        String key = newKey();
+        IdempotencyStats before = coordinator.stats();
+        orders.throwAfterCommit("first try", new IllegalStateException("the order-placed event could not be sent"));
+
+        // Committed: the caller gets what a retry replays, not an error that says nothing landed.
+        PlacedOrder placed = orders.place(key, "book", 1, "first try");
+
+        assertThat(placedBy(key)).containsExactly("first try");
+        assertThat(store.lookup(place(key))).get().isInstanceOf(IdempotencyRecord.Completed.class);
+        assertThat(writerOfOrder(key)).isEqualTo(writerOfRecord(place(key)));
+        IdempotencyStats after = coordinator.stats();
+        assertThat(after.count(Outcome.EXECUTED)).isEqualTo(before.count(Outcome.EXECUTED) + 1);
+        assertThat(after.count(Outcome.ACTION_FAILED)).isEqualTo(before.count(Outcome.ACTION_FAILED));
+        assertThat(after.totalStorageErrors()).isEqualTo(before.totalStorageErrors());
+
+        assertThat(orders.place(key, "book", 1, "retry")).isEqualTo(placed);
+        assertThat(orders.runs(key)).isEqualTo(1);
+        assertThat(placedBy(key)).containsExactly("first try");
+    }
+
+    @Test
+    void withoutAKeyAConnectionLostUnderTheCommitIsUnavailableAsWithOne() throws Exception {
+        String placedBy = "no key, connection lost " + UUID.randomUUID();
+        orders.loseConnectionBeforeCommit(placedBy);
+
+        assertThatThrownBy(() -> orders.place(null, "book", 1, placedBy))
+                .isInstanceOfSatisfying(IdempotencyStoreUnavailableException.class, unavailable -> {
+                    assertThat(unavailable.operation()).isEqualTo("orders.place");
+                    assertThat(unavailable.phase()).isEqualTo(StorePhase.COMPLETE);
+                    assertThat(unavailable.httpStatus()).isEqualTo(503);
+                });
+        assertThat(ordersPlacedBy(placedBy)).isZero();
+
+        String withKey = newKey();
+        orders.loseConnectionBeforeCommit("with a key");
+        assertThatThrownBy(() -> orders.place(withKey, "book", 1, "with a key"))
+                .isInstanceOf(IdempotencyStoreUnavailableException.class);
+        assertThat(placedBy(withKey)).isEmpty();
+        orders.place(withKey, "book", 1, "retry");
+        assertThat(placedBy(withKey)).containsExactly("retry");
+    }
+
+    @Test
+    void withoutAKeyACommitTheServerRefusedRethrowsTheDatabasesErrorAsWithOne() {
+        String placedBy = "no key, deadlock " + UUID.randomUUID();
+        orders.deadlockAtCommit(placedBy);
+
+        assertThatThrownBy(() -> orders.place(null, "book", 1, placedBy))
+                .isNotInstanceOf(IdempotencyException.class)
+                .rootCause().satisfies(cause -> assertThat(((SQLException) cause).getSQLState()).isEqualTo("40P01"));
+        assertThat(ordersPlacedBy(placedBy)).isZero();
     }
 
     @Test
@@ -230,6 +337,12 @@ class LocalEffectOnPostgresTest {
     private List<String> placedBy(String key) {
         return jdbc.queryForList("select placed_by from " + LocalOrders.TABLE + " where idempotency_key = ? order by id",
                 String.class, key);
+    }
+
+    private int ordersPlacedBy(String placedBy) {
+        Integer count = jdbc.queryForObject("select count(*) from " + LocalOrders.TABLE + " where placed_by = ?",
+                Integer.class, placedBy);
+        return count == null ? 0 : count;
     }
 
     /** The transaction that last wrote {@code key}'s order row. */

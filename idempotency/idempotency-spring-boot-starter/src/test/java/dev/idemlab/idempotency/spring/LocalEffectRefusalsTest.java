@@ -16,7 +16,9 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Primary;
 import org.springframework.core.Ordered;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
@@ -26,7 +28,13 @@ import org.springframework.transaction.annotation.EnableTransactionManagement;
 import org.springframework.transaction.annotation.Isolation;
 import org.springframework.transaction.annotation.Propagation;
 import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.interceptor.NameMatchTransactionAttributeSource;
+import org.springframework.transaction.interceptor.RuleBasedTransactionAttribute;
+import org.springframework.transaction.interceptor.TransactionAttributeSource;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
+import javax.sql.DataSource;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 
@@ -37,8 +45,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * What {@code @LocalEffect} refuses at startup, naming the method and the rule: a store that is not the
  * PostgreSQL one, a transaction manager that is missing or on another {@code DataSource}, a method that
  * returns a stage, and a {@code @Transactional} of the method's own that would not join the advice's
- * transaction at READ COMMITTED; and, at call time, every call of a method whose {@code @Transactional}
- * runs outside the advice. The store cases run on a real PostgreSQL.
+ * transaction at READ COMMITTED (on a method of any visibility, read as the application's transaction
+ * advice reads it) or that names another transaction manager, and a {@code @LocalEffect} with no
+ * {@code @Idempotent} on any declaration of its method; and, at call time, every call of a method whose
+ * {@code @Transactional} runs outside the advice. {@code @LocalEffect} and {@code @Idempotent} on
+ * different declarations of one method (an interface's and its implementation's) make a local effect.
+ * The store cases run on a real PostgreSQL.
  */
 class LocalEffectRefusalsTest {
 
@@ -120,6 +132,17 @@ class LocalEffectRefusalsTest {
     }
 
     @Test
+    void aTransactionManagerWithSynchronizationOffFailsStartup() {
+        onPostgres().withUserConfiguration(UnsynchronizedTransactions.class)
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(StoreAutoConfigurationTest.rootCause(context.getStartupFailure()))
+                            .hasMessageContaining("@LocalEffect Orders.place")
+                            .hasMessageContaining("SYNCHRONIZATION_NEVER");
+                });
+    }
+
+    @Test
     void aTransactionalOfItsOwnThatWouldNotJoinFailsWhenTheProxyIsMade() {
         memory.withBean(RequiresNew.class, RequiresNew::new).run(context -> {
             assertThat(context).hasFailed();
@@ -164,6 +187,246 @@ class LocalEffectRefusalsTest {
                             .hasMessageContaining("@LocalEffect Joining.place");
                     assertThat(context.getBean(IdempotencyStore.class).lookup("orders.join:" + key)).isEmpty();
                 });
+    }
+
+    @Test
+    void aPackagePrivateMethodsTransactionalThatWouldNotJoinFailsWhenTheProxyIsMade() {
+        memory.withBean(PackagePrivateRequiresNew.class, PackagePrivateRequiresNew::new).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(StoreAutoConfigurationTest.rootCause(context.getStartupFailure()))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("@LocalEffect PackagePrivateRequiresNew.place")
+                    .hasMessageContaining("REQUIRES_NEW");
+        });
+    }
+
+    @Test
+    void aProtectedMethodsTransactionalIsReadAsTheApplicationsTransactionAdviceReadsIt() {
+        onPostgres().withConfiguration(AutoConfigurations.of(DataSourceTransactionManagerAutoConfiguration.class))
+                .withBean(ProtectedNotSupported.class, ProtectedNotSupported::new)
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(StoreAutoConfigurationTest.rootCause(context.getStartupFailure()))
+                            .hasMessageContaining("@LocalEffect ProtectedNotSupported.place")
+                            .hasMessageContaining("NOT_SUPPORTED");
+                });
+    }
+
+    @Test
+    void aTransactionAttributeSourceOfTheApplicationsOwnIsTheOneChecked() {
+        RuleBasedTransactionAttribute requiresNew = new RuleBasedTransactionAttribute();
+        requiresNew.setPropagationBehavior(Propagation.REQUIRES_NEW.value());
+        NameMatchTransactionAttributeSource byName = new NameMatchTransactionAttributeSource();
+        byName.setNameMap(Map.of("place", requiresNew));
+        memory.withBean(TransactionAttributeSource.class, () -> byName)
+                .withBean(Orders.class, Orders::new)
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(StoreAutoConfigurationTest.rootCause(context.getStartupFailure()))
+                            .hasMessageContaining("@LocalEffect Orders.place")
+                            .hasMessageContaining("REQUIRES_NEW");
+                });
+    }
+
+    @Test
+    void aTransactionalNamingAnotherTransactionManagerFailsStartup() {
+        onPostgres().withUserConfiguration(TwoTransactionManagers.class)
+                .withBean(NamesOther.class, NamesOther::new)
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(StoreAutoConfigurationTest.rootCause(context.getStartupFailure()))
+                            .isInstanceOf(IllegalStateException.class)
+                            .hasMessageContaining("@LocalEffect NamesOther.place")
+                            .hasMessageContaining("names the transaction manager 'otherTransactions'");
+                });
+    }
+
+    @Test
+    void aTransactionalNamingNoTransactionManagerThatExistsFailsStartup() {
+        onPostgres().withUserConfiguration(TwoTransactionManagers.class)
+                .withBean(NamesNone.class, NamesNone::new)
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(StoreAutoConfigurationTest.rootCause(context.getStartupFailure()))
+                            .hasMessageContaining("@LocalEffect NamesNone.place")
+                            .hasMessageContaining("'nowhere', which is no bean here");
+                });
+    }
+
+    @Test
+    void aTransactionalNamingTheStoresTransactionManagerStarts() {
+        onPostgres().withUserConfiguration(TwoTransactionManagers.class)
+                .withBean(NamesBound.class, NamesBound::new)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(IdempotencyAdvisor.class).localEffectMethods())
+                            .contains("NamesBound.place");
+                });
+    }
+
+    @Test
+    void idempotentOnTheInterfaceAndLocalEffectOnTheImplementationIsALocalEffect() {
+        onPostgres().withConfiguration(AutoConfigurations.of(DataSourceTransactionManagerAutoConfiguration.class))
+                .withBean(LocalEffectOnTheImplementation.class, LocalEffectOnTheImplementation::new)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(IdempotencyAdvisor.class).localEffectMethods())
+                            .contains("IdempotentOrders.place");
+                    String key = "interface-" + UUID.randomUUID();
+                    assertThat(context.getBean(IdempotentOrders.class).place(key, "book"))
+                            .isEqualTo("@LocalEffect IdempotentOrders.place");
+                    assertThat(context.getBean(IdempotencyStore.class).lookup("orders.interface:" + key))
+                            .get().isInstanceOf(dev.idemlab.idempotency.spi.IdempotencyRecord.Completed.class);
+                });
+    }
+
+    @Test
+    void localEffectOnTheInterfaceAndIdempotentOnTheImplementationIsALocalEffect() {
+        onPostgres().withConfiguration(AutoConfigurations.of(DataSourceTransactionManagerAutoConfiguration.class))
+                .withBean(IdempotentImplementation.class, IdempotentImplementation::new)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(IdempotencyAdvisor.class).localEffectMethods())
+                            .contains("IdempotentImplementation.place");
+                    String key = "implementation-" + UUID.randomUUID();
+                    assertThat(context.getBean(LocalEffectOrders.class).place(key, "book"))
+                            .isEqualTo("@LocalEffect IdempotentImplementation.place");
+                });
+    }
+
+    @Test
+    void aLocalEffectWithoutIdempotentFailsWhenTheProxyIsMade() {
+        memory.withBean(NotIdempotent.class, NotIdempotent::new).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(StoreAutoConfigurationTest.rootCause(context.getStartupFailure()))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("@LocalEffect NotIdempotent.place")
+                    .hasMessageContaining("carries @Idempotent");
+        });
+    }
+
+    @Test
+    void aLocalEffectOnAnInterfaceWithoutIdempotentAnywhereFailsWhenTheProxyIsMade() {
+        memory.withBean(NotIdempotentImplementation.class, NotIdempotentImplementation::new).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(StoreAutoConfigurationTest.rootCause(context.getStartupFailure()))
+                    .hasMessageContaining("@LocalEffect NotIdempotentImplementation.place")
+                    .hasMessageContaining("carries @Idempotent");
+        });
+    }
+
+    /** The store's transaction manager, with transaction synchronization off. */
+    @Configuration(proxyBeanMethods = false)
+    static class UnsynchronizedTransactions {
+
+        @Bean
+        DataSourceTransactionManager unsynchronized(DataSource dataSource) {
+            DataSourceTransactionManager manager = new DataSourceTransactionManager(dataSource);
+            manager.setTransactionSynchronization(DataSourceTransactionManager.SYNCHRONIZATION_NEVER);
+            return manager;
+        }
+    }
+
+    /** The store's transaction manager, primary, and another on a DataSource of its own. */
+    @Configuration(proxyBeanMethods = false)
+    static class TwoTransactionManagers {
+
+        @Bean
+        @Primary
+        DataSourceTransactionManager transactionManager(DataSource dataSource) {
+            return new DataSourceTransactionManager(dataSource);
+        }
+
+        @Bean
+        DataSourceTransactionManager otherTransactions() {
+            return new DataSourceTransactionManager(new DriverManagerDataSource(postgres.jdbcUrl(), "postgres", ""));
+        }
+    }
+
+    public static class PackagePrivateRequiresNew {
+        @Idempotent(operation = "orders.place")
+        @LocalEffect
+        @Transactional(propagation = Propagation.REQUIRES_NEW)
+        Long place(@IdempotencyKey String key, String sku) {
+            return 1L;
+        }
+    }
+
+    public static class ProtectedNotSupported {
+        @Idempotent(operation = "orders.place")
+        @LocalEffect
+        @Transactional(propagation = Propagation.NOT_SUPPORTED)
+        protected Long place(@IdempotencyKey String key, String sku) {
+            return 1L;
+        }
+    }
+
+    public static class NamesOther {
+        @Idempotent(operation = "orders.place")
+        @LocalEffect
+        @Transactional(transactionManager = "otherTransactions")
+        public Long place(@IdempotencyKey String key, String sku) {
+            return 1L;
+        }
+    }
+
+    public static class NamesNone {
+        @Idempotent(operation = "orders.place")
+        @LocalEffect
+        @Transactional("nowhere")
+        public Long place(@IdempotencyKey String key, String sku) {
+            return 1L;
+        }
+    }
+
+    public static class NamesBound {
+        @Idempotent(operation = "orders.place")
+        @LocalEffect
+        @Transactional("transactionManager")
+        public Long place(@IdempotencyKey String key, String sku) {
+            return 1L;
+        }
+    }
+
+    public interface IdempotentOrders {
+        @Idempotent(operation = "orders.interface")
+        String place(@IdempotencyKey String key, String sku);
+    }
+
+    /** Answers the name of the transaction it runs in: the advice's, if it is a local effect. */
+    public static class LocalEffectOnTheImplementation implements IdempotentOrders {
+        @Override
+        @LocalEffect
+        public String place(String key, String sku) {
+            return TransactionSynchronizationManager.getCurrentTransactionName();
+        }
+    }
+
+    public interface LocalEffectOrders {
+        @LocalEffect
+        String place(String key, String sku);
+    }
+
+    public static class IdempotentImplementation implements LocalEffectOrders {
+        @Override
+        @Idempotent(operation = "orders.implementation")
+        public String place(@IdempotencyKey String key, String sku) {
+            return TransactionSynchronizationManager.getCurrentTransactionName();
+        }
+    }
+
+    public static class NotIdempotent {
+        @LocalEffect
+        public Long place(String key, String sku) {
+            return 1L;
+        }
+    }
+
+    public static class NotIdempotentImplementation implements LocalEffectOrders {
+        @Override
+        public String place(String key, String sku) {
+            return "no key reserved";
+        }
     }
 
     /** The transaction advisor before the idempotency advice. */

@@ -18,6 +18,7 @@ import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.interceptor.BeanFactoryTransactionAttributeSourceAdvisor;
+import org.springframework.util.function.SingletonSupplier;
 
 /**
  * The advisor that makes {@code @Idempotent} methods of Spring beans idempotent, ordered by
@@ -44,7 +45,8 @@ public final class IdempotencyAspectAutoConfiguration {
                                                  ObjectProvider<LocalEffectTransactions> localEffects,
                                                  Environment environment) {
         int order = environment.getProperty("idempotency.aspect.order", Integer.class, IdempotencyAdvisor.DEFAULT_ORDER);
-        return new IdempotencyAdvisor(coordinator, localEffects::getIfAvailable, order);
+        // Looked up on the first call of a @LocalEffect method, then kept: not once per call.
+        return new IdempotencyAdvisor(coordinator, SingletonSupplier.of(localEffects::getIfAvailable), order);
     }
 
     /**
@@ -56,7 +58,7 @@ public final class IdempotencyAspectAutoConfiguration {
     @ConditionalOnClass(name = {"org.springframework.transaction.PlatformTransactionManager",
             "org.springframework.jdbc.datasource.DataSourceUtils",
             "dev.idemlab.idempotency.store.postgres.LocalEffects"})
-    static final class LocalEffects {
+    static final class LocalEffectConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
