@@ -2,7 +2,7 @@ package dev.idemlab.idempotency.store.redis;
 
 import dev.idemlab.idempotency.spi.Reservation;
 import dev.idemlab.idempotency.spi.StoredResult;
-import dev.idemlab.idempotency.testsupport.LocalRedis;
+import dev.idemlab.idempotency.testsupport.TestRedis;
 import dev.idemlab.provider.ChargeRequest;
 import dev.idemlab.provider.FakePaymentProvider;
 import dev.idemlab.provider.StaleFenceException;
@@ -23,7 +23,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * Fences never repeat, also when the server lost its counter: a fence is the greater of the server's
  * clock in microseconds and the namespace's last fence plus one. On real servers with an RDB file in
- * a directory of the test's, so that one can come back from an older snapshot.
+ * a directory of the test's, so that one can come back from an older snapshot: private servers
+ * ({@link TestRedis#providePrivate}), never one given by URL, which SAVE and a restart would touch.
  */
 class RedisFencesTest {
 
@@ -33,7 +34,7 @@ class RedisFencesTest {
 
     @TempDir
     static Path sharedDir;
-    private static LocalRedis server;
+    private static TestRedis server;
     private static RedisIdempotencyStore store;
     private static RawRedis raw;
 
@@ -46,19 +47,16 @@ class RedisFencesTest {
     }
 
     @AfterAll
-    static void stopServer() {
-        raw.close();
-        store.close();
-        server.close();
+    static void stopServer() throws Exception {
+        RawRedis.closeAll(raw, store, server);
     }
 
     /**
      * A server whose RDB snapshot is {@code dir}/dump.rdb: it loads the file when it starts, and writes
      * it on SAVE, never by itself (nor on shutdown), so the file holds exactly the last snapshot asked for.
      */
-    private static LocalRedis startWithDataIn(Path dir) {
-        return LocalRedis.start(LocalRedis.bundledExecutable(),
-                List.of("--dir", dir.toAbsolutePath().toString(), "--dbfilename", "dump.rdb"));
+    private static TestRedis startWithDataIn(Path dir) {
+        return TestRedis.providePrivate(List.of("--dir", dir.toAbsolutePath().toString(), "--dbfilename", "dump.rdb"));
     }
 
     private static String namespace() {
@@ -135,7 +133,7 @@ class RedisFencesTest {
         long saved;
         long stale;
         String counterKey;
-        try (LocalRedis first = startWithDataIn(dir);
+        try (TestRedis first = startWithDataIn(dir);
              RedisIdempotencyStore before = new RedisIdempotencyStore(RedisStoreConfig.of(first.uri()));
              RawRedis rawBefore = new RawRedis(first.uri())) {
             counterKey = before.fenceKeyOf(ns);
@@ -149,7 +147,7 @@ class RedisFencesTest {
         }
         assertThat(Files.exists(dir.resolve("dump.rdb"))).isTrue();
 
-        try (LocalRedis restarted = startWithDataIn(dir);
+        try (TestRedis restarted = startWithDataIn(dir);
              RedisIdempotencyStore after = new RedisIdempotencyStore(RedisStoreConfig.of(restarted.uri()));
              RawRedis rawAfter = new RawRedis(restarted.uri())) {
             assertThat(rawAfter.commands().get(counterKey)).as("the counter of the snapshot")
