@@ -59,13 +59,22 @@ final class RedisProcess implements PrivateRedisServer {
 
     /** As {@link #start(Path, Origin, List)}, with {@code extraArgs} after the lab's own (a cluster node's). */
     static RedisProcess start(Path executable, Origin origin, List<Path> alsoRemove, List<String> extraArgs) {
+        return start(executable, origin, alsoRemove, extraArgs, LocalRedis::start);
+    }
+
+    /**
+     * As {@link #start(Path, Origin, List, List)}, starting the process with {@code launch}: tests make
+     * it fail as {@link LocalRedis#start(Path, List, LocalRedis.Started)} can.
+     */
+    static RedisProcess start(Path executable, Origin origin, List<Path> alsoRemove, List<String> extraArgs,
+                              Launch launch) {
         ServerRegistry.reapStale();
         // Recorded as soon as it runs, before it answers: a lab killed outright while it waits leaves a
         // server that the next run stops. A process that did not become the server is stopped by then.
         AtomicReference<ServerRegistry.Registration> registration = new AtomicReference<>(() -> { });
         LocalRedis server;
         try {
-            server = LocalRedis.start(executable, extraArgs, (pid, directory) -> {
+            server = launch.start(executable, extraArgs, (pid, directory) -> {
                 List<Path> cleanup = new ArrayList<>(alsoRemove);
                 cleanup.add(0, directory);
                 registration.getAndSet(ServerRegistry.record("redis-server", pid, cleanup)).close();
@@ -73,6 +82,11 @@ final class RedisProcess implements PrivateRedisServer {
         } catch (IllegalStateException e) {
             registration.get().close();
             throw new ProvisioningException(e.getMessage(), e);
+        } catch (UncheckedIOException e) {
+            // No free port to start it on, say: a provisioning failure like any other, not a raw exception.
+            registration.get().close();
+            throw new ProvisioningException("cannot start " + executable + ": " + e.getMessage()
+                    + (e.getCause() != null ? ": " + e.getCause().getMessage() : ""), e);
         }
         try {
             return new RedisProcess(server, origin, registration.get());
@@ -83,12 +97,22 @@ final class RedisProcess implements PrivateRedisServer {
         }
     }
 
-    /** A port on 127.0.0.1 that nothing listens on right now. */
+    /** How a server process is started: {@link LocalRedis#start(Path, List, LocalRedis.Started)}. */
+    @FunctionalInterface
+    interface Launch {
+        LocalRedis start(Path executable, List<String> extraArgs, LocalRedis.Started started);
+    }
+
+    /**
+     * A port on 127.0.0.1 that nothing listens on right now.
+     *
+     * @throws ProvisioningException if there is none
+     */
     static int freeLocalPort() {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
             return socket.getLocalPort();
         } catch (IOException e) {
-            throw new UncheckedIOException("no free local port", e);
+            throw new ProvisioningException("no free local port on " + HOST + ": " + e.getMessage(), e);
         }
     }
 

@@ -3,21 +3,18 @@ package dev.idemlab.idempotency.testsupport;
 import redis.embedded.core.ExecutableProvider;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
 import java.util.stream.Stream;
 
 /**
@@ -26,7 +23,10 @@ import java.util.stream.Stream;
  * is the one bundled in embedded-redis, so a test needs no Redis installed.
  *
  * <p>{@code start} returns once the server has answered PING on its port, never after a guessed
- * delay. {@link #close()} stops the process this object started, and no other, then removes its
+ * delay, and {@code INFO server} there named this object's process (or a child of it) as the one
+ * answering: another process may take the port between the probe that found it free and our
+ * server's bind, and then our server exits while that other one answers PING; such a start is
+ * retried on another port, never handed out. {@link #close()} stops the process this object started, and no other, then removes its
  * directory; a JVM shutdown hook does the same for a server nobody closed (a test run aborted
  * between {@code @BeforeAll} and {@code @AfterAll}). Use it with try-with-resources, or close it
  * in {@code @AfterAll}: it runs whether or not the tests passed.
@@ -52,6 +52,7 @@ public final class LocalRedis implements AutoCloseable {
     private final int port;
     private final Path directory;
     private final Thread shutdownHook;
+    private volatile String version = "unknown";
     private boolean stopped;
 
     private LocalRedis(Process process, int port, Path directory) {
@@ -94,10 +95,15 @@ public final class LocalRedis implements AutoCloseable {
      * taken, it never answered) is stopped before the next one is started or the start fails.
      */
     public static LocalRedis start(Path executable, List<String> extraArguments, Started started) {
+        return start(executable, extraArguments, started, LocalRedis::freePort);
+    }
+
+    /** As {@link #start(Path, List, Started)}, on the ports {@code ports} hands out: tests force a taken one. */
+    static LocalRedis start(Path executable, List<String> extraArguments, Started started, IntSupplier ports) {
         Objects.requireNonNull(executable, "executable");
         Objects.requireNonNull(started, "started");
         List<String> extra = List.copyOf(extraArguments);
-        return startOnFreePort(executable, null, started, (port, dir) -> {
+        return startOnFreePort(executable, null, started, ports, (port, dir) -> {
             List<String> args = new ArrayList<>(List.of("--port", Integer.toString(port), "--bind", HOST,
                     "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", dir.toString()));
             args.addAll(extra);
@@ -117,7 +123,8 @@ public final class LocalRedis implements AutoCloseable {
         String config = String.join("\n",
                 "sentinel monitor " + masterName + " " + masterHost + " " + masterPort + " 1",
                 "sentinel down-after-milliseconds " + masterName + " 60000", "");
-        return startOnFreePort(bundledExecutable(), config, (pid, directory) -> { }, (port, dir) -> List.of("--port", Integer.toString(port),
+        return startOnFreePort(bundledExecutable(), config, (pid, directory) -> { }, LocalRedis::freePort,
+                (port, dir) -> List.of("--port", Integer.toString(port),
                 "--bind", HOST, "--daemonize", "no", "--sentinel", "--dir", dir.toString()));
     }
 
@@ -169,6 +176,11 @@ public final class LocalRedis implements AutoCloseable {
         return process.pid();
     }
 
+    /** The server's version, as {@code INFO server} gave it when it answered ({@code redis_version}). */
+    public String version() {
+        return version;
+    }
+
     /** Whether the server process is still running. */
     public boolean isAlive() {
         return process.isAlive();
@@ -192,7 +204,7 @@ public final class LocalRedis implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "redis-server pid " + process.pid() + " on " + address();
+        return "redis-server " + version + " pid " + process.pid() + " on " + address();
     }
 
     private synchronized void stop() {
@@ -226,12 +238,12 @@ public final class LocalRedis implements AutoCloseable {
         List<String> of(int port, Path dir);
     }
 
-    private static LocalRedis startOnFreePort(Path executable, String configFile, Started started,
+    private static LocalRedis startOnFreePort(Path executable, String configFile, Started started, IntSupplier ports,
                                               Arguments arguments) {
         IllegalStateException last = null;
         for (int attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
             try {
-                return startOnce(executable, configFile, started, arguments, freePort());
+                return startOnce(executable, configFile, started, arguments, ports.getAsInt());
             } catch (PortTaken e) {
                 last = e;
             }
@@ -272,7 +284,17 @@ public final class LocalRedis implements AutoCloseable {
 
     private void awaitPing(Path executable) {
         long deadline = System.nanoTime() + READY_NANOS;
-        while (!answersPing()) {
+        while (true) {
+            Optional<Answer> answer = answer();
+            if (answer.isPresent()) {
+                if (isOurs(answer.get().pid())) {
+                    version = answer.get().version();
+                    return;
+                }
+                // Our server lost the bind (or is about to): the one that answered is another process's.
+                throw new PortTaken(address() + " answered PING from process " + answer.get().pid()
+                        + ", not from " + executable + " (pid " + process.pid() + "): another process took the port");
+            }
             boolean exited;
             try {
                 // Not a sleep: a server that dies is seen at once, one that is starting is asked again.
@@ -294,20 +316,30 @@ public final class LocalRedis implements AutoCloseable {
         }
     }
 
-    private boolean answersPing() {
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(HOST, port), 200);
-            socket.setSoTimeout(1000);
-            OutputStream out = socket.getOutputStream();
-            out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            InputStream in = socket.getInputStream();
-            byte[] reply = in.readNBytes(7);
-            return new String(reply, StandardCharsets.US_ASCII).equals("+PONG\r\n");
-        } catch (IOException notYet) {
-            return false;
+    /**
+     * Who answers PING on the port: the pid and version {@code INFO server} gives, or empty while
+     * nothing answers PING there (yet).
+     */
+    private Optional<Answer> answer() {
+        try (RespConnection connection = RespConnection.open(HOST, port, false, 200, 1000)) {
+            if (!"PONG".equals(connection.command("PING"))) {
+                return Optional.empty();
+            }
+            Object info = connection.command("INFO", "server");
+            long pid = RespConnection.infoField(info, "process_id").map(Long::parseLong).orElse(-1L);
+            return Optional.of(new Answer(pid, RespConnection.infoField(info, "redis_version").orElse("unknown")));
+        } catch (IOException | NumberFormatException notYet) {
+            return Optional.empty();
         }
     }
+
+    /** Our process, or one it started (a {@code redis-server} on PATH may be a script that runs the real one). */
+    private boolean isOurs(long pid) {
+        return process.isAlive()
+                && (pid == process.pid() || process.descendants().anyMatch(child -> child.pid() == pid));
+    }
+
+    private record Answer(long pid, String version) { }
 
     private String logTail() {
         try {
@@ -334,7 +366,7 @@ public final class LocalRedis implements AutoCloseable {
         }
     }
 
-    /** The server could not bind its port: another process took it after we found it free. */
+    /** The server could not bind its port, or another process answers there: it took the port after we found it free. */
     private static final class PortTaken extends IllegalStateException {
         PortTaken(String message) {
             super(message);

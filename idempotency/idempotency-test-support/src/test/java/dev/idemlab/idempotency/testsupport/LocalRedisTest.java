@@ -6,14 +6,20 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
+import java.util.Optional;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -35,10 +41,58 @@ class LocalRedisTest {
             redis.close();
         }
         assertThat(redis.isAlive()).isFalse();
-        assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive)).isNotEqualTo(java.util.Optional.of(true));
+        assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive)).isNotEqualTo(Optional.of(true));
         assertThat(dir).doesNotExist();
-        assertThatThrownBy(() -> command(redis.port(), "PING")).isInstanceOf(IOException.class);
+        assertNotServedBy(redis.port(), pid);
         redis.close(); // twice is harmless
+    }
+
+    @Test
+    void theServerSaysItsVersionAndItIsTheProcessThatAnswers() throws Exception {
+        try (LocalRedis redis = LocalRedis.start()) {
+            assertThat(redis.version()).matches("\\d+\\.\\d+.*");
+            assertThat(infoField(redis.port(), "process_id")).isEqualTo(Long.toString(redis.pid()));
+            assertThat(redis.toString()).contains(redis.version()).contains(Long.toString(redis.pid()));
+        }
+    }
+
+    /**
+     * Another process takes the port between the probe and our server's bind: our server exits
+     * ("Address already in use") while the other one answers PING. Before, that PONG made the start
+     * return, and the tests wrote to the other server; now the start asks who answered, and goes on
+     * to another port.
+     */
+    @Test
+    void aPortTakenByAnotherServerIsNeverHandedOutAsOurs() throws Exception {
+        try (LocalRedis other = LocalRedis.start()) {
+            Deque<Integer> ports = new ArrayDeque<>(List.of(other.port()));
+            List<Long> told = new ArrayList<>();
+            try (LocalRedis ours = LocalRedis.start(LocalRedis.bundledExecutable(), List.of(),
+                    (pid, directory) -> told.add(pid), () -> ports.isEmpty() ? freePort() : ports.pop())) {
+                assertThat(ours.port()).isNotEqualTo(other.port());
+                assertThat(infoField(ours.port(), "process_id")).isEqualTo(Long.toString(ours.pid()));
+                assertThat(told).hasSize(2).endsWith(ours.pid());
+                assertThat(ProcessHandle.of(told.get(0)).map(ProcessHandle::isAlive)).isNotEqualTo(Optional.of(true));
+            }
+            assertThat(other.isAlive()).isTrue();
+            assertThat(infoField(other.port(), "process_id")).isEqualTo(Long.toString(other.pid()));
+        }
+    }
+
+    @Test
+    void aStartWhosePortsAreAllTakenFailsAndLeavesNoProcessOfItsOwn() throws Exception {
+        try (LocalRedis other = LocalRedis.start()) {
+            List<Long> told = new ArrayList<>();
+            assertThatThrownBy(() -> LocalRedis.start(LocalRedis.bundledExecutable(), List.of(),
+                    (pid, directory) -> told.add(pid), other::port))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining(other.address());
+            assertThat(told).hasSize(3).doesNotContain(other.pid());
+            for (long pid : told) {
+                assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive)).isNotEqualTo(Optional.of(true));
+            }
+            assertThat(infoField(other.port(), "process_id")).isEqualTo(Long.toString(other.pid()));
+        }
     }
 
     @Test
@@ -92,6 +146,35 @@ class LocalRedisTest {
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("exited with 3")
                 .hasMessageContaining("no such option, says the server");
+    }
+
+    /**
+     * Nothing on {@code port} is the server of {@code pid} any more: nothing answers, or what answers
+     * (another process that took the freed port meanwhile) has another pid.
+     */
+    private static void assertNotServedBy(int port, long pid) {
+        String answering;
+        try {
+            answering = infoField(port, "process_id");
+        } catch (IOException nothingAnswers) {
+            return;
+        }
+        assertThat(answering).isNotEqualTo(Long.toString(pid));
+    }
+
+    /** A field of {@code INFO server} on {@code port}. */
+    private static String infoField(int port, String field) throws IOException {
+        String info = command(port, "INFO server");
+        return info.lines().filter(line -> line.startsWith(field + ":")).map(line -> line.substring(field.length() + 1))
+                .findFirst().orElseThrow(() -> new IOException("no " + field + " in " + info));
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(LocalRedis.HOST))) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** Sends one inline command and returns its reply, without the last CRLF. */

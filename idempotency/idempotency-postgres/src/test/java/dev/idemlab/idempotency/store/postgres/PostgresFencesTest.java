@@ -1,7 +1,7 @@
 package dev.idemlab.idempotency.store.postgres;
 
 import dev.idemlab.idempotency.spi.Reservation;
-import dev.idemlab.idempotency.testsupport.LocalPostgres;
+import dev.idemlab.idempotency.testsupport.TestPostgres;
 import dev.idemlab.provider.ChargeRequest;
 import dev.idemlab.provider.FakePaymentProvider;
 import dev.idemlab.provider.StaleFenceException;
@@ -19,7 +19,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * Fences never repeat on PostgreSQL either, also when the server lost its sequence: a fence is the
  * greater of the server's clock in microseconds, the sequence's next value and the row's last fence
  * plus one. Before, the sequence alone made fences, and a server that came back with an older
- * sequence (a restore, a promoted replica that lagged) gave a fence out twice.
+ * sequence (a restore, a promoted replica that lagged) gave a fence out twice. The tests rewind the
+ * table's sequence: on a server given by URL, that is the sequence of the test's own schema.
  */
 class PostgresFencesTest {
 
@@ -27,13 +28,13 @@ class PostgresFencesTest {
     private static final Duration LEASE = Duration.ofSeconds(30);
     private static final long HOUR_US = Duration.ofHours(1).toNanos() / 1000;
 
-    private static LocalPostgres server;
+    private static TestPostgres server;
     private static PostgresIdempotencyStore store;
     private static PostgresTable table;
 
     @BeforeAll
     static void startServer() {
-        server = LocalPostgres.start();
+        server = TestPostgres.provide();
         store = PostgresTable.openStore(server);
         table = new PostgresTable(store);
     }

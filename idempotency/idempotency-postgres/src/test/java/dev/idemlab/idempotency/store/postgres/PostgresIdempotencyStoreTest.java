@@ -18,7 +18,7 @@ import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.idempotency.tck.IdempotencyStoreContract;
 import dev.idemlab.idempotency.spi.Reservation;
 import dev.idemlab.idempotency.spi.StoredResult;
-import dev.idemlab.idempotency.testsupport.LocalPostgres;
+import dev.idemlab.idempotency.testsupport.TestPostgres;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -41,17 +41,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** The store contract, and what only a real PostgreSQL can show, against a private server of the test's own. */
+/**
+ * The store contract, and what only a real PostgreSQL can show, on the server {@link TestPostgres#provide()}
+ * finds: the one given by {@code IDEMLAB_PG_URL} (in a schema of the test's), else a private one.
+ */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PostgresIdempotencyStoreTest extends IdempotencyStoreContract {
 
-    private LocalPostgres server;
+    private TestPostgres server;
     private PostgresIdempotencyStore store;
     private PostgresTable table;
 
     @BeforeAll
     void startServer() {
-        server = LocalPostgres.start();
+        server = TestPostgres.provide();
         store = PostgresTable.openStore(server);
         table = new PostgresTable(store);
     }
@@ -81,7 +84,6 @@ class PostgresIdempotencyStoreTest extends IdempotencyStoreContract {
         assertThat(store.describe().name()).isEqualTo("postgres");
         assertThat(store.describe().serverVersion()).matches("\\d+(\\.\\d+)*.*");
         assertThat(store.describe().address()).isEqualTo(server.address());
-        System.out.println("postgres under test: " + store.describe().serverVersion() + " at " + server.address());
     }
 
     @Test

@@ -1,6 +1,6 @@
 package dev.idemlab.idempotency.store.postgres;
 
-import dev.idemlab.idempotency.testsupport.LocalPostgres;
+import dev.idemlab.idempotency.testsupport.TestPostgres;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -23,9 +23,10 @@ final class PostgresTable {
 
     /**
      * A store on {@code server} with a namespace prefix of its own, so that stores of one test share the
-     * table without seeing each other's records. The caller closes it.
+     * table without seeing each other's records. On a server given by URL the table is in the server's
+     * schema of the test's own, which its close drops. The caller closes it.
      */
-    static PostgresIdempotencyStore openStore(LocalPostgres server) {
+    static PostgresIdempotencyStore openStore(TestPostgres server) {
         return new PostgresIdempotencyStore(PostgresStoreConfig.custom(server.jdbcUrl())
                 .credentials(server.user(), server.password())
                 .namespacePrefix("test-" + java.util.UUID.randomUUID() + ":").build());

@@ -1,5 +1,6 @@
 package dev.idemlab.idempotency.store.redis;
 
+import dev.idemlab.idempotency.testsupport.TestRedis;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.codec.ByteArrayCodec;
@@ -27,6 +28,23 @@ final class RawRedis implements AutoCloseable {
         this.client = RedisClient.create(uri);
         this.connection = client.connect();
         this.binary = client.connect(RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE));
+    }
+
+    /**
+     * A store on {@code server} whose keys go under the server's key prefix: on a server given by URL,
+     * the keys the server's close removes, and no other client's. The caller closes it.
+     */
+    static RedisIdempotencyStore openStore(TestRedis server) {
+        return new RedisIdempotencyStore(RedisStoreConfig.custom().uri(server.uri()).keyPrefix(server.keyPrefix()).build());
+    }
+
+    /** Closes what was opened, in order, none of it if a start failed before it was: the failure stays the one seen. */
+    static void closeAll(AutoCloseable... opened) throws Exception {
+        for (AutoCloseable each : opened) {
+            if (each != null) {
+                each.close();
+            }
+        }
     }
 
     RedisCommands<String, String> commands() {

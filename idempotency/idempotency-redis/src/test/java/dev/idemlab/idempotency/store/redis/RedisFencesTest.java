@@ -2,7 +2,7 @@ package dev.idemlab.idempotency.store.redis;
 
 import dev.idemlab.idempotency.spi.Reservation;
 import dev.idemlab.idempotency.spi.StoredResult;
-import dev.idemlab.idempotency.testsupport.LocalRedis;
+import dev.idemlab.idempotency.testsupport.TestRedis;
 import dev.idemlab.provider.ChargeRequest;
 import dev.idemlab.provider.FakePaymentProvider;
 import dev.idemlab.provider.StaleFenceException;
@@ -25,8 +25,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * Fences never repeat, also when the server lost what it knew: a fence is the server's clock in
  * microseconds, and a token that takes its own live reservation again gets more than the fence that
- * reservation keeps. On real servers the lab starts with an RDB file of their own, so that one can
- * come back from an older snapshot.
+ * reservation keeps. On real servers with an RDB file in a directory of the test's, so that one can
+ * come back from an older snapshot: private servers ({@link TestRedis#providePrivate}), never one given
+ * by URL, which SAVE and a restart would touch.
  */
 class RedisFencesTest {
 
@@ -36,7 +37,7 @@ class RedisFencesTest {
 
     @TempDir
     static Path sharedDir;
-    private static LocalRedis server;
+    private static TestRedis server;
     private static RedisIdempotencyStore store;
     private static RawRedis raw;
 
@@ -49,19 +50,16 @@ class RedisFencesTest {
     }
 
     @AfterAll
-    static void stopServer() {
-        raw.close();
-        store.close();
-        server.close();
+    static void stopServer() throws Exception {
+        RawRedis.closeAll(raw, store, server);
     }
 
     /**
      * A server whose RDB snapshot is {@code dir}/dump.rdb: it loads the file when it starts, and writes
      * it on SAVE, never by itself (nor on shutdown), so the file holds exactly the last snapshot asked for.
      */
-    private static LocalRedis startWithDataIn(Path dir) {
-        return LocalRedis.start(LocalRedis.bundledExecutable(),
-                List.of("--dir", dir.toAbsolutePath().toString(), "--dbfilename", "dump.rdb"));
+    private static TestRedis startWithDataIn(Path dir) {
+        return TestRedis.providePrivate(List.of("--dir", dir.toAbsolutePath().toString(), "--dbfilename", "dump.rdb"));
     }
 
     private static String namespace() {
@@ -152,7 +150,7 @@ class RedisFencesTest {
         long saved;
         long stale;
         String key;
-        try (LocalRedis first = startWithDataIn(dir);
+        try (TestRedis first = startWithDataIn(dir);
              RedisIdempotencyStore before = new RedisIdempotencyStore(RedisStoreConfig.of(first.uri()));
              RawRedis rawBefore = new RawRedis(first.uri())) {
             key = before.keyOf(ns);
@@ -166,7 +164,7 @@ class RedisFencesTest {
         }
         assertThat(Files.exists(dir.resolve("dump.rdb"))).isTrue();
 
-        try (LocalRedis restarted = startWithDataIn(dir);
+        try (TestRedis restarted = startWithDataIn(dir);
              RedisIdempotencyStore after = new RedisIdempotencyStore(RedisStoreConfig.of(restarted.uri()));
              RawRedis rawAfter = new RawRedis(restarted.uri())) {
             assertThat(new String(rawAfter.bytes(key), StandardCharsets.ISO_8859_1)).as("the reservation of the snapshot")

@@ -10,7 +10,7 @@ import dev.idemlab.idempotency.tck.IdempotencyStoreContract;
 import dev.idemlab.idempotency.spi.IdempotencyStoreException;
 import dev.idemlab.idempotency.spi.Reservation;
 import dev.idemlab.idempotency.spi.StoredResult;
-import dev.idemlab.idempotency.testsupport.LocalRedis;
+import dev.idemlab.idempotency.testsupport.TestRedis;
 import io.lettuce.core.SetArgs;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -26,27 +27,28 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** The store contract, and what only Redis can show, on a private redis-server of the test's own. */
+/**
+ * The store contract, and what only Redis can show, on the server {@link TestRedis#provide()} finds:
+ * the one given by {@code IDEMLAB_REDIS_URL} (under a key prefix of the test's), else a private one.
+ */
 class RedisIdempotencyStoreTest extends IdempotencyStoreContract {
 
-    private static LocalRedis server;
+    private static TestRedis server;
     private static RedisIdempotencyStore store;
     private static RawRedis raw;
 
     @BeforeAll
     static void startServer() {
-        server = LocalRedis.start();
-        store = new RedisIdempotencyStore(RedisStoreConfig.of(server.uri()));
+        server = TestRedis.provide();
+        store = RawRedis.openStore(server);
         raw = new RawRedis(server.uri());
         raw.firstRoundTrip(store);
-        System.out.println("store contract on redis " + store.describe().serverVersion() + " at " + server.address());
+        System.out.println("store contract on " + server);
     }
 
     @AfterAll
-    static void stopServer() {
-        raw.close();
-        store.close();
-        server.close();
+    static void stopServer() throws Exception {
+        RawRedis.closeAll(raw, store, server);
     }
 
     @Override
@@ -100,12 +102,19 @@ class RedisIdempotencyStoreTest extends IdempotencyStoreContract {
         assertThat(((Pending) store.lookup(ns).orElseThrow()).token()).isEqualTo("owner");
     }
 
+    /** SCRIPT FLUSH empties the whole server's script cache: on a private server, never on one given by URL. */
     @Test
-    void aServerThatLostItsScriptsGetsThemAgainAndTheCallSucceeds() {
-        raw.commands().scriptFlush();
-        String ns = namespace();
-        assertThat(store.reserve(ns, "t1", FP, LEASE)).isInstanceOf(Reservation.Acquired.class);
-        assertThat(store.lookup(ns)).containsInstanceOf(Pending.class);
+    void aServerThatLostItsScriptsGetsThemAgainAndTheCallSucceeds() throws Exception {
+        try (TestRedis own = TestRedis.providePrivate(List.of());
+             RedisIdempotencyStore onOwn = RawRedis.openStore(own);
+             RawRedis rawOwn = new RawRedis(own.uri())) {
+            rawOwn.firstRoundTrip(onOwn);
+            onOwn.reserve(namespace(), "t0", FP, LEASE); // the scripts are loaded
+            rawOwn.commands().scriptFlush();
+            String ns = namespace();
+            assertThat(onOwn.reserve(ns, "t1", FP, LEASE)).isInstanceOf(Reservation.Acquired.class);
+            assertThat(onOwn.lookup(ns)).containsInstanceOf(Pending.class);
+        }
     }
 
     @Test
@@ -259,7 +268,7 @@ class RedisIdempotencyStoreTest extends IdempotencyStoreContract {
     @Test
     void describesItselfWithTheServersVersionAndAddress() {
         assertThat(store.describe().name()).isEqualTo("redis");
-        assertThat(store.describe().serverVersion()).matches("\\d+\\.\\d+.*");
+        assertThat(store.describe().serverVersion()).matches("\\d+\\.\\d+.*").isEqualTo(server.version());
         assertThat(store.describe().address()).isEqualTo(server.address());
     }
 }

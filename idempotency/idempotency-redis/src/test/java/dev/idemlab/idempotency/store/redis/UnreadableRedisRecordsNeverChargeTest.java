@@ -10,7 +10,7 @@ import dev.idemlab.idempotency.InFlightPolicy;
 import dev.idemlab.idempotency.Outcome;
 import dev.idemlab.idempotency.ResultCodec;
 import dev.idemlab.idempotency.spi.IdempotencyRecord.Completed;
-import dev.idemlab.idempotency.testsupport.LocalRedis;
+import dev.idemlab.idempotency.testsupport.TestRedis;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -43,23 +43,21 @@ class UnreadableRedisRecordsNeverChargeTest {
     private static final ResultCodec<String> CODEC = ResultCodec.json(String.class);
     private static final Fingerprint FINGERPRINT = Fingerprint.ofFields(Map.of("amount", 10));
 
-    private static LocalRedis server;
+    private static TestRedis server;
     private static RedisIdempotencyStore store;
     private static RawRedis raw;
 
     @BeforeAll
     static void startServer() {
-        server = LocalRedis.start();
-        store = new RedisIdempotencyStore(RedisStoreConfig.of(server.uri()));
+        server = TestRedis.provide();
+        store = RawRedis.openStore(server);
         raw = new RawRedis(server.uri());
         raw.firstRoundTrip(store);
     }
 
     @AfterAll
-    static void stopServer() {
-        raw.close();
-        store.close();
-        server.close();
+    static void stopServer() throws Exception {
+        RawRedis.closeAll(raw, store, server);
     }
 
     static Stream<Arguments> unreadableValues() {

