@@ -17,7 +17,7 @@ if [[ ! -f "$jar" ]]; then
   ./mvnw -B -q package -DskipTests
 fi
 records="${RECORDS:-100000}"
-commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
+commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- . ':(exclude)results' 2>/dev/null || echo ' (with uncommitted changes)')"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 status=0

@@ -23,7 +23,7 @@ mkdir -p "$out"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 # The commit and the jar as they are now: the runs take half an hour, and the tree may move meanwhile.
-commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
+commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- . ':(exclude)results' 2>/dev/null || echo ' (with uncommitted changes)')"
 cp "$jar" "$work/lab.jar"
 jar="$work/lab.jar"
 

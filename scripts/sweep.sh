@@ -14,7 +14,7 @@ if [[ ! -f "$jar" ]]; then
 fi
 duration="${DURATION:-30m}"
 rate="${RATE:-300}"
-commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
+commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- . ':(exclude)results' 2>/dev/null || echo ' (with uncommitted changes)')"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 status=0
