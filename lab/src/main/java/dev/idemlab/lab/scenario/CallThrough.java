@@ -15,5 +15,9 @@ public enum CallThrough {
      * {@link AnnotatedCharges#charge} on {@code Idempotency.proxy}: the library's WAIT and RAISE only,
      * since the lab's result cache (policy RUN) is no policy of the library's coordinator.
      */
-    PROXY
+    PROXY;
+
+    /** Why policy run cannot go through the proxy. */
+    public static final String NO_PROXY_FOR_THE_RESULT_CACHE = "the result cache (policy run) is the lab's baseline, "
+            + "not a policy of the library: Idempotency.proxy wraps the library's coordinator, under wait or raise";
 }

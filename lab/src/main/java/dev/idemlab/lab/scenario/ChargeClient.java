@@ -86,7 +86,7 @@ final class ChargeClient {
             return this;
         }
         if (policy == LabPolicy.RUN) {
-            throw new CannotStageException(PROXY_HAS_NO_RESULT_CACHE);
+            throw new CannotStageException(CallThrough.NO_PROXY_FOR_THE_RESULT_CACHE);
         }
         if (codec != CHARGE) {
             throw new CannotStageException("through the proxy a result is stored by the codec of the method's return "
@@ -98,9 +98,6 @@ final class ChargeClient {
                 Idempotency.proxy(AnnotatedCharges.class, direct, coordinator));
     }
 
-    /** Why policy run cannot go through the proxy. */
-    static final String PROXY_HAS_NO_RESULT_CACHE = "the result cache (policy run) is the lab's baseline, not a policy "
-            + "of the library: Idempotency.proxy wraps the library's coordinator, under wait or raise";
 
     /**
      * Runs one full cycle (fingerprint, reserve, charge, encode, complete, replay) through a

@@ -65,7 +65,7 @@ public final class StoreDownScenario implements Scenario {
     @Override
     public ScenarioRun run(ScenarioContext context, LabPolicy policy) {
         if (context.callThrough() == CallThrough.PROXY && policy == LabPolicy.RUN) {
-            throw new CannotStageException(ChargeClient.PROXY_HAS_NO_RESULT_CACHE); // before a server is stopped for it
+            throw new CannotStageException(CallThrough.NO_PROXY_FOR_THE_RESULT_CACHE); // before a server is stopped for it
         }
         ScenarioSettings settings = context.settings();
         Timeline timeline = new Timeline();
