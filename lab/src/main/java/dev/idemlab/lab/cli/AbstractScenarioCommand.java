@@ -3,7 +3,9 @@ package dev.idemlab.lab.cli;
 import dev.idemlab.lab.infra.ProvisioningOptions;
 import dev.idemlab.lab.infra.StoreBackend;
 import dev.idemlab.lab.infra.StoreBackends;
+import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.lab.report.ReportFormat;
+import dev.idemlab.lab.scenario.CallThrough;
 import dev.idemlab.lab.scenario.ProviderChoice;
 import dev.idemlab.lab.scenario.ScenarioContext;
 import dev.idemlab.lab.scenario.ScenarioRun;
@@ -53,6 +55,26 @@ abstract class AbstractScenarioCommand implements Callable<Integer> {
      */
     boolean runsOneScenario() {
         return true;
+    }
+
+    /** How the callers charge: directly, unless the command takes {@code --call-through}. */
+    CallThrough callThrough() {
+        return CallThrough.COORDINATOR;
+    }
+
+    /** Refuses {@code --call-through proxy} where a scenario's charges or a policy cannot go through the proxy. */
+    private static void refuseWhatCannotCallThroughProxy(List<ScenarioRunner.Plan> plan) {
+        for (ScenarioRunner.Plan step : plan) {
+            String reason = step.scenario().cannotCallThroughProxy();
+            if (reason != null) {
+                throw new UsageException("--call-through proxy: " + step.scenario().name() + " cannot charge through "
+                        + "Idempotency.proxy here: " + reason + "; leave --call-through out");
+            }
+            if (step.policies().contains(LabPolicy.RUN)) {
+                throw new UsageException("--call-through proxy: " + CallThrough.NO_PROXY_FOR_THE_RESULT_CACHE
+                        + "; give --policy wait or raise" + (step.policies().size() > 1 ? " (all includes run)" : ""));
+            }
+        }
     }
 
     /** Refuses a store that cannot stage this command's scenario at all. */
@@ -130,16 +152,20 @@ abstract class AbstractScenarioCommand implements Callable<Integer> {
         options.output.validate();
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        CallThrough callThrough = callThrough();
         List<ScenarioRunner.Plan> plan = plan();
         if (runsOneScenario()) {
             refuseFixedOptions(plan);
+        }
+        if (callThrough == CallThrough.PROXY) {
+            refuseWhatCannotCallThroughProxy(plan);
         }
         int steps = ScenarioRunner.steps(plan);
         // A run of several steps reports each; a single one stays quiet unless a person is watching.
         Progress progress = steps > 1 ? new Progress(err, Progress.onTerminal(), steps) : null;
         try (StoreBackend backend = StoreBackends.open(storeName, provisioning)) {
             ScenarioContext context = new ScenarioContext(backend, settings,
-                    ((LabCommand) spec.root().userObject()).coordinators(), providerChoice);
+                    ((LabCommand) spec.root().userObject()).coordinators(), providerChoice, callThrough);
             ScenarioRunner runner = new ScenarioRunner(context, err, progress);
             runner.say("using " + backend.server().describe());
             List<ScenarioRun> runs = new ArrayList<>();

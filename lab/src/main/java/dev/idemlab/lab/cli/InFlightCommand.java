@@ -1,6 +1,7 @@
 package dev.idemlab.lab.cli;
 
 import dev.idemlab.lab.http.SpringSampleJar;
+import dev.idemlab.lab.scenario.CallThrough;
 import dev.idemlab.lab.scenario.HttpInFlightScenario;
 import dev.idemlab.lab.scenario.InFlightScenario;
 import dev.idemlab.lab.scenario.Scenario;
@@ -59,6 +60,21 @@ final class InFlightCommand extends AbstractScenarioCommand {
 
     @Mixin
     TransportOption transport;
+
+    @Mixin
+    CallThroughOption callThrough;
+
+    @Override
+    CallThrough callThrough() {
+        CallThrough how = callThrough.choice();
+        if (how == CallThrough.PROXY && SPRING_SAMPLE.equals(target)) {
+            // Said before the sample's jar is looked for: the rule holds whether it was built or not.
+            throw new UsageException("--call-through proxy: --target " + SPRING_SAMPLE + " runs the holder in a child "
+                    + "JVM (the Spring Boot sample, whose @Idempotent beans run on the starter's advice), which the "
+                    + "lab's callers only send HTTP requests; leave --call-through out");
+        }
+        return how;
+    }
 
     @Override
     RaceOptions race() {

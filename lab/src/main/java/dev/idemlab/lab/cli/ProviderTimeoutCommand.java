@@ -1,5 +1,6 @@
 package dev.idemlab.lab.cli;
 
+import dev.idemlab.lab.scenario.CallThrough;
 import dev.idemlab.lab.scenario.ProviderTimeoutScenario;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -13,6 +14,14 @@ final class ProviderTimeoutCommand extends AbstractScenarioCommand {
 
     @Mixin
     WaitPolicyOption policy;
+
+    @Mixin
+    CallThroughOption callThrough;
+
+    @Override
+    CallThrough callThrough() {
+        return callThrough.choice();
+    }
 
     @Override
     List<ScenarioRunner.Plan> plan() {

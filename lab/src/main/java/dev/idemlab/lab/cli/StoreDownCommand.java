@@ -1,5 +1,6 @@
 package dev.idemlab.lab.cli;
 
+import dev.idemlab.lab.scenario.CallThrough;
 import dev.idemlab.lab.scenario.StoreDownScenario;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -15,6 +16,14 @@ final class StoreDownCommand extends AbstractScenarioCommand {
 
     @Mixin
     WaitPolicyOption policy;
+
+    @Mixin
+    CallThroughOption callThrough;
+
+    @Override
+    CallThrough callThrough() {
+        return callThrough.choice();
+    }
 
     @picocli.CommandLine.Option(names = "--downstream-key", paramLabel = "on|off",
             description = "Send the charge and then its retry, both failing open: with the coordinator's downstream key "

@@ -59,6 +59,9 @@ final class Rows {
             line.append(", retries at ").append(s.get("retryAtMs")).append(" ms, ").append(s.get("callers")).append(" callers");
         }
         line.append(", lease ").append(s.get("leaseMs")).append(" ms, key ").append(s.get("key"));
+        if ("proxy".equals(s.get("callThrough"))) {
+            line.append(", charged through Idempotency.proxy");
+        }
         return line.toString();
     }
 }

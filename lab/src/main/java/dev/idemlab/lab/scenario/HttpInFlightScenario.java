@@ -61,6 +61,14 @@ public final class HttpInFlightScenario implements Scenario {
     }
 
     @Override
+    public String cannotCallThroughProxy() {
+        return target == SampleRaceApi.TARGET
+                ? "the holder is the Spring Boot sample in a child JVM, whose @Idempotent beans run on the starter's "
+                        + "advice; the lab's callers only send it HTTP requests"
+                : "the callers send HTTP requests to the demo server, whose filter calls the coordinator";
+    }
+
+    @Override
     public List<LabPolicy> policiesForAll() {
         return inProcess.policiesForAll();
     }

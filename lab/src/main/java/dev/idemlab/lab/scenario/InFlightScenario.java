@@ -25,6 +25,11 @@ public final class InFlightScenario extends StagedScenario {
     }
 
     @Override
+    public String cannotCallThroughProxy() {
+        return null;
+    }
+
+    @Override
     public String summary() {
         return "a retry arrives while the first call is still inside the provider";
     }

@@ -16,6 +16,11 @@ public final class KeyReuseScenario extends StagedScenario {
     }
 
     @Override
+    public String cannotCallThroughProxy() {
+        return null;
+    }
+
+    @Override
     public String summary() {
         return "the same key sent again with the same amount, then with another amount";
     }

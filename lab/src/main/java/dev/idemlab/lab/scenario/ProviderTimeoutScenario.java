@@ -16,6 +16,11 @@ public final class ProviderTimeoutScenario extends StagedScenario {
     }
 
     @Override
+    public String cannotCallThroughProxy() {
+        return null;
+    }
+
+    @Override
     public String summary() {
         return "the provider times out before charging, and the client retries";
     }

@@ -38,6 +38,15 @@ public interface Scenario {
         return null;
     }
 
+    /**
+     * Why this scenario's charges cannot go through {@code Idempotency.proxy} ({@link CallThrough#PROXY}),
+     * or {@code null} where they can: the post's four scenarios, whose callers charge through the lab's
+     * own client in this process.
+     */
+    default String cannotCallThroughProxy() {
+        return "its callers do not charge through the lab's own client in this process";
+    }
+
     default List<LabPolicy> policiesForAll() {
         return List.of(LabPolicy.WAIT);
     }

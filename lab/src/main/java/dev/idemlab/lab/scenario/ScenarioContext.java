@@ -12,16 +12,24 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * What a scenario runs against: a store backend, its settings, and the coordinator under test.
+ * What a scenario runs against: a store backend, its settings, the coordinator under test, where the
+ * provider is, and whether callers reach the coordinator directly or through {@code Idempotency.proxy}.
  */
 public record ScenarioContext(StoreBackend backend, ScenarioSettings settings, CoordinatorFactory coordinators,
-                              ProviderChoice providerChoice) {
+                              ProviderChoice providerChoice, CallThrough callThrough) {
 
     public ScenarioContext {
         Objects.requireNonNull(backend, "backend");
         Objects.requireNonNull(settings, "settings");
         Objects.requireNonNull(coordinators, "coordinators");
         Objects.requireNonNull(providerChoice, "providerChoice");
+        Objects.requireNonNull(callThrough, "callThrough");
+    }
+
+    /** A context whose callers call the coordinator directly. */
+    public ScenarioContext(StoreBackend backend, ScenarioSettings settings, CoordinatorFactory coordinators,
+                           ProviderChoice providerChoice) {
+        this(backend, settings, coordinators, providerChoice, CallThrough.COORDINATOR);
     }
 
     /** A context whose callers reach the provider in process. */
@@ -31,7 +39,17 @@ public record ScenarioContext(StoreBackend backend, ScenarioSettings settings, C
 
     /** This context with the provider reached as {@code choice}. */
     public ScenarioContext withProvider(ProviderChoice choice) {
-        return new ScenarioContext(backend, settings, coordinators, choice);
+        return new ScenarioContext(backend, settings, coordinators, choice, callThrough);
+    }
+
+    /**
+     * This context with callers reaching the coordinator as {@code how} says. The post's four scenarios
+     * (in-flight, key-reuse, provider-timeout, store-down) honour it; a scenario whose callers do not
+     * charge through the lab's own client in this process refuses {@link CallThrough#PROXY} by
+     * {@link Scenario#cannotCallThroughProxy()}.
+     */
+    public ScenarioContext withCallThrough(CallThrough how) {
+        return new ScenarioContext(backend, settings, coordinators, providerChoice, how);
     }
 
     /**
@@ -73,6 +91,9 @@ public record ScenarioContext(StoreBackend backend, ScenarioSettings settings, C
         reported.put("onStoreFailure", settings.storeFailureMode().name());
         if (providerChoice == ProviderChoice.HTTP) {
             reported.put("provider", "http");
+        }
+        if (callThrough == CallThrough.PROXY) {
+            reported.put("callThrough", "proxy");
         }
         return reported;
     }

@@ -48,7 +48,7 @@ abstract class StagedScenario implements Scenario {
 
     /** How a charge is stored for replay: whole, as JSON, unless a scenario stores it otherwise. */
     dev.idemlab.idempotency.ResultCodec<dev.idemlab.provider.Charge> codec(dev.idemlab.provider.PaymentProvider provider) {
-        return dev.idemlab.idempotency.ResultCodec.json(dev.idemlab.provider.Charge.class);
+        return ChargeClient.CHARGE;
     }
 
     /** The coordinator's config beyond lease and store-failure mode. */
@@ -76,7 +76,8 @@ abstract class StagedScenario implements Scenario {
                 IdempotencyStore underTest = storeUnderTest(new TimelineStore(store, timeline), timeline);
                 IdempotencyCoordinator coordinator = context.coordinator(underTest, policy, this::configure);
                 List<CallerResult> callers = stage(new ChargeClient(coordinator, provider.client(), timeline,
-                        downstream(), codec(provider.client())), provider.fake(), context.settings());
+                        downstream(), codec(provider.client())).through(context.callThrough(), policy),
+                        provider.fake(), context.settings());
                 Map<String, Object> reported = context.reportedSettings();
                 reportSettings(context.settings(), reported);
                 reportOutcome(callers, context.settings(), reported);

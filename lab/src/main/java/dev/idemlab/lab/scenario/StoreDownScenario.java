@@ -49,6 +49,11 @@ public final class StoreDownScenario implements Scenario {
         return "the store's server is unreachable when the charge arrives";
     }
 
+    @Override
+    public String cannotCallThroughProxy() {
+        return null;
+    }
+
     private static StoreOutage outageOf(ScenarioContext context) {
         try {
             return context.backend().openOutage();
@@ -59,16 +64,20 @@ public final class StoreDownScenario implements Scenario {
 
     @Override
     public ScenarioRun run(ScenarioContext context, LabPolicy policy) {
+        if (context.callThrough() == CallThrough.PROXY && policy == LabPolicy.RUN) {
+            throw new CannotStageException(CallThrough.NO_PROXY_FOR_THE_RESULT_CACHE); // before a server is stopped for it
+        }
         ScenarioSettings settings = context.settings();
         Timeline timeline = new Timeline();
         boolean keyed = Boolean.TRUE.equals(downstreamKey);
         try (ScenarioProvider provider = context.openProvider(timeline, b -> b.deduplicateOnKey(keyed));
              StoreOutage outage = outageOf(context)) {
             IdempotencyCoordinator coordinator = context.coordinator(new TimelineStore(outage.store(), timeline), policy);
-            ChargeClient client = downstreamKey == null
+            ChargeClient client = (downstreamKey == null
                     ? new ChargeClient(coordinator, provider.client(), timeline)
                     : new ChargeClient(coordinator, provider.client(), timeline,
-                            keyed ? ChargeClient.Downstream.CONTEXT_KEY : ChargeClient.Downstream.NONE);
+                            keyed ? ChargeClient.Downstream.CONTEXT_KEY : ChargeClient.Downstream.NONE))
+                    .through(context.callThrough(), policy);
             List<CallerResult> callers = new ArrayList<>();
             callers.add(client.charge(downstreamKey == null ? "store unreachable" : "first call", settings.key(),
                     ScenarioSettings.AMOUNT));

@@ -87,6 +87,11 @@ public final class StripeInFlightScenario implements Scenario {
     }
 
     @Override
+    public String cannotCallThroughProxy() {
+        return "the Stripe Java SDK sends HTTP requests to the demo server, whose filter calls the coordinator";
+    }
+
+    @Override
     public String summary() {
         return "the first request times out in " + CLIENT + " (read timeout " + readTimeout.toMillis()
                 + " ms), and the SDK's own retry with the same key arrives while it is still inside the "

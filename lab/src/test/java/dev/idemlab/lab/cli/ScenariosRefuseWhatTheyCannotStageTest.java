@@ -29,7 +29,13 @@ class ScenariosRefuseWhatTheyCannotStageTest {
             "scenario lease-overrun --paused-holder --store memory|--paused-holder runs the holder in a child JVM, which cannot reach the memory store",
             "scenario crash-mid-charge --provider in-process|--provider in-process: crash-mid-charge (the holder's JVM is killed after the provider charged, before the record was completed) always reaches the provider over HTTP",
             "scenario lease-overrun --provider in-process|--provider in-process: lease-overrun (the holder is paused (SIGSTOP) past its lease",
-            "scenario stale-holder-order --provider in-process|--provider in-process: stale-holder-order"
+            "scenario stale-holder-order --provider in-process|--provider in-process: stale-holder-order",
+            "scenario in-flight --store memory --call-through proxy|--call-through proxy: the result cache (policy run) is the lab's baseline, not a policy of the library: Idempotency.proxy wraps the library's coordinator, under wait or raise; give --policy wait or raise (all includes run)",
+            "scenario key-reuse --store memory --call-through proxy --policy run|--call-through proxy: the result cache (policy run) is the lab's baseline",
+            "scenario in-flight --store redis --policy wait --target spring-sample --call-through proxy|--call-through proxy: --target spring-sample runs the holder in a child JVM",
+            "scenario in-flight --store memory --policy wait --client stripe-java --call-through proxy|--call-through proxy: in-flight cannot charge through Idempotency.proxy here: the Stripe Java SDK sends HTTP requests to the demo server",
+            "scenario in-flight --store memory --policy wait --transport http --call-through proxy|--call-through proxy: in-flight cannot charge through Idempotency.proxy here: the callers send HTTP requests to the demo server",
+            "scenario provider-timeout --store memory --call-through bogus|--call-through must be coordinator or proxy, got 'bogus'"
     })
     void aStoreOrOptionTheScenarioCannotHonourIsRefused(String commandLine, String rule) {
         LabRun run = LabRun.of(commandLine.split(" "));

@@ -42,6 +42,7 @@ public final class IdempotentProxy implements InvocationHandler {
         }
         Map<Method, IdempotentMethod> plans = new HashMap<>();
         for (Method method : type.getMethods()) {
+            refuseTypesTheProxyCannotName(type, method);
             Idempotent idempotent = method.getAnnotation(Idempotent.class);
             if (idempotent != null && Modifier.isStatic(method.getModifiers())) {
                 throw new IllegalArgumentException("@Idempotent " + type.getSimpleName() + "." + method.getName()
@@ -58,6 +59,49 @@ public final class IdempotentProxy implements InvocationHandler {
         Object proxy = Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type},
                 new IdempotentProxy(type, target, coordinator, Map.copyOf(plans)));
         return type.cast(proxy);
+    }
+
+    /**
+     * The JDK defines the proxy of a public interface in a module of its own, in another package, and
+     * its methods cast each result to the method's return type and catch the exceptions it declares:
+     * a type there that is not public fails the first call of that method with {@code IllegalAccessError}
+     * (a parameter's type is only passed along, never named). The proxy of an interface that is not
+     * public lives in the interface's package, where such types are visible.
+     */
+    private static void refuseTypesTheProxyCannotName(Class<?> type, Method method) {
+        if (!Modifier.isPublic(type.getModifiers())) {
+            return;
+        }
+        String where = (method.isAnnotationPresent(Idempotent.class) ? "@Idempotent " : "")
+                + type.getSimpleName() + "." + method.getName();
+        Class<?> result = elementOf(method.getReturnType());
+        if (!visibleToTheProxy(result)) {
+            throw new IllegalArgumentException(where + " returns " + result.getName() + ", which is not public: "
+                    + rule(type, result));
+        }
+        for (Class<?> thrown : method.getExceptionTypes()) {
+            if (!visibleToTheProxy(thrown)) {
+                throw new IllegalArgumentException(where + " throws " + thrown.getName() + ", which is not public: "
+                        + rule(type, thrown));
+            }
+        }
+    }
+
+    private static String rule(Class<?> type, Class<?> hidden) {
+        return "the proxy of a public interface is a class in another package, which cannot name a type that is not "
+                + "public in a method's result or throws clause (its first call would fail with IllegalAccessError); "
+                + "make " + hidden.getSimpleName() + " public, or " + type.getSimpleName() + " package-private";
+    }
+
+    private static Class<?> elementOf(Class<?> type) {
+        return type.isArray() ? elementOf(type.getComponentType()) : type;
+    }
+
+    /** Public, or a protected member class (which its class file declares public). */
+    private static boolean visibleToTheProxy(Class<?> type) {
+        int modifiers = type.getModifiers();
+        return type.isPrimitive() || Modifier.isPublic(modifiers)
+                || (type.isMemberClass() && Modifier.isProtected(modifiers));
     }
 
     @Override
