@@ -1,9 +1,8 @@
 package dev.idemlab.lab.infra;
 
 import dev.idemlab.idempotency.testsupport.LocalRedis;
+import dev.idemlab.idempotency.testsupport.TestRedis;
 
-import java.io.File;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -119,7 +118,7 @@ final class RedisProvisioner {
     }
 
     private static RedisProcess startLocal(List<String> args, String purpose) {
-        Optional<Path> system = onPath(BINARY);
+        Optional<Path> system = systemBinary();
         if (system.isPresent()) {
             return RedisProcess.start(system.get(), Origin.SYSTEM, List.of(), args);
         }
@@ -137,7 +136,7 @@ final class RedisProvisioner {
     private static Optional<Supplier<PrivateRedisServer>> launcher(Origin origin, List<String> tried) {
         switch (origin) {
             case SYSTEM -> {
-                Optional<Path> binary = onPath(BINARY);
+                Optional<Path> binary = systemBinary();
                 if (binary.isEmpty()) {
                     tried.add("system: no " + BINARY + " on PATH");
                 }
@@ -166,22 +165,9 @@ final class RedisProvisioner {
         }
     }
 
-    /** The first executable {@code name} on PATH, as a shell would find it. */
-    static Optional<Path> onPath(String name) {
-        String path = System.getenv("PATH");
-        if (path == null) {
-            return Optional.empty();
-        }
-        for (String dir : path.split(File.pathSeparator)) {
-            if (dir.isBlank()) {
-                continue;
-            }
-            Path candidate = Path.of(dir, name);
-            if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
-                return Optional.of(candidate);
-            }
-        }
-        return Optional.empty();
+    /** The first {@value #BINARY} on PATH, found as the store modules' tests find theirs. */
+    static Optional<Path> systemBinary() {
+        return TestRedis.systemBinary();
     }
 
     private static boolean dockerAvailable() {

@@ -113,7 +113,7 @@ class RedisBackendTest {
 
     @Test
     void askingForASystemBinaryThatIsNotOnPathSaysHowToGetAServer() {
-        assumeTrue(RedisProvisioner.onPath(RedisProvisioner.BINARY).isEmpty(), "a redis-server is on PATH here");
+        assumeTrue(RedisProvisioner.systemBinary().isEmpty(), "a redis-server is on PATH here");
         assertThatThrownBy(() -> RedisBackend.open(new ProvisioningOptions(null, Origin.SYSTEM, null, null)))
                 .isInstanceOf(ProvisioningException.class)
                 .hasMessageContaining("no redis-server on PATH")

@@ -206,6 +206,11 @@ public final class TestRedis implements AutoCloseable {
         return new TestRedis(local.uri(), origin, local.version(), local, null, from);
     }
 
+    /** The first executable {@value #BINARY} on this process's PATH, as a shell would find it. */
+    public static Optional<Path> systemBinary() {
+        return onPath(System.getenv("PATH"));
+    }
+
     /** The first executable {@value #BINARY} in {@code path}, as a shell would find it. */
     static Optional<Path> onPath(String path) {
         if (path == null) {
