@@ -19,7 +19,8 @@ import java.util.List;
  *
  * @param store where records are kept. {@code memory} (the default, with a WARN at startup: records
  *     are per process, lost on restart and not shared between instances), {@code redis} (needs
- *     {@code idempotency.redis.uri}) or {@code postgres} (the application's own {@code DataSource})
+ *     {@code idempotency.redis.uri}, or Spring Data Redis's {@code LettuceConnectionFactory}) or
+ *     {@code postgres} (the application's own {@code DataSource})
  * @param keyPrefix prefix of every record's key: the Redis key prefix, the PostgreSQL namespace
  *     prefix. Empty: the store's own default ({@code idempotency:} on Redis, none on PostgreSQL)
  * @param policy what a request does that finds an identical one in flight: {@code wait} for its
@@ -69,8 +70,10 @@ public record IdempotencyProperties(
      * The Redis store's settings.
      *
      * @param uri the server, {@code redis://host:port} (or {@code redis-cluster://host:port,...}).
-     *     Required with {@code idempotency.store=redis}: the store opens its own Lettuce client, since it
-     *     cannot yet take the application's
+     *     Required with {@code idempotency.store=redis} unless the application has Spring Data Redis's
+     *     {@code LettuceConnectionFactory} on one server: the store then connects to the factory's server
+     *     ({@code spring.data.redis.*}) on the factory's client. When set, the store connects here, on the
+     *     application's Lettuce client if it has one (a {@code RedisClient} bean, else the factory's)
      * @param commandTimeout how long one command may take before it counts as a storage error
      */
     public record Redis(String uri, @DefaultValue("1s") Duration commandTimeout) { }

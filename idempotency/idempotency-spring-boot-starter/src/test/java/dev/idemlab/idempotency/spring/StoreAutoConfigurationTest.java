@@ -8,6 +8,7 @@ import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.idempotency.spring.autoconfigure.IdempotencyAspectAutoConfiguration;
 import dev.idemlab.idempotency.spring.autoconfigure.IdempotencyCoordinatorAutoConfiguration;
 import dev.idemlab.idempotency.spring.autoconfigure.IdempotencyStoreAutoConfiguration;
+import dev.idemlab.idempotency.spring.autoconfigure.IdempotencyStoreOnSpringDataRedisAutoConfiguration;
 import dev.idemlab.idempotency.store.memory.InMemoryIdempotencyStore;
 import dev.idemlab.idempotency.store.redis.RedisIdempotencyStore;
 import dev.idemlab.idempotency.testsupport.LocalRedis;
@@ -23,8 +24,14 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.RedisSentinelConfiguration;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -37,6 +44,7 @@ class StoreAutoConfigurationTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(IdempotencyStoreAutoConfiguration.class,
+                    IdempotencyStoreOnSpringDataRedisAutoConfiguration.class,
                     IdempotencyCoordinatorAutoConfiguration.class, IdempotencyAspectAutoConfiguration.class));
 
     @BeforeAll
@@ -197,6 +205,82 @@ class StoreAutoConfigurationTest {
         } finally {
             applications.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         }
+    }
+
+    @Test
+    void withSpringDataRedissFactoryAndNoUriTheStoreConnectsToTheFactorysServerOnItsClient() {
+        runner.withBean(LettuceConnectionFactory.class,
+                        () -> new LettuceConnectionFactory(new RedisStandaloneConfiguration(redis.host(), redis.port())))
+                .withPropertyValues("idempotency.store=redis")
+                .run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(RedisIdempotencyStore.class);
+                    assertThat(context.getBean(RedisIdempotencyStore.class).config().address()).isEqualTo(redis.address());
+                    // what closes the store before the factory stops
+                    assertThat(context.getBeansOfType(SmartLifecycle.class)).containsKey(
+                            "idempotencyStoreClosingBeforeConnectionFactory");
+                    assertChargesOnce(context.getBean(IdempotencyCoordinator.class), "on-the-factorys-client");
+                });
+    }
+
+    @Test
+    void theApplicationsOwnRedisClientComesBeforeTheFactorysAndNeedsTheUri() {
+        RedisClient applications = RedisClient.create();
+        try {
+            runner.withBean(RedisClient.class, () -> applications, bean -> bean.setDestroyMethodName(""))
+                    .withBean(LettuceConnectionFactory.class,
+                            () -> new LettuceConnectionFactory(new RedisStandaloneConfiguration(redis.host(), redis.port())))
+                    .withPropertyValues("idempotency.store=redis")
+                    .run(context -> {
+                        assertThat(context).hasFailed();
+                        assertThat(rootCause(context.getStartupFailure())).hasMessageContaining("idempotency.redis.uri");
+                    });
+        } finally {
+            applications.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        }
+    }
+
+    @Test
+    void aClusterFactoryWithoutAUriFailsStartupSayingWhyAndWhatToSet() {
+        runner.withBean(LettuceConnectionFactory.class,
+                        () -> new LettuceConnectionFactory(new RedisClusterConfiguration(List.of(redis.address()))))
+                .withPropertyValues("idempotency.store=redis")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(rootCause(context.getStartupFailure())).hasMessageContaining("Redis Cluster")
+                            .hasMessageContaining("idempotency.redis.uri");
+                });
+    }
+
+    @Test
+    void aSentinelFactoryLeavesTheStoreToAClientOfItsOwnOnTheUri() {
+        // The factory's client is never used: no Sentinel has to answer.
+        runner.withBean(LettuceConnectionFactory.class, () -> new LettuceConnectionFactory(
+                        new RedisSentinelConfiguration("mymaster", java.util.Set.of("127.0.0.1:1"))))
+                .withPropertyValues("idempotency.store=redis", "idempotency.redis.uri=" + redis.uri())
+                .run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(RedisIdempotencyStore.class);
+                    assertChargesOnce(context.getBean(IdempotencyCoordinator.class), "beside-a-sentinel-factory");
+                });
+    }
+
+    @Test
+    void withoutSpringDataRedisTheUriIsStillRequired() {
+        runner.withClassLoader(new FilteredClassLoader(LettuceConnectionFactory.class))
+                .withPropertyValues("idempotency.store=redis")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(rootCause(context.getStartupFailure())).hasMessageContaining("idempotency.redis.uri");
+                });
+    }
+
+    private static void assertChargesOnce(IdempotencyCoordinator coordinator, String key) {
+        IdempotentCall call = IdempotentCall.of("payment.charge", key, Fingerprint.ofFields(Map.of("amount", 500)));
+        AtomicInteger charges = new AtomicInteger();
+        for (int i = 0; i < 2; i++) {
+            assertThat(coordinator.execute(call, ResultCodec.json(String.class),
+                    () -> "ch_" + charges.incrementAndGet())).isEqualTo("ch_1");
+        }
+        assertThat(charges).hasValue(1);
     }
 
     static Throwable rootCause(Throwable failure) {

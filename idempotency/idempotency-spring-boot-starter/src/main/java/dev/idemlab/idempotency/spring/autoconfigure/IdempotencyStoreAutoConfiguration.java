@@ -27,7 +27,9 @@ import javax.sql.DataSource;
  * the application defines is its own to close. The PostgreSQL store runs on the application's
  * {@code DataSource} and never closes it. The Redis store connects to {@code idempotency.redis.uri} on
  * the application's Lettuce {@code RedisClient} when it has exactly one such bean (closing only the
- * store's own connections), else on a client of its own.
+ * store's own connections); else, with Spring Data Redis's {@code LettuceConnectionFactory}, on that
+ * factory's client and (without {@code idempotency.redis.uri}) its server, made by
+ * {@link IdempotencyStoreOnSpringDataRedisAutoConfiguration} before this runs; else on a client of its own.
  */
 @AutoConfiguration(afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
 @EnableConfigurationProperties(IdempotencyProperties.class)
@@ -50,7 +52,7 @@ public final class IdempotencyStoreAutoConfiguration {
         }
     }
 
-    /** {@code idempotency.store=redis}. */
+    /** {@code idempotency.store=redis}, on the application's {@code RedisClient} or a client of its own. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(RedisIdempotencyStore.class)
     @ConditionalOnProperty(name = "idempotency.store", havingValue = "redis")
@@ -62,19 +64,24 @@ public final class IdempotencyStoreAutoConfiguration {
             IdempotencyProperties.Redis redis = properties.redis();
             if (redis.uri() == null || redis.uri().isBlank()) {
                 throw new IllegalStateException("idempotency.store=redis needs idempotency.redis.uri "
-                        + "(redis://host:port): the Redis store connects to it");
+                        + "(redis://host:port), or Spring Data Redis's LettuceConnectionFactory (spring.data.redis.*)"
+                        + ": the Redis store connects to it");
             }
-            RedisStoreConfig.Builder config = RedisStoreConfig.custom().uri(redis.uri())
-                    .commandTimeout(redis.commandTimeout());
-            if (hasText(properties.keyPrefix())) {
-                config.keyPrefix(properties.keyPrefix());
-            }
-            RedisStoreConfig built = config.build();
+            RedisStoreConfig built = redisConfig(properties, redis.uri());
             RedisClient applications = clients.getIfUnique();
             // A RedisClient serves one server: a Redis Cluster store makes its own cluster client.
             return applications != null && !built.cluster() ? new RedisIdempotencyStore(applications, built)
                     : new RedisIdempotencyStore(built);
         }
+    }
+
+    static RedisStoreConfig redisConfig(IdempotencyProperties properties, String uri) {
+        RedisStoreConfig.Builder config = RedisStoreConfig.custom().uri(uri)
+                .commandTimeout(properties.redis().commandTimeout());
+        if (hasText(properties.keyPrefix())) {
+            config.keyPrefix(properties.keyPrefix());
+        }
+        return config.build();
     }
 
     /** {@code idempotency.store=postgres}, on the application's {@code DataSource}. */
