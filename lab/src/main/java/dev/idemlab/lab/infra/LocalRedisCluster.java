@@ -42,6 +42,8 @@ public final class LocalRedisCluster implements AutoCloseable {
     private static final List<String> NODE_ARGS = List.of("--cluster-enabled", "yes",
             "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000");
     private static final Duration PATIENCE = Duration.ofSeconds(30);
+    /** How long a takeover is waited for before it is asked for again. */
+    private static final Duration TAKEOVER_REPEAT = Duration.ofSeconds(5);
 
     private final Map<String, RedisProcess> processes = new ConcurrentHashMap<>();
     private final ClusterAdmin admin = new ClusterAdmin();
@@ -168,8 +170,28 @@ public final class LocalRedisCluster implements AutoCloseable {
      * has, without asking anyone; then waits until every live node sees it so and the cluster is ok.
      */
     public void takeOver(Node replica) {
-        admin.node(replica.port()).clusterFailover(false, true);
-        awaitServing(replica);
+        // A CI run on a busy machine once waited the whole patience in vain after the takeover of a
+        // replica just thawed from SIGSTOP. The request is repeated every few seconds (a replica that is
+        // master already refuses it) until every node sees the replica serve the slots.
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
+        while (true) {
+            try {
+                admin.node(replica.port()).clusterFailover(false, true);
+            } catch (RuntimeException alreadyMaster) {
+                // "CLUSTER FAILOVER to a replica" only: an earlier request took the slots meanwhile
+            }
+            Duration left = Duration.ofNanos(deadline - System.nanoTime());
+            if (left.compareTo(TAKEOVER_REPEAT) <= 0) {
+                awaitServing(replica, left.isNegative() ? Duration.ZERO : left);
+                return;
+            }
+            try {
+                awaitServing(replica, TAKEOVER_REPEAT);
+                return;
+            } catch (ProvisioningException notYet) {
+                // ask again
+            }
+        }
     }
 
     /**
@@ -183,7 +205,11 @@ public final class LocalRedisCluster implements AutoCloseable {
     }
 
     private void awaitServing(Node replica) {
-        ClusterAdmin.await("the replica " + replica.address() + " serves its master's slots", PATIENCE, () ->
+        awaitServing(replica, PATIENCE);
+    }
+
+    private void awaitServing(Node replica, Duration patience) {
+        ClusterAdmin.await("the replica " + replica.address() + " serves its master's slots", patience, () ->
                 processes.values().stream().allMatch(p -> {
                     RedisClusterNode seen = admin.view(p.port()).getPartitionByNodeId(replica.id());
                     return seen != null && seen.is(RedisClusterNode.NodeFlag.UPSTREAM) && !seen.getSlots().isEmpty()
