@@ -17,6 +17,7 @@ import org.slf4j.LoggerFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The store's one subscriber connection, shared by all its waiters: the complete and release scripts
@@ -24,7 +25,8 @@ import java.util.Map;
  * hands each message to the listeners of that key, so that a waiter that recognises the reservation
  * it saw has its answer without reading the record again.
  * The connection is opened on the first subscription (and reconnects by itself, re-subscribing). If it
- * cannot be opened, waiters fall back to their safety poll.
+ * cannot be opened, waiters fall back to their safety poll, and it is tried again a second later at
+ * the soonest; a connection whose subscription failed is closed, never kept.
  *
  * <p>Two ways to publish. <em>Classic</em>: one channel for the whole store, PUBLISH; on a Redis
  * Cluster a classic message is broadcast to every node, so one subscription on any node hears all of
@@ -50,7 +52,14 @@ final class RedisNotifications implements AutoCloseable {
     /** Sharded only: how many subscriptions each record key's channel has; guarded by itself. */
     private final Map<String, Integer> shardedCounts = new HashMap<>();
     /** Bytes, not strings: a message's lengths are in bytes (see {@link EndingMessage}). */
+    private static final long RETRY_SUBSCRIBE_NANOS = TimeUnit.SECONDS.toNanos(1);
+
     private volatile StatefulRedisPubSubConnection<byte[], byte[]> connection;
+    /** Guarded by {@code connectLock}: no connection is opened once the store closed. */
+    private boolean closed;
+    /** Guarded by {@code connectLock}: when a failed subscription may be tried again (System.nanoTime). */
+    private long retryAt;
+    private boolean failedBefore;
 
     /**
      * @param channel the store's classic channel
@@ -125,11 +134,11 @@ final class RedisNotifications implements AutoCloseable {
             return;
         }
         synchronized (connectLock) {
-            if (connection != null) {
+            if (connection != null || closed || failedBefore && System.nanoTime() - retryAt < 0) {
                 return;
             }
+            StatefulRedisPubSubConnection<byte[], byte[]> fresh = null;
             try {
-                StatefulRedisPubSubConnection<byte[], byte[]> fresh;
                 if (client instanceof RedisClusterClient cluster) {
                     StatefulRedisClusterPubSubConnection<byte[], byte[]> clustered =
                             cluster.connectPubSub(ByteArrayCodec.INSTANCE);
@@ -155,6 +164,14 @@ final class RedisNotifications implements AutoCloseable {
                 }
                 connection = fresh;
             } catch (RuntimeException e) {
+                // A connection whose SUBSCRIBE failed (a timeout, an ACL without the channel) is closed here:
+                // kept, each waiter would open another, and on a client the application lent the store
+                // they would outlive the store. Waiters poll meanwhile; one try a second at the most.
+                if (fresh != null) {
+                    fresh.closeAsync();
+                }
+                failedBefore = true;
+                retryAt = System.nanoTime() + RETRY_SUBSCRIBE_NANOS;
                 LOG.debug("cannot subscribe to {}; waiters poll: {}", channel, e.toString());
             }
         }
@@ -171,7 +188,12 @@ final class RedisNotifications implements AutoCloseable {
 
     @Override
     public void close() {
-        StatefulRedisPubSubConnection<byte[], byte[]> open = connection;
+        StatefulRedisPubSubConnection<byte[], byte[]> open;
+        synchronized (connectLock) {
+            closed = true;
+            open = connection;
+            connection = null;
+        }
         if (open != null) {
             open.close();
         }

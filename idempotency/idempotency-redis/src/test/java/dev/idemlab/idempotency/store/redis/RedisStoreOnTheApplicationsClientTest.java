@@ -112,6 +112,33 @@ class RedisStoreOnTheApplicationsClientTest extends IdempotencyStoreContract {
     }
 
     /** The server's count of client connections, the raw connection included. */
+    /**
+     * A user whose ACL allows no channel (Redis 7's default for a new user) cannot SUBSCRIBE: the
+     * connection opened for it is closed at once, not kept, and not opened again by every waiter. Each
+     * used to leave one more connection on the application's client, which the store's close never ended.
+     */
+    @Test
+    void aSubscriptionTheServerRefusesLeavesNoConnectionBehindOnTheApplicationsClient() {
+        raw.commands().aclSetuser("nochannels", io.lettuce.core.AclSetuserArgs.Builder.on().addPassword("pw")
+                .allKeys().allCommands().resetChannels());
+        String uri = "redis://nochannels:pw@" + server.address();
+        RedisIdempotencyStore refused = new RedisIdempotencyStore(applicationClient,
+                RedisStoreConfig.custom().uri(uri).keyPrefix("nochannels:").build());
+        try {
+            raw.firstRoundTrip(refused);
+            long before = connectedClients();
+            for (int i = 0; i < 20; i++) {
+                refused.subscribe("payment.charge:k-" + i, () -> { }).close(); // as 20 waiters would
+            }
+            // A refused connection is closed asynchronously: wait for the server to see it go, never longer.
+            await().atMost(Duration.ofSeconds(10)).until(() -> connectedClients() == before);
+            assertThat(connectedClients()).as("connections after 20 refused subscriptions").isEqualTo(before);
+        } finally {
+            refused.close();
+            raw.commands().aclDeluser("nochannels");
+        }
+    }
+
     private static long connectedClients() {
         return raw.commands().clientList().lines().filter(line -> !line.isBlank()).count();
     }
