@@ -113,18 +113,24 @@ class ThePostsTablesThroughTheProxyTest {
      */
     private ScenarioRun assertSameTable(Scenario scenario, String store, LabPolicy policy, Duration latency)
             throws InterruptedException {
+        String what = scenario.name() + " under " + policy + " on " + store;
         ScenarioRun direct;
         ScenarioRun proxied;
         int attempt = 0;
         do {
             direct = run(scenario, store, policy, CallThrough.COORDINATOR, latency);
             proxied = run(scenario, store, policy, CallThrough.PROXY, latency);
+            // One charge holds however the race was staged: checked on every pair, a rerun pair included.
+            assertThat(direct.charges()).as("the ledger of " + what + ", called directly").containsExactly("ch_1");
+            assertThat(proxied.charges()).as("the ledger of " + what + ", through the proxy")
+                    .isEqualTo(direct.charges());
         } while (++attempt < STAGING_ATTEMPTS && !(stagedAsScripted(direct) && stagedAsScripted(proxied)));
         // The figures go into the test's report, so that a reader sees the two tables side by side.
         System.out.println(ReportFormat.TABLE.render(List.of(direct, proxied)));
-        String what = scenario.name() + " under " + policy + " on " + store;
-        assertThat(direct.charges()).as("the ledger of " + what + ", called directly").containsExactly("ch_1");
-        assertThat(proxied.charges()).as("the ledger of " + what + ", through the proxy").isEqualTo(direct.charges());
+        // Only the rows depend on the staging (who was told 409): compared once a pair ran as scripted.
+        assertThat(stagedAsScripted(direct) && stagedAsScripted(proxied))
+                .as("in " + STAGING_ATTEMPTS + " pairs of " + what + ", none ran as scripted (A's reserve first, "
+                        + "every retry before A's answer): the machine was too busy to compare the rows").isTrue();
         assertThat(rows(proxied)).as("what each caller got through the proxy, " + what).isEqualTo(rows(direct));
         assertThat(proxied.callers()).as("a proxy's caller sees the value, not the coordinator's outcome")
                 .allSatisfy(caller -> assertThat(caller.outcome()).isIn(ChargeClient.PROXY_RETURNED, "error"));
