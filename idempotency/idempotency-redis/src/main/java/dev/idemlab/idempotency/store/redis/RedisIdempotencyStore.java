@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A store on Redis: each operation is one Lua script, run atomically by the server in one round
@@ -61,6 +62,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, Completion
     private final RedisStoreConfig config;
     private final RedisScriptClient scripts;
     private final RedisNotifications notifications;
+    private final AtomicBoolean closed = new AtomicBoolean();
     private final String evictionPolicy;
     /** Re-read while the version is unknown: a cold client's first INFO can miss the short timeout. */
     private volatile StoreDescription description;
@@ -222,12 +224,15 @@ public final class RedisIdempotencyStore implements IdempotencyStore, Completion
 
     /**
      * Closes the store's connections, and the Lettuce client when the store made it (not one given to
-     * {@link #RedisIdempotencyStore(RedisClient, RedisStoreConfig)}). Does not touch the server.
+     * {@link #RedisIdempotencyStore(RedisClient, RedisStoreConfig)}). Does not touch the server. A second close does
+     * nothing.
      */
     @Override
     public void close() {
-        notifications.close();
-        scripts.close();
+        if (closed.compareAndSet(false, true)) {
+            notifications.close();
+            scripts.close();
+        }
     }
 
     private String key(String namespace) {

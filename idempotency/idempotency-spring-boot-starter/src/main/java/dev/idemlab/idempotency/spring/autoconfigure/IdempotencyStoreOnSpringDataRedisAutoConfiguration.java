@@ -40,8 +40,12 @@ public final class IdempotencyStoreOnSpringDataRedisAutoConfiguration {
 
     private static final Logger LOG = LoggerFactory.getLogger(IdempotencyStoreOnSpringDataRedisAutoConfiguration.class);
 
-    /** Closed by {@link StoreClosingBeforeConnectionFactory}, not by a destroy method of its own. */
-    @Bean(destroyMethod = "")
+    /**
+     * Closed by {@link StoreClosingBeforeConnectionFactory} before the factory stops, and by its destroy
+     * method too (then a no-op), so that a context whose startup failed before that bean was made still
+     * closes it.
+     */
+    @Bean(destroyMethod = "close")
     RedisIdempotencyStore idempotencyStore(IdempotencyProperties properties, LettuceConnectionFactory factory) {
         String unusable = ConnectionFactoryClient.unusableBecause(factory);
         String uri = properties.redis().uri();

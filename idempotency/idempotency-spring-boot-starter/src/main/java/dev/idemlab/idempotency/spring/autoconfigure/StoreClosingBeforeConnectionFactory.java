@@ -17,8 +17,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * phase is far higher), so requests still in flight finish on an open store.
  *
  * <p>This bean closes the store once, whichever comes first: its stop, or its destruction (a context
- * whose startup failed is destroyed without being stopped); the store bean has no destroy method of its
- * own, so that Lettuce does not warn of connections closed twice. A context that is stopped and started
+ * whose startup failed is destroyed without being stopped). The store's own destroy method closes it
+ * too, where startup failed before this bean was made, and is a no-op after this one's (the store closes
+ * once). A context that is stopped and started
  * again keeps a closed store (and a factory with a new client): restart the application instead.
  *
  * <p>Thread-safe.
