@@ -8,7 +8,7 @@ package dev.idemlab.bench;
 public enum StoreKind {
 
     MEMORY("memory", "ConcurrentHashMap.putIfAbsent", "putIfAbsent then replace", "ConcurrentHashMap.get"),
-    REDIS("redis", "EVALSHA of a minimal reserve script", "SET NX PX", "GET"),
+    REDIS("redis", "EVALSHA of a minimal reserve script", "SET NX PX, then SET XX PX", "GET"),
     POSTGRES("postgres", "INSERT ... ON CONFLICT DO NOTHING", "INSERT ... ON CONFLICT DO NOTHING, then UPDATE", "SELECT by key");
 
     private final String backendName;

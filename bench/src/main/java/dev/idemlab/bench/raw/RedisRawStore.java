@@ -32,6 +32,7 @@ public final class RedisRawStore implements RawStore {
     private static final String LEASE_MILLIS = Long.toString(Duration.ofSeconds(30).toMillis());
     private static final SetArgs SET_IF_ABSENT = SetArgs.Builder.nx().px(Duration.ofSeconds(30));
     private static final SetArgs SEED = SetArgs.Builder.px(Duration.ofHours(24));
+    private static final SetArgs REPLACE = SetArgs.Builder.xx().px(Duration.ofHours(24));
 
     private final RedisClient client;
     private final StatefulRedisConnection<String, String> connection;
@@ -57,9 +58,16 @@ public final class RedisRawStore implements RawStore {
         return redis.evalsha(reserveSha, ScriptOutputType.MULTI, new String[] {prefix + key}, PENDING, LEASE_MILLIS);
     }
 
+    /**
+     * The two writes a first call needs without the library, each its own round trip as the store's
+     * reserve and complete are: take the key if absent with a lease, then replace it with the result
+     * and the record's ttl.
+     */
     @Override
     public Object plainWrite(String key) {
-        return redis.set(prefix + key, PENDING, SET_IF_ABSENT);
+        String k = prefix + key;
+        redis.set(k, PENDING, SET_IF_ABSENT);
+        return redis.set(k, COMPLETED, REPLACE);
     }
 
     @Override

@@ -4,11 +4,12 @@ import dev.idemlab.bench.StoreKind;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
+import org.knowm.xchart.style.CategoryStyler;
 import org.knowm.xchart.style.Styler;
-
 import java.awt.Color;
 import java.awt.Graphics2D;
 import java.awt.image.BufferedImage;
+import javax.imageio.ImageIO;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -18,18 +19,18 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-import javax.imageio.ImageIO;
-
 /**
- * Draws one PNG per store: throughput of the coordinator and of each raw baseline on top, latency
- * percentiles of the coordinator and the raw reserve below, both on log axes, since a raw map read and a
- * network round trip differ by orders of magnitude. Stateless.
+ * Draws one PNG per store: a row of two panels per question (first call, replay, ...), throughput
+ * on the left and latency on the right, each with the thread counts as its few categories, so that no
+ * label overprints another at the committed size. Every bar beside the coordinator's names its raw
+ * baseline in the legend. Both axes are logarithmic with their decades labelled in plain numbers,
+ * since a raw map read and a network round trip differ by orders of magnitude. Stateless.
  */
 public final class Charts {
 
-    private static final int WIDTH = 1000;
-    private static final int HEIGHT = 420;
-    private static final List<String> PERCENTILES = List.of("50.0", "99.0", "99.9");
+    private static final int PANEL_WIDTH = 560;
+    private static final int PANEL_HEIGHT = 330;
+    private static final List<String> PERCENTILES = List.of("50.0", "99.0");
 
     private Charts() { }
 
@@ -42,10 +43,14 @@ public final class Charts {
         Map<StoreKind, String> files = new LinkedHashMap<>();
         for (StoreKind store : summary.stores()) {
             String name = "chart-" + store.backendName() + ".png";
-            BufferedImage top = BitmapEncoder.getBufferedImage(throughput(summary, store));
-            BufferedImage bottom = BitmapEncoder.getBufferedImage(latency(summary, store));
+            List<BufferedImage[]> rows = new ArrayList<>();
+            for (Question question : questions(summary, store)) {
+                rows.add(new BufferedImage[] {
+                    BitmapEncoder.getBufferedImage(throughput(summary, store, question)),
+                    BitmapEncoder.getBufferedImage(latency(summary, store, question))});
+            }
             try {
-                ImageIO.write(stack(top, bottom), "png", dir.resolve(name).toFile());
+                ImageIO.write(grid(rows), "png", dir.resolve(name).toFile());
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot write " + dir.resolve(name), e);
             }
@@ -54,43 +59,70 @@ public final class Charts {
         return files;
     }
 
-    private static CategoryChart throughput(Summary summary, StoreKind store) {
-        CategoryChart chart = chart(store.backendName() + ": throughput, all threads (ops/s, log scale)", "ops/s");
-        List<Comparison> rows = summary.comparisons(store);
-        List<String> categories = categories(rows);
+    /** The questions measured on {@code store}, in {@link Question} order. */
+    static List<Question> questions(Summary summary, StoreKind store) {
+        return summary.comparisons(store).stream().map(Comparison::question).distinct().sorted().toList();
+    }
+
+    /** Throughput of the coordinator and of each baseline of one question, per thread count. */
+    static CategoryChart throughput(Summary summary, StoreKind store, Question question) {
+        List<Comparison> rows = summary.comparisons(store).stream().filter(c -> c.question() == question).toList();
+        List<String> categories = threadLabels(rows.stream().map(Comparison::threads).distinct().sorted().toList());
+        CategoryChart chart = chart(store.backendName() + " " + question.title() + ": throughput (ops/s, log)",
+                "ops/s");
         Map<String, List<Double>> series = new LinkedHashMap<>();
-        series.put("coordinator", values(categories, rows, null));
-        for (String baseline : baselines(rows)) {
-            series.put("raw: " + Question.baselineLabel(baseline, store), values(categories, rows, baseline));
+        series.put("coordinator", values(rows, null));
+        for (String baseline : question.baselines()) {
+            List<Double> values = values(rows, baseline);
+            if (values.stream().anyMatch(v -> v != null)) {
+                series.put("raw: " + Question.baselineLabel(baseline, store), values);
+            }
         }
         series.forEach((name, values) -> chart.addSeries(name, categories, values));
         series.values().forEach(values -> lowerAxisTo(chart, values));
         return chart;
     }
 
-    private static CategoryChart latency(Summary summary, StoreKind store) {
-        CategoryChart chart = chart(store.backendName() + ": latency percentiles (µs/op, log scale)", "µs/op");
-        List<String> categories = categories(summary.comparisons(store));
-        for (String method : List.of("coordinator", "rawReserve")) {
+    /**
+     * Latency percentiles of the coordinator and of the baseline its target reads (the plain writes of
+     * a first call, the plain read of a replay), per thread count.
+     */
+    static CategoryChart latency(Summary summary, StoreKind store, Question question) {
+        List<Integer> threads = summary.comparisons(store).stream().filter(c -> c.question() == question)
+                .map(Comparison::threads).distinct().sorted().toList();
+        CategoryChart chart = chart(store.backendName() + " " + question.title() + ": latency (µs/op, log)",
+                "µs/op");
+        String baseline = question.baselines().get(question.baselines().size() - 1);
+        for (String method : List.of(question.ours(), baseline)) {
+            String side = method.equals(question.ours()) ? "coordinator"
+                    : "raw: " + Question.baselineLabel(method, store);
             for (String p : PERCENTILES) {
                 List<Double> values = new ArrayList<>();
-                for (String category : categories) {
-                    values.add(percentile(summary, store, category, method, p));
+                for (int t : threads) {
+                    Optional<JmhRecord> r = summary.results().find(question.benchmark(), method, store.name(), t,
+                            JmhRecord.SAMPLE_TIME);
+                    values.add(r.map(rec -> rec.percentile(p)).filter(v -> !v.isNaN()).orElse(null));
                 }
-                String side = method.equals("coordinator") ? "coordinator" : "raw reserve";
-                chart.addSeries(side + " p" + p.replace(".0", ""), categories, values);
-                lowerAxisTo(chart, values);
+                if (values.stream().anyMatch(v -> v != null)) {
+                    chart.addSeries(side + " p" + p.replace(".0", ""), threadLabels(threads), values);
+                    lowerAxisTo(chart, values);
+                }
             }
         }
         return chart;
     }
 
     private static CategoryChart chart(String title, String yTitle) {
-        CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(title)
+        CategoryChart chart = new CategoryChartBuilder().width(PANEL_WIDTH).height(PANEL_HEIGHT).title(title)
                 .yAxisTitle(yTitle).build();
-        chart.getStyler().setYAxisLogarithmic(true);
-        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
-        chart.getStyler().setOverlapped(false);
+        CategoryStyler styler = chart.getStyler();
+        styler.setYAxisLogarithmic(true);
+        styler.setYAxisDecimalPattern("#,##0.#");
+        styler.setLegendPosition(Styler.LegendPosition.OutsideS);
+        styler.setLegendLayout(Styler.LegendLayout.Vertical);
+        styler.setOverlapped(false);
+        styler.setChartTitleFont(styler.getChartTitleFont().deriveFont(13f));
+        styler.setLegendFont(styler.getLegendFont().deriveFont(11f));
         return chart;
     }
 
@@ -106,35 +138,13 @@ public final class Charts {
         chart.getStyler().setYAxisMin(current == null ? floor : Math.min(current, floor));
     }
 
-    private static Double percentile(Summary summary, StoreKind store, String category, String method, String p) {
-        for (Question q : Question.values()) {
-            for (Integer threads : List.of(1, 2, 4, 8, 16)) {
-                if (category.equals(category(q, threads))) {
-                    Optional<JmhRecord> r = summary.results().find(q.benchmark(), method, store.name(), threads,
-                            JmhRecord.SAMPLE_TIME);
-                    return r.map(rec -> rec.percentile(p)).filter(v -> !v.isNaN()).orElse(null);
-                }
-            }
-        }
-        return null;
-    }
-
-    private static List<String> categories(List<Comparison> rows) {
-        return rows.stream().map(c -> category(c.question(), c.threads())).distinct().toList();
-    }
-
-    private static List<String> baselines(List<Comparison> rows) {
-        return rows.stream().map(Comparison::baseline).distinct().toList();
-    }
-
-    /** One value per category: the coordinator's ({@code baseline == null}) or the baseline's throughput. */
-    private static List<Double> values(List<String> categories, List<Comparison> rows, String baseline) {
+    /** One value per thread count: the coordinator's ({@code baseline == null}) or the baseline's throughput. */
+    private static List<Double> values(List<Comparison> rows, String baseline) {
         List<Double> values = new ArrayList<>();
-        for (String category : categories) {
+        for (int t : rows.stream().map(Comparison::threads).distinct().sorted().toList()) {
             Double value = null;
             for (Comparison c : rows) {
-                if (category(c.question(), c.threads()).equals(category)
-                        && (baseline == null || c.baseline().equals(baseline))) {
+                if (c.threads() == t && (baseline == null || c.baseline().equals(baseline))) {
                     value = baseline == null ? c.oursOpsPerSecond() : c.rawOpsPerSecond();
                     break;
                 }
@@ -144,18 +154,28 @@ public final class Charts {
         return values;
     }
 
-    private static String category(Question question, int threads) {
-        return question.title() + " x" + threads;
+    private static List<String> threadLabels(List<Integer> threads) {
+        return threads.stream().map(t -> t + (t == 1 ? " thread" : " threads")).toList();
     }
 
-    private static BufferedImage stack(BufferedImage top, BufferedImage bottom) {
-        BufferedImage image = new BufferedImage(Math.max(top.getWidth(), bottom.getWidth()),
-                top.getHeight() + bottom.getHeight(), BufferedImage.TYPE_INT_RGB);
+    /** The panels in rows of two, on white. */
+    private static BufferedImage grid(List<BufferedImage[]> rows) {
+        int width = 0;
+        int height = 0;
+        for (BufferedImage[] row : rows) {
+            width = Math.max(width, row[0].getWidth() + row[1].getWidth());
+            height += Math.max(row[0].getHeight(), row[1].getHeight());
+        }
+        BufferedImage image = new BufferedImage(Math.max(width, 1), Math.max(height, 1), BufferedImage.TYPE_INT_RGB);
         Graphics2D g = image.createGraphics();
         g.setColor(Color.WHITE);
         g.fillRect(0, 0, image.getWidth(), image.getHeight());
-        g.drawImage(top, 0, 0, null);
-        g.drawImage(bottom, 0, top.getHeight(), null);
+        int y = 0;
+        for (BufferedImage[] row : rows) {
+            g.drawImage(row[0], 0, y, null);
+            g.drawImage(row[1], row[0].getWidth(), y, null);
+            y += Math.max(row[0].getHeight(), row[1].getHeight());
+        }
         g.dispose();
         return image;
     }

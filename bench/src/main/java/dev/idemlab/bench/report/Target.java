@@ -27,17 +27,29 @@ public record Target(StoreKind store, Question question, String baseline, Kind k
         ALLOCATION_AT_MOST_BYTES
     }
 
-    /** The targets of the issue that asked for these benchmarks. */
+    /**
+     * The targets of the cost issue: each store against the protocol's own floor, the raw writes a first
+     * call needs without the library (two on every store) and the one read a replay needs.
+     */
     public static final List<Target> PUBLISHED = List.of(
-            new Target(StoreKind.POSTGRES, Question.FIRST_CALL, "rawPlainWrite", Kind.RATIO_AT_LEAST, 0.9),
-            new Target(StoreKind.POSTGRES, Question.REPLAY, "rawPlainRead", Kind.RATIO_AT_LEAST, 0.9),
-            new Target(StoreKind.REDIS, Question.FIRST_CALL, "rawPlainWrite", Kind.RATIO_AT_LEAST, 0.48),
-            new Target(StoreKind.REDIS, Question.REPLAY, "rawPlainRead", Kind.RATIO_AT_LEAST, 0.95),
+            new Target(StoreKind.POSTGRES, Question.FIRST_CALL, "rawPlainWrite", Kind.RATIO_AT_LEAST, 0.8),
+            new Target(StoreKind.POSTGRES, Question.REPLAY, "rawPlainRead", Kind.RATIO_AT_LEAST, 0.8),
+            new Target(StoreKind.REDIS, Question.FIRST_CALL, "rawPlainWrite", Kind.RATIO_AT_LEAST, 0.85),
+            new Target(StoreKind.REDIS, Question.REPLAY, "rawPlainRead", Kind.RATIO_AT_LEAST, 0.9),
             new Target(StoreKind.MEMORY, Question.FIRST_CALL, "rawReserve", Kind.OVERHEAD_BELOW_MICROS, 1.5),
             new Target(StoreKind.MEMORY, Question.FIRST_CALL, "rawReserve", Kind.ALLOCATION_AT_MOST_BYTES, 500),
             new Target(StoreKind.MEMORY, Question.REPLAY, "rawPlainRead", Kind.OVERHEAD_BELOW_MICROS, 1.0),
             new Target(StoreKind.REDIS, Question.REDISSON_FIRST_CALL, "redissonFirstCall", Kind.RATIO_AT_LEAST, 1.0),
             new Target(StoreKind.REDIS, Question.REDISSON_REPLAY, "redissonReplay", Kind.RATIO_AT_LEAST, 1.0));
+
+    /**
+     * Whether a figure at {@code threads} is judged on a machine with {@code cores}: with more threads
+     * than cores, each timed operation also counts the time its thread waited for a core, so such
+     * figures are reported and never judged.
+     */
+    public static boolean judgesAt(int threads, int cores) {
+        return threads <= cores;
+    }
 
     /** Whether {@code comparison} is the one this target reads (at any thread count). */
     public boolean reads(Comparison comparison) {

@@ -96,10 +96,27 @@ class SummaryTest {
         String page = MarkdownPage.render(full, run, Map.of());
         assertThat(page).contains("`bash scripts/bench.sh --quick`", "`abc1234`", "2 cores", "redis 7.2.4")
                 .contains("| first call | 1 | 20,000 | EVALSHA of a minimal reserve script | 40,000 | 0.500 |")
-                .contains("| 4 | 6.000 µs |  | **missed** |", "| 1 | 0.900 µs |  | **met** |")
+                .contains("| 4 | 6.000 µs |  | reported, not judged (more threads than cores) |",
+                        "| 1 | 0.900 µs |  | **met** |")
                 .contains("| memory first call allocates <= 500 bytes per operation | 4 | n/a |  | not measured |")
-                .contains("| postgres first call >= 0.90x the throughput of INSERT ... ON CONFLICT DO NOTHING, "
+                .contains("| postgres first call >= 0.80x the throughput of INSERT ... ON CONFLICT DO NOTHING, "
                         + "then UPDATE | | | | not measured |");
+    }
+
+    @Test
+    void aFigureAtMoreThreadsThanCoresIsReportedNotJudged() {
+        RunInfo twoCores = new RunInfo("bash scripts/bench.sh", "abc1234", 2, "Linux amd64", List.of(),
+                "2025-01-01T00:00:00Z");
+        RunInfo fourCores = new RunInfo("bash scripts/bench.sh", "abc1234", 4, "Linux amd64", List.of(),
+                "2025-01-01T00:00:00Z");
+        String memoryFirstCall = "| memory first call overhead <= 1.5 µs per operation over ConcurrentHashMap.putIfAbsent | 4 ";
+        assertThat(MarkdownPage.render(full, twoCores, Map.of()))
+                .contains(memoryFirstCall + "| 6.000 µs |  | reported, not judged (more threads than cores) |")
+                .doesNotContain(memoryFirstCall + "| 6.000 µs |  | **missed** |");
+        assertThat(MarkdownPage.render(full, fourCores, Map.of()))
+                .contains(memoryFirstCall + "| 6.000 µs |  | **missed** |");
+        assertThat(Target.judgesAt(1, 1)).isTrue();
+        assertThat(Target.judgesAt(2, 1)).isFalse();
     }
 
     @Test
