@@ -37,7 +37,8 @@ final class CostReport {
                     time.replayRatio(), time.replayVerdict(), time.lookupMicros(), time.lookupRatio()));
         }
         out.append(markdown ? "\nWhere the scripts' server time goes (the commands they ran, as counted on their own "
-                + "lines, and the rest: entering Lua, its arguments, the record's strings):\n\n" : "");
+                + "lines, and the rest: entering Lua and its KEYS and ARGV tables, each command's trip through the "
+                + "script's client, the replies made into Lua values and back):\n\n" : "");
         for (ServerTime time : times) {
             out.append(String.format(Locale.ROOT, markdown ? "* %s first call: %s%n* %s replay: %s%n"
                             : "%-8s first call: %s%n%-8s replay: %s%n",

@@ -24,6 +24,9 @@ import java.util.function.Predicate;
  */
 record EndingMessage(String key, Ending ending) {
 
+    /** The largest completed record a message carries: 64 KiB. */
+    static final int MOST_CARRIED = 65_536;
+
     /**
      * Reads a published message; never throws.
      *
@@ -71,6 +74,32 @@ record EndingMessage(String key, Ending ending) {
             return new EndingMessage(key, new Ending.Released(token));
         }
         return how == 'u' ? new EndingMessage(key, Ending.UNKNOWN) : null;
+    }
+
+    /**
+     * The head of the message complete.lua publishes: {@code 3|c|<#key>|<#token>|<key><token>}, which the
+     * completed record follows, or, when the record ({@code recordBytes} long) is too large to carry
+     * (over {@value #MOST_CARRIED} bytes), the whole message {@code 3|u|<#key>|0|<key>}. Built here,
+     * not in the script (see complete.lua).
+     */
+    static byte[] completedHead(String key, String token, int recordBytes) {
+        return recordBytes > MOST_CARRIED ? message('u', key, "") : message('c', key, token);
+    }
+
+    /** The message release.lua publishes: {@code 3|r|<#key>|<#token>|<key><token>}. */
+    static byte[] released(String key, String token) {
+        return message('r', key, token);
+    }
+
+    private static byte[] message(char how, String key, String token) {
+        byte[] keyBytes = key.getBytes(StandardCharsets.UTF_8);
+        byte[] tokenBytes = token.getBytes(StandardCharsets.UTF_8);
+        byte[] head = (RecordEncoding.SCHEMA_VERSION + "|" + how + "|" + keyBytes.length + "|" + tokenBytes.length + "|")
+                .getBytes(StandardCharsets.US_ASCII);
+        byte[] message = java.util.Arrays.copyOf(head, head.length + keyBytes.length + tokenBytes.length);
+        System.arraycopy(keyBytes, 0, message, head.length, keyBytes.length);
+        System.arraycopy(tokenBytes, 0, message, head.length + keyBytes.length, tokenBytes.length);
+        return message;
     }
 
     private static int indexOf(byte[] message, int from) {

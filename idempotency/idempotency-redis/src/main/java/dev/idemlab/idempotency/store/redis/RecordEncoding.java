@@ -32,7 +32,8 @@ import java.util.HexFormat;
  * (a version 2 reservation is never this client's). Version 1 was a JSON object
  * ({@code {"v":1,"state":..}}); such a record, one of a later version, or any other value, is refused
  * as unreadable with its version named, never read as absent. Only the scripts write records; this
- * class reads them.
+ * class reads them, and builds the pieces the scripts write (the reservation's head, the completed
+ * record), which the scripts would spend more server time building themselves.
  *
  * <p>Stateless and thread-safe.
  */
@@ -52,8 +53,10 @@ final class RecordEncoding {
     /** The header's state of a completed record whose result was not stored. */
     private static final byte NOT_STORED = 'n';
 
-    private static final String RESULT_HEADER = "3|c|";
-    private static final String NOT_STORED_HEADER = "3|n|";
+    private static final byte[] PENDING_HEADER = {'3', '|', PENDING, '|'};
+    private static final byte[] RESULT_HEADER = {'3', '|', RESULT, '|'};
+    private static final byte[] NOT_STORED_HEADER = {'3', '|', NOT_STORED, '|'};
+    private static final byte[] EMPTY = {};
     private static final String STORE = "redis";
     private static final int HEADER = 4; // "3|p|"
     private static final int FINGERPRINT_END = HEADER + FINGERPRINT_BYTES;
@@ -85,9 +88,30 @@ final class RecordEncoding {
         return true;
     }
 
-    /** The header a completed record of {@code result} is written with, as complete.lua takes it. */
-    static String completedHeader(StoredResult result) {
-        return result.isStored() ? RESULT_HEADER : NOT_STORED_HEADER;
+    /**
+     * What reserve.lua writes a reservation with before its fence and token: {@code 3|p|} and the
+     * fingerprint's 32 bytes. Built here, not in the script (see reserve.lua).
+     */
+    static byte[] reservationHead(byte[] fingerprint) {
+        return join(PENDING_HEADER, fingerprint, EMPTY);
+    }
+
+    /**
+     * The completed record of {@code result} with {@code fingerprint}, as complete.lua writes it: built
+     * here, not in the script (see complete.lua), which puts in the reservation's own fingerprint should
+     * it differ.
+     */
+    static byte[] completed(byte[] fingerprint, StoredResult result) {
+        return result.isStored() ? join(RESULT_HEADER, fingerprint, result.json().getBytes(StandardCharsets.UTF_8))
+                : join(NOT_STORED_HEADER, fingerprint, result.notStoredReason().getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static byte[] join(byte[] header, byte[] fingerprint, byte[] rest) {
+        byte[] record = new byte[header.length + fingerprint.length + rest.length];
+        System.arraycopy(header, 0, record, 0, header.length);
+        System.arraycopy(fingerprint, 0, record, header.length, fingerprint.length);
+        System.arraycopy(rest, 0, record, header.length + fingerprint.length, rest.length);
+        return record;
     }
 
     /**

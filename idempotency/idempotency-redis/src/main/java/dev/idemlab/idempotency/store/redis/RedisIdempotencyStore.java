@@ -141,9 +141,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore, Completion
 
     @Override
     public Reservation reserve(String namespace, String token, String fingerprint, Duration lease) {
-        byte[] fingerprintBytes = fingerprintBytes(fingerprint);
+        byte[] head = RecordEncoding.reservationHead(fingerprintBytes(fingerprint));
         String[] keys = {key(namespace)};
-        Object[] args = {token, fingerprintBytes, millis(lease)};
+        Object[] args = {token, head, millis(lease)};
         List<Object> reply = config.waitReplicas() > 0
                 ? scripts.runThenWait(LuaScript.RESERVE, namespace, keys,
                         written -> ScriptReply.status(written, namespace) == ScriptReply.DONE, args)
@@ -164,11 +164,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore, Completion
 
     @Override
     public boolean complete(String namespace, String token, String fingerprint, StoredResult result, Duration ttl) {
-        byte[] fingerprintBytes = fingerprintBytes(fingerprint);
+        byte[] record = RecordEncoding.completed(fingerprintBytes(fingerprint), result);
         String key = key(namespace);
-        List<Object> reply = scripts.run(LuaScript.COMPLETE, namespace, key, token, fingerprintBytes,
-                RecordEncoding.completedHeader(result), resultValue(result), millis(ttl), notifications.channel(key),
-                notifications.publishCommand());
+        List<Object> reply = scripts.run(LuaScript.COMPLETE, namespace, key, token, record, millis(ttl),
+                notifications.channel(key), notifications.publishCommand(),
+                EndingMessage.completedHead(key, token, record.length));
         return doneOrNotHeld(reply, namespace);
     }
 
@@ -176,7 +176,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, Completion
     public boolean release(String namespace, String token) {
         String key = key(namespace);
         List<Object> reply = scripts.run(LuaScript.RELEASE, namespace, key, token, notifications.channel(key),
-                notifications.publishCommand());
+                notifications.publishCommand(), EndingMessage.released(key, token));
         return doneOrNotHeld(reply, namespace);
     }
 
@@ -265,10 +265,6 @@ public final class RedisIdempotencyStore implements IdempotencyStore, Completion
     /** A record keeps the fingerprint as a SHA-256's 32 bytes (see {@link RecordEncoding}). */
     private static byte[] fingerprintBytes(String fingerprint) {
         return RecordEncoding.fingerprintBytes(Objects.requireNonNull(fingerprint, "fingerprint"));
-    }
-
-    private static String resultValue(StoredResult result) {
-        return result.isStored() ? result.json() : result.notStoredReason();
     }
 
     /** PX wants whole, positive milliseconds: round a sub-millisecond remainder up, never down to 0. */

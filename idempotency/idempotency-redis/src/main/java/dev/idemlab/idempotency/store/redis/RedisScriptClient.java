@@ -329,11 +329,11 @@ final class RedisScriptClient implements AutoCloseable {
                                   String[] keys, Object... args) {
         try {
             try {
-                return redis.dispatch(CommandType.EVALSHA, new ScriptOutput(), scriptArgs(script.sha(), keys, args));
+                return redis.dispatch(CommandType.EVALSHA, new ScriptOutput(script), scriptArgs(script.sha(), keys, args));
             } catch (RedisNoScriptException lost) {
                 // A restart, a failover, SCRIPT FLUSH or a node that never saw the script: EVAL sends
                 // it, and the node keeps it for the next EVALSHA.
-                return redis.dispatch(CommandType.EVAL, new ScriptOutput(), scriptArgs(script.body(), keys, args));
+                return redis.dispatch(CommandType.EVAL, new ScriptOutput(script), scriptArgs(script.body(), keys, args));
             }
         } catch (RuntimeException e) {
             // A stall says nothing of the topology; a lost connection or a refusal may be a node gone.

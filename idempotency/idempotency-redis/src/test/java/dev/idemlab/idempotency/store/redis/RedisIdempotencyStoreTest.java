@@ -144,6 +144,41 @@ class RedisIdempotencyStoreTest extends IdempotencyStoreContract {
         assertThat(completed.result().json()).isEqualTo("{\"id\":\"ch|1\"}");
     }
 
+    /**
+     * The client builds the completed record with the fingerprint it is given; a live reservation keeps
+     * its own (the SPI's rule), so complete.lua puts that one in when they differ.
+     */
+    @Test
+    void aCompletionKeepsTheReservationsFingerprintWhenGivenAnother() {
+        String ns = namespace();
+        store.reserve(ns, "t1", FP, LEASE);
+        assertThat(store.complete(ns, "t1", "b".repeat(64), StoredResult.of("{\"id\":\"ch_1\"}"), TTL)).isTrue();
+        assertThat(raw.bytes(store.keyOf(ns)))
+                .isEqualTo(concat(utf8("3|c|"), HexFormat.of().parseHex(FP), utf8("{\"id\":\"ch_1\"}")));
+        String late = namespace();
+        assertThat(store.complete(late, "t1", "b".repeat(64), StoredResult.notStored("too large"), TTL)).isTrue();
+        assertThat(store.lookup(late)).contains(new Completed("b".repeat(64), StoredResult.notStored("too large")));
+    }
+
+    /**
+     * reserve.lua writes a fence's digits from TIME's two parts, the microseconds padded to six: reserves
+     * until one falls in the first tenth of a second (a few thousand calls at most, whatever their speed),
+     * each record checked against the fence's decimal form.
+     */
+    @Test
+    void aReservationKeepsItsFenceInDecimalWhateverTheMicroseconds() {
+        boolean padded = false;
+        for (int i = 0; i < 1_000_000 && !padded; i++) {
+            String ns = namespace();
+            long fence = ((Reservation.Acquired) store.reserve(ns, "t1", FP, LEASE)).fence();
+            assertThat(raw.bytes(store.keyOf(ns)))
+                    .isEqualTo(concat(utf8("3|p|"), HexFormat.of().parseHex(FP), utf8(fence + "|t1")));
+            padded = fence % 1_000_000 < 100_000;
+            raw.commands().del(store.keyOf(ns));
+        }
+        assertThat(padded).as("a fence on the first 100,000 microseconds of a second").isTrue();
+    }
+
     /** Every byte value, the bar and bytes that are not UTF-8 on their own included, comes back as it went. */
     @Test
     void aFingerprintOfAnyBytesIsKeptWhole() {
