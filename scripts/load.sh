@@ -46,17 +46,18 @@ if [[ ! -f "$jar" ]]; then
   ./mvnw -B -q package -DskipTests
 fi
 
-# Capacity: knee steps of KNEE_STEP each (at most 12 per store and driver), filter runs of FILTER_RUN each.
+# Capacity: knee steps of $knee_step each (at most $knee_steps per store and driver; a failing rate runs twice),
+# filter runs of $filter_run each.
 knee_step=5s
-knee_steps=12
+knee_steps=16
 filter_run=10s
 if [[ "$mode" == quick ]]; then
   requests=3000
   out=target/load-quick
   rates="${RATES:-1000 4000}"
   rate_duration=3s
-  knee_step=1s
-  knee_steps=6
+  knee_step=2s
+  knee_steps=8
   filter_run=2s
 elif [[ "$mode" == cluster ]]; then
   requests=100000
@@ -73,8 +74,8 @@ fi
 stores="${STORES:-memory,redis,postgres}"
 java_opts=(-Djava.awt.headless=true -Xmx512m)
 knee_args=(load --find-knee --compare "$stores" --policy wait --clients 256 --retry-rate 0.2 --latency-ms 1
-  --rate 1000 --duration "$knee_step" --knee-steps "$knee_steps" --seed 42)
-filter_args=(load --filter-cost --compare "$stores" --clients 32 --latency-ms 0 --duration "$filter_run" --seed 42)
+  --rate 1000 --duration "$knee_step" --knee-steps "$knee_steps" --seed 42 --format markdown)
+filter_args=(load --filter-cost --compare "$stores" --clients 32 --latency-ms 0 --duration "$filter_run" --seed 42 --format markdown)
 
 commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 if [[ "$commit" != unknown ]] && ! git diff --quiet HEAD -- lab fake-provider pom.xml 2>/dev/null; then

@@ -71,7 +71,7 @@ final class CapacityRun {
             }
         }
         String settingsLine = String.format(Locale.ROOT, "knee: the highest open-loop arrival rate with p99 under "
-                        + "%.0f ms and no duplicate charge in the ledger; policy %s, at most %d in flight, %.0f%% "
+                        + "%.0f ms and no duplicate charge in the ledger (a rate fails when two runs at it fail); policy %s, at most %d in flight, %.0f%% "
                         + "concurrent retries, provider %d ms per charge, %s per step, ramp from %,d/s, bisection to "
                         + "within %.0f%%, at most %d steps per driver", knee.p99BoundMs(),
                 policy.name().toLowerCase(Locale.ROOT), settings.clients(), settings.retryRate() * 100,

@@ -10,7 +10,9 @@ import java.util.function.Consumer;
  * under a bound with no duplicate charge and no response the ledger contradicts. A geometric ramp
  * from the start rate (doubling while a step passes, halving while it fails) brackets the knee
  * between a passing and a failing rate; a bisection on a log scale then narrows the bracket until its
- * ends are within the precision of each other. Every step costs one run, so the number of steps is
+ * ends are within the precision of each other. A rate fails only when a second run at it fails too: one
+ * pause of a machine shared with other work (a collection, another process) can push a short run's p99
+ * past the bound, and a knee set by one such run would be noise. Every run is a step, so the number is
  * bounded; a search that runs out of steps, or passes at the highest rate it may try, says so
  * instead of inventing a bracket.
  *
@@ -101,7 +103,16 @@ public final class KneeSearch {
         return new Knee(passing, failing, steps);
     }
 
+    /** One rate: a run, and a second one if the first failed and steps are left; the last one decides. */
     private KneeStep run(Probe probe, long rate, List<KneeStep> steps) throws InterruptedException {
+        KneeStep step = once(probe, rate, steps);
+        if (!step.passed() && steps.size() < settings.maxSteps()) {
+            step = once(probe, rate, steps);
+        }
+        return step;
+    }
+
+    private KneeStep once(Probe probe, long rate, List<KneeStep> steps) throws InterruptedException {
         Measured measured = probe.measure(rate);
         KneeStep step = new KneeStep(steps.size() + 1, rate, measured, settings.p99BoundMs());
         steps.add(step);

@@ -23,7 +23,7 @@ class KneeSearchTest {
         Knee knee = new KneeSearch(new KneeSettings(500, 1_000_000, 50, 0.1, 20), step -> { })
                 .search(kneeAt(6_000, tried));
 
-        assertThat(tried).startsWith(500L, 1_000L, 2_000L, 4_000L, 8_000L);
+        assertThat(tried).startsWith(500L, 1_000L, 2_000L, 4_000L, 8_000L, 8_000L);
         assertThat(knee.bracketed()).isTrue();
         assertThat(knee.passing()).isLessThanOrEqualTo(6_000).isGreaterThan(5_454L);
         assertThat(knee.failing()).isGreaterThan(6_000).isLessThanOrEqualTo((long) (knee.passing() * 1.1) + 1);
@@ -36,7 +36,7 @@ class KneeSearchTest {
         Knee knee = new KneeSearch(new KneeSettings(8_000, 1_000_000, 50, 0.1, 20), step -> { })
                 .search(kneeAt(1_500, tried));
 
-        assertThat(tried).startsWith(8_000L, 4_000L, 2_000L, 1_000L);
+        assertThat(tried).startsWith(8_000L, 8_000L, 4_000L, 4_000L, 2_000L, 2_000L, 1_000L);
         assertThat(knee.passing()).isLessThanOrEqualTo(1_500).isGreaterThan(1_300);
     }
 
@@ -63,8 +63,26 @@ class KneeSearchTest {
         assertThat(above.steps()).extracting(KneeStep::rate).containsExactly(1_000L, 2_000L, 4_000L);
         assertThat(above.bracketed()).isFalse();
         assertThat(above.describe()).isEqualTo("at least 4,000/s");
-        assertThat(below.steps()).extracting(KneeStep::rate).containsExactly(4L, 2L, 1L);
+        assertThat(below.steps()).extracting(KneeStep::rate).containsExactly(4L, 4L, 2L, 2L, 1L, 1L);
         assertThat(below.describe()).isEqualTo("under 1/s");
+    }
+
+    @Test
+    void aRateFailsOnlyWhenASecondRunAtItFailsToo() throws InterruptedException {
+        List<Long> tried = new ArrayList<>();
+        boolean[] pausedOnce = {false};
+        KneeSearch.Probe onePause = rate -> {
+            tried.add(rate);
+            boolean pause = rate == 2_000 && !pausedOnce[0];
+            pausedOnce[0] |= pause;
+            return new KneeSearch.Measured(rate, pause || rate > 4_000 ? 300 : 10, 0, 0);
+        };
+
+        Knee knee = new KneeSearch(new KneeSettings(1_000, 1_000_000, 50, 0.5, 20), step -> { }).search(onePause);
+
+        assertThat(tried).startsWith(1_000L, 2_000L, 2_000L, 4_000L, 8_000L, 8_000L);
+        assertThat(knee.passing()).isEqualTo(4_000);
+        assertThat(knee.failing()).isEqualTo(5_657);
     }
 
     @Test
