@@ -10,11 +10,18 @@
 #   bash scripts/load.sh --cluster the single Redis beside the lab's own Redis Cluster (three masters,
 #                                  three replicas), in one run as the full one, written to
 #                                  results/load/cluster/
+#   bash scripts/load.sh --capacity only the capacity pages below (knees.md, http-filter.md), written to
+#                                  results/load/, leaving the other pages as they are
 #
 # Then the same closed-loop load on the durable servers (--durable: PostgreSQL fsync=on,
 # synchronous_commit=on; Redis appendonly yes, appendfsync everysec), into durable/, and an open-loop
 # throughput-latency curve per store: policy wait at a few constant arrival rates (RATES, per second),
 # latency from each request's intended start, up to the knee (rate-curve.md, rate-curve.png).
+#
+# Then capacity (not in --cluster): each store's knee, the highest open-loop arrival rate whose run keeps p99
+# under 50 ms with no duplicate charge in the ledger, through the coordinator and for the same store
+# driven raw by the same harness (lab load --find-knee: knees.md), and the HTTP filter against the same
+# handler without it, per kind of request (lab load --filter-cost: http-filter.md).
 #
 # Writes load.json, load.csv, load.md, throughput.png, p99.png, duplicates.png and README.md (the
 # table, the command, commit, JDK, cores, server versions and durability). Servers come from the lab's own
@@ -29,7 +36,8 @@ case "${1:-}" in
   "") ;;
   --quick) mode=quick ;;
   --cluster) mode=cluster ;;
-  *) echo "usage: bash scripts/load.sh [--quick|--cluster]" >&2; exit 2 ;;
+  --capacity) mode=capacity ;;
+  *) echo "usage: bash scripts/load.sh [--quick|--cluster|--capacity]" >&2; exit 2 ;;
 esac
 
 jar=lab/target/lab.jar
@@ -38,11 +46,19 @@ if [[ ! -f "$jar" ]]; then
   ./mvnw -B -q package -DskipTests
 fi
 
+# Capacity: knee steps of $knee_step each (at most $knee_steps per store and driver; a failing rate runs twice),
+# filter runs of $filter_run each.
+knee_step=5s
+knee_steps=16
+filter_run=10s
 if [[ "$mode" == quick ]]; then
   requests=3000
   out=target/load-quick
   rates="${RATES:-1000 4000}"
   rate_duration=3s
+  knee_step=2s
+  knee_steps=8
+  filter_run=2s
 elif [[ "$mode" == cluster ]]; then
   requests=100000
   out=results/load/cluster
@@ -57,12 +73,90 @@ else
 fi
 stores="${STORES:-memory,redis,postgres}"
 java_opts=(-Djava.awt.headless=true -Xmx512m)
+knee_args=(load --find-knee --compare "$stores" --policy wait --clients 256 --retry-rate 0.2 --latency-ms 1
+  --rate 1000 --duration "$knee_step" --knee-steps "$knee_steps" --seed 42 --format markdown)
+filter_args=(load --filter-cost --compare "$stores" --clients 32 --latency-ms 0 --duration "$filter_run" --seed 42 --format markdown)
+
+commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+if [[ "$commit" != unknown ]] && ! git diff --quiet HEAD -- lab fake-provider pom.xml 2>/dev/null; then
+  commit="$commit (with uncommitted changes)"
+fi
+jdk="$(java -version 2>&1 | head -n 2 | tr '\n' ' ' | sed 's/ *$//')"
+cores="$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo unknown)"
+
+# The lines every capacity page starts with: $1 the lab command it ran, $2 its exit status.
+page_header() {
+  echo "* Command: \`bash scripts/load.sh${mode_flag}\`, which ran \`java ${java_opts[*]} -jar $jar $1\`"
+  echo "* Commit: $commit"
+  echo "* JDK: $jdk"
+  echo "* Cores: $cores ($(uname -sm)), shared with other work while it ran"
+  echo "* Run on $(date -u +%Y-%m-%d) UTC; exit status $2"
+  echo "* Servers: the lab's own private ones unless IDEMLAB_REDIS_URL / IDEMLAB_PG_URL named others; each is"
+  echo "  named with its version and durability (Redis appendonly/appendfsync, PostgreSQL fsync/synchronous_commit)"
+  echo "  under the table, as read back from it"
+}
+
+# Each store's knee and the HTTP filter's cost, into $1/knees.md and $1/http-filter.md; sets status.
+capacity() {
+  local dir="$1" knee_status=0 filter_status=0
+  echo "capacity: knees of $stores (through the coordinator and raw), $knee_step per step"
+  java "${java_opts[@]}" -jar "$jar" "${knee_args[@]}" --out "$work/knees.body.md" || knee_status=$?
+  if [[ -f "$work/knees.body.md" ]]; then
+    {
+      echo "# Capacity, open loop: each store's knee beside the same store driven raw"
+      echo
+      echo "The knee is the highest arrival rate (logical requests per second, 20% of them re-sent with the same key"
+      echo "while the first is in flight) whose run keeps p99 under 50 ms, counted from each request's intended"
+      echo "start, with no duplicate charge in the fake provider's ledger and no answer the ledger contradicts."
+      echo "The same search runs through the coordinator (policy wait) and for the raw driver, the same store"
+      echo "driven by the same harness without the coordinator: same arrival schedule, clients, provider (1 ms per"
+      echo "charge), latency recorder and ledger check. The ratio is what the coordinator costs; the target is"
+      echo "at least 0.5x on Redis and PostgreSQL (issue #25), memory reported."
+      echo
+      page_header "${knee_args[*]}" "$knee_status"
+      echo
+      cat "$work/knees.body.md"
+    } > "$dir/knees.md"
+  fi
+  echo "capacity: the HTTP filter against the same handler without it on $stores, $filter_run per run"
+  java "${java_opts[@]}" -jar "$jar" "${filter_args[@]}" --out "$work/filter.body.md" || filter_status=$?
+  if [[ -f "$work/filter.body.md" ]]; then
+    {
+      echo "# The HTTP filter's cost: the same handler with and without it"
+      echo
+      echo "The demo payment API (\`lab serve\`, Jetty 12) with the Idempotency-Key filter, and the same handler"
+      echo "without it (\`lab serve --without-filter\`), each driven by the same closed-loop clients for the same time,"
+      echo "per kind of request: first calls (fresh keys), replays (keys answered before the run) and in-flight"
+      echo "conflicts (keys whose first request is held inside the provider for the whole run: the filter answers"
+      echo "409). Without the filter every request runs the handler, so the unfiltered column is what the API costs"
+      echo "bare; the ratio is filtered over unfiltered. Targets on Redis (issue #25): first calls at least 0.6x,"
+      echo "replays at least 0.8x; the other rows are reported. Clients, server, store client and provider share"
+      echo "one JVM and the machine's cores, as a middleware benchmark on one host does."
+      echo
+      page_header "${filter_args[*]}" "$filter_status"
+      echo
+      cat "$work/filter.body.md"
+    } > "$dir/http-filter.md"
+  fi
+  (( knee_status == 0 && filter_status == 0 )) || status=1
+}
 load_args=(load --compare "$stores" --policy all --clients 32 --retry-rate 0.2 --provider-latency-ms 5
   --requests "$requests" --seed 42)
 
 # Write into a fresh folder and replace the published one only when the run produced its files.
 work="$(mktemp -d "${TMPDIR:-/tmp}/idemlab-load.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
+mode_flag="${1:+ $1}"
+
+if [[ "$mode" == capacity ]]; then
+  status=0
+  mkdir -p "$work/capacity"
+  capacity "$work/capacity"
+  mkdir -p "$out"
+  cp "$work"/capacity/*.md "$out"/ 2>/dev/null || { echo "the capacity run wrote no pages" >&2; exit 1; }
+  echo "wrote $out/knees.md and $out/http-filter.md"
+  exit "$status"
+fi
 
 echo "loading stores $stores ($mode run, $requests requests per store and policy)"
 status=0
@@ -91,13 +185,12 @@ if (( ${#curve[@]} > 0 )); then
   java "${java_opts[@]}" -cp "$jar" dev.idemlab.lab.report.RateCurve "$work" "${curve[@]}"
 fi
 
-commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-if [[ "$commit" != unknown ]] && ! git diff --quiet HEAD -- lab fake-provider pom.xml 2>/dev/null; then
-  commit="$commit (with uncommitted changes)"
+if [[ "$mode" != cluster ]]; then
+  mkdir -p "$work/capacity"
+  capacity "$work/capacity"
 fi
+
 command="java ${java_opts[*]} -jar $jar ${load_args[*]}"
-jdk="$(java -version 2>&1 | head -n 2 | tr '\n' ' ' | sed 's/ *$//')"
-cores="$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo unknown)"
 
 {
   echo "# Load: storage backends under concurrent retries"
@@ -146,6 +239,13 @@ cores="$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo unknown)"
     echo "![p99 latency against throughput, per store](rate-curve.png)"
     echo
   fi
+  if [[ -f "$work/capacity/knees.md" || -f "$work/capacity/http-filter.md" ]]; then
+    echo "## Capacity"
+    echo
+    echo "Each store's knee beside the same store driven raw: [knees.md](knees.md). The HTTP filter against the"
+    echo "same handler without it, per kind of request: [http-filter.md](http-filter.md)."
+    echo
+  fi
   echo "How to read it: run is the post's result cache and double-charges every duplicate that"
   echo "arrives while the first is in flight; wait and raise reserve the key first, so the ledger"
   echo "must show no duplicate under them (\`lab load\` exits 1 otherwise). Waits are duplicates that"
@@ -153,10 +253,11 @@ cores="$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo unknown)"
 } > "$work/README.md"
 
 mkdir -p "$out"
-rm -rf "$out"/load.json "$out"/load.csv "$out"/load.md "$out"/*.png "$out"/README.md "$out"/rate-*.json \
+rm -rf "$out"/load.json "$out"/load.csv "$out"/load.md "$out"/*.png "$out"/README.md "$out"/rate-*.json "$out"/knees.md "$out"/http-filter.md \
   "$out"/rate-curve.md "$out"/durable
 cp "$work"/load.json "$work"/load.csv "$work"/load.md "$work"/*.png "$work"/README.md "$out"/
 cp "$work"/rate-*.json "$work"/rate-curve.md "$out"/ 2>/dev/null || true
+cp "$work"/capacity/*.md "$out"/ 2>/dev/null || true
 if [[ -d "$work/durable" ]]; then
   mkdir -p "$out/durable"
   cp "$work"/durable/* "$out/durable/"

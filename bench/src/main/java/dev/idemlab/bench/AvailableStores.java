@@ -1,6 +1,7 @@
 package dev.idemlab.bench;
 
-import dev.idemlab.bench.raw.RawStores;
+import dev.idemlab.lab.infra.StoreBackends;
+import dev.idemlab.lab.load.raw.RawStores;
 
 import java.util.Arrays;
 import java.util.stream.Collectors;
@@ -17,7 +18,12 @@ public final class AvailableStores {
     private AvailableStores() { }
 
     public static void main(String[] args) {
-        System.out.println(Arrays.stream(StoreKind.values()).filter(RawStores::available)
+        System.out.println(Arrays.stream(StoreKind.values()).filter(AvailableStores::available)
                 .map(StoreKind::name).collect(Collectors.joining(",")));
+    }
+
+    /** Whether this build's lab knows how to provision {@code kind}, and has a raw client for it. */
+    static boolean available(StoreKind kind) {
+        return StoreBackends.NAMES.contains(kind.backendName()) && RawStores.NAMES.contains(kind.backendName());
     }
 }

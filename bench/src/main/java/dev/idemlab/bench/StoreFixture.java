@@ -1,7 +1,7 @@
 package dev.idemlab.bench;
 
-import dev.idemlab.bench.raw.RawStore;
-import dev.idemlab.bench.raw.RawStores;
+import dev.idemlab.lab.load.raw.RawStore;
+import dev.idemlab.lab.load.raw.RawStores;
 import dev.idemlab.idempotency.IdempotencyConfig;
 import dev.idemlab.idempotency.IdempotencyCoordinator;
 import dev.idemlab.idempotency.InFlightPolicy;
@@ -57,7 +57,7 @@ public final class StoreFixture implements AutoCloseable {
         StoreBackend backend = StoreBackends.open(kind.backendName(),
                 ProvisioningOptions.defaults().withDurable(Boolean.getBoolean(DURABLE_PROPERTY)));
         try {
-            RawStore raw = RawStores.open(kind, backend);
+            RawStore raw = RawStores.open(backend);
             logServer(backend.server());
             return new StoreFixture(kind, config, backend, raw);
         } catch (RuntimeException e) {

@@ -3,7 +3,7 @@ package dev.idemlab.bench.probe;
 import dev.idemlab.bench.Requests;
 import dev.idemlab.bench.StoreFixture;
 import dev.idemlab.bench.StoreKind;
-import dev.idemlab.bench.raw.RawStore;
+import dev.idemlab.lab.load.raw.RawStore;
 import dev.idemlab.idempotency.IdempotencyCoordinator;
 import dev.idemlab.idempotency.IdempotentCall;
 import dev.idemlab.idempotency.InFlightPolicy;

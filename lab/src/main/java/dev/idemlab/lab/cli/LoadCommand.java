@@ -13,13 +13,10 @@ import dev.idemlab.lab.load.LoadProgress;
 import dev.idemlab.lab.load.LoadRun;
 import dev.idemlab.lab.load.LoadSettings;
 import dev.idemlab.lab.report.FaultReport;
-import dev.idemlab.lab.report.LoadCharts;
 import dev.idemlab.lab.report.LoadReport;
 import dev.idemlab.lab.report.ReportFormat;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -60,6 +57,9 @@ final class LoadCommand implements Callable<Integer> {
 
     @Mixin
     HttpLoadOptions overHttp;
+
+    @Mixin
+    CapacityOptions capacity;
 
     @Option(names = "--compare", paramLabel = "STORE[,STORE...]", split = ",", hideParamSyntax = true,
             description = "Compare these stores (comma-separated: " + StoreBackends.NAMES_TEXT + "), one after the other, "
@@ -149,6 +149,10 @@ final class LoadCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException, IOException {
+        capacity.validate(spec);
+        if (capacity.requested()) {
+            return capacity();
+        }
         int workers = overHttp.workers(library != null, rate != null,
                 stall != null || "on".equals(downstreamKey) || storePatienceMs != null, requests);
         if (library != null) {
@@ -163,7 +167,7 @@ final class LoadCommand implements Callable<Integer> {
         output.format = format;
         output.out = out;
         output.validate();
-        validateResults();
+        LoadResults.validate(results);
         PrintWriter err = spec.commandLine().getErr();
         List<LabPolicy> policies = policy.policies();
         LoadFaults faults = faults(stores);
@@ -205,7 +209,7 @@ final class LoadCommand implements Callable<Integer> {
         LoadComparison comparison = new LoadComparison(settings, runs);
         PrintWriter stdout = spec.commandLine().getOut();
         if (results != null) {
-            writeResults(comparison, stdout);
+            LoadResults.write(results, comparison, stdout);
         }
         output.emit(LoadReport.render(format, comparison), stdout);
         for (String line : notLoaded) {
@@ -213,6 +217,32 @@ final class LoadCommand implements Callable<Integer> {
         }
         err.flush();
         return comparison.passed() && notLoaded.isEmpty() ? 0 : 1;
+    }
+
+    /** {@code --find-knee} or {@code --filter-cost}: their own runs and report, on the load's stores and clients. */
+    private int capacity() throws InterruptedException, IOException {
+        OutputOptions output = OutputOptions.tableOrMarkdown(format, out);
+        if (duration == null) {
+            duration = CapacityRun.DEFAULT_STEP;
+        }
+        LoadSettings settings = settings();
+        List<String> stores = stores();
+        CapacityRun run = new CapacityRun(stores, store.provisioning(stores), spec.commandLine().getErr());
+        CapacityRun.Report report;
+        if (capacity.findKnee) {
+            boolean named = spec.commandLine().getParseResult().hasMatchedOption("--policy");
+            if (named && policy != PolicyChoice.WAIT && policy != PolicyChoice.RAISE) {
+                throw new UsageException("--find-knee needs one policy that promises exactly-once, wait or raise: "
+                        + "a knee with duplicate charges is no knee, got " + policy.name().toLowerCase(java.util.Locale.ROOT));
+            }
+            long start = rate == null ? CapacityRun.DEFAULT_START_RATE : (long) withRate(settings).rate();
+            report = run.findKnees(settings, named ? policy.policies().get(0) : LabPolicy.WAIT,
+                    capacity.kneeSettings(start, MAX_RATE), ((LabCommand) spec.root().userObject()).coordinators());
+        } else {
+            report = run.filterCost(settings);
+        }
+        output.emit(report.markdown(), spec.commandLine().getOut());
+        return report.met() ? 0 : 1;
     }
 
     /** @throws UsageException naming the rule a value breaks */
@@ -308,7 +338,7 @@ final class LoadCommand implements Callable<Integer> {
         return settings.withRate(rate);
     }
 
-    private List<String> stores() {
+    List<String> stores() {
         if (compare == null) {
             return List.of(store.validatedStore());
         }
@@ -320,46 +350,6 @@ final class LoadCommand implements Callable<Integer> {
             names.add(StoreOptions.storeName("--compare", name));
         }
         return List.copyOf(names);
-    }
-
-    /** @throws UsageException if {@code --results} cannot take the files, before anything runs */
-    private void validateResults() {
-        if (results == null) {
-            return;
-        }
-        Path dir = results.toAbsolutePath();
-        if (Files.exists(dir)) {
-            if (!Files.isDirectory(dir)) {
-                throw new UsageException("--results " + results + ": is not a directory");
-            }
-            if (!Files.isWritable(dir)) {
-                throw new UsageException("--results " + results + ": the directory is not writable");
-            }
-            return;
-        }
-        Path parent = dir.getParent();
-        if (parent == null || !Files.isDirectory(parent)) {
-            throw new UsageException("--results " + results + ": the directory " + parent + " does not exist");
-        }
-        if (!Files.isWritable(parent)) {
-            throw new UsageException("--results " + results + ": the directory " + parent + " is not writable");
-        }
-    }
-
-    private void writeResults(LoadComparison comparison, PrintWriter stdout) throws IOException {
-        Files.createDirectories(results);
-        List<Path> written = new ArrayList<>();
-        written.add(write(results.resolve("load.json"), LoadReport.render(ReportFormat.JSON, comparison)));
-        written.add(write(results.resolve("load.csv"), LoadReport.csv(comparison)));
-        written.add(write(results.resolve("load.md"), LoadReport.render(ReportFormat.MARKDOWN, comparison)));
-        written.addAll(LoadCharts.write(comparison, results));
-        written.forEach(path -> stdout.println("wrote " + path));
-        stdout.flush();
-    }
-
-    private static Path write(Path file, String text) throws IOException {
-        Files.writeString(file, text, StandardCharsets.UTF_8);
-        return file;
     }
 
     /** Loads one store under one policy: in process, or over HTTP from worker processes. */

@@ -1,4 +1,4 @@
-package dev.idemlab.bench.raw;
+package dev.idemlab.lab.load.raw;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
@@ -27,8 +27,10 @@ public final class RedisRawStore implements RawStore {
 
     private static final String PENDING = "{\"state\":\"pending\",\"token\":\"0123456789abcdef-1\","
             + "\"fingerprint\":\"" + "0".repeat(64) + "\"}";
-    private static final String COMPLETED = "{\"state\":\"completed\",\"fingerprint\":\"" + "0".repeat(64)
-            + "\",\"result\":\"\\\"ch_1\\\"\"}";
+    /** A completed record's JSON up to its result, which follows as JSON of its own, then a closing brace. */
+    private static final String COMPLETED_PREFIX = "{\"state\":\"completed\",\"fingerprint\":\"" + "0".repeat(64)
+            + "\",\"result\":";
+    private static final String COMPLETED = COMPLETED_PREFIX + "\"\\\"ch_1\\\"\"}";
     private static final String LEASE_MILLIS = Long.toString(Duration.ofSeconds(30).toMillis());
     private static final SetArgs SET_IF_ABSENT = SetArgs.Builder.nx().px(Duration.ofSeconds(30));
     private static final SetArgs SEED = SetArgs.Builder.px(Duration.ofHours(24));
@@ -38,7 +40,7 @@ public final class RedisRawStore implements RawStore {
     private final StatefulRedisConnection<String, String> connection;
     private final RedisCommands<String, String> redis;
     private final String reserveSha;
-    private final String prefix = "bench-raw:" + Long.toHexString(ThreadLocalRandom.current().nextLong()) + ':';
+    private final String prefix = "raw:" + Long.toHexString(ThreadLocalRandom.current().nextLong()) + ':';
 
     /** Connects to {@code uri} and loads the reserve script. */
     public RedisRawStore(String uri) {
@@ -68,6 +70,23 @@ public final class RedisRawStore implements RawStore {
         String k = prefix + key;
         redis.set(k, PENDING, SET_IF_ABSENT);
         return redis.set(k, COMPLETED, REPLACE);
+    }
+
+    @Override
+    public boolean markPending(String key) {
+        return "OK".equals(redis.set(prefix + key, PENDING, SET_IF_ABSENT));
+    }
+
+    @Override
+    public void storeResult(String key, String resultJson) {
+        redis.set(prefix + key, COMPLETED_PREFIX + resultJson + '}', REPLACE);
+    }
+
+    @Override
+    public String readResult(String key) {
+        String record = redis.get(prefix + key);
+        return record != null && record.startsWith(COMPLETED_PREFIX)
+                ? record.substring(COMPLETED_PREFIX.length(), record.length() - 1) : null;
     }
 
     @Override

@@ -1,4 +1,4 @@
-package dev.idemlab.bench.raw;
+package dev.idemlab.lab.load.raw;
 
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -10,8 +10,10 @@ public final class MemoryRawStore implements RawStore {
 
     /** About what a pending record carries: an owner token and a fingerprint. */
     static final String PENDING = "0123456789abcdef-1:" + "0".repeat(64);
+    /** What a completed record carries before its result: a fingerprint. */
+    static final String COMPLETED_PREFIX = "0".repeat(64) + ":";
     /** About what a completed record carries: a fingerprint and a small JSON result. */
-    static final String COMPLETED = "0".repeat(64) + ":\"ch_1\"";
+    static final String COMPLETED = COMPLETED_PREFIX + "\"ch_1\"";
 
     private volatile ConcurrentHashMap<String, String> map = new ConcurrentHashMap<>();
 
@@ -25,6 +27,22 @@ public final class MemoryRawStore implements RawStore {
         ConcurrentHashMap<String, String> m = map;
         m.putIfAbsent(key, PENDING);
         return m.replace(key, COMPLETED);
+    }
+
+    @Override
+    public boolean markPending(String key) {
+        return map.putIfAbsent(key, PENDING) == null;
+    }
+
+    @Override
+    public void storeResult(String key, String resultJson) {
+        map.replace(key, COMPLETED_PREFIX + resultJson);
+    }
+
+    @Override
+    public String readResult(String key) {
+        String value = map.get(key);
+        return value != null && value.startsWith(COMPLETED_PREFIX) ? value.substring(COMPLETED_PREFIX.length()) : null;
     }
 
     @Override

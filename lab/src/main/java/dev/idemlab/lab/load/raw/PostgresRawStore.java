@@ -1,4 +1,4 @@
-package dev.idemlab.bench.raw;
+package dev.idemlab.lab.load.raw;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -17,7 +17,7 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 public final class PostgresRawStore implements RawStore {
 
-    private static final String TABLE = "bench_raw_record";
+    private static final String TABLE = "lab_raw_record";
     private static final String CREATE = "CREATE TABLE IF NOT EXISTS " + TABLE + " (namespace text PRIMARY KEY, "
             + "state text NOT NULL, token text, fingerprint text NOT NULL, result_json text, "
             + "expires_at timestamptz NOT NULL)";
@@ -37,12 +37,12 @@ public final class PostgresRawStore implements RawStore {
     private static final int POOL_SIZE = 16;
 
     private final HikariDataSource pool;
-    private final String prefix = "bench-raw:" + Long.toHexString(ThreadLocalRandom.current().nextLong()) + ':';
+    private final String prefix = "raw:" + Long.toHexString(ThreadLocalRandom.current().nextLong()) + ':';
 
     /** Connects to the server and creates the baseline table if it is not there. */
     public PostgresRawStore(String jdbcUrl, String user, String password) {
         HikariConfig config = new HikariConfig();
-        config.setPoolName("bench-raw-postgres");
+        config.setPoolName("raw-postgres");
         config.setJdbcUrl(jdbcUrl);
         if (user != null) {
             config.setUsername(user);
@@ -69,13 +69,28 @@ public final class PostgresRawStore implements RawStore {
 
     @Override
     public Object plainWrite(String key) {
-        String namespace = prefix + key;
-        update(INSERT, namespace, TOKEN, FINGERPRINT);
-        return update(UPDATE, RESULT, namespace, TOKEN);
+        markPending(key);
+        return update(UPDATE, RESULT, prefix + key, TOKEN);
     }
 
     @Override
     public Object plainRead(String key) {
+        return readResult(key);
+    }
+
+    @Override
+    public boolean markPending(String key) {
+        return update(INSERT, prefix + key, TOKEN, FINGERPRINT) == 1;
+    }
+
+    @Override
+    public void storeResult(String key, String resultJson) {
+        update(UPDATE, resultJson, prefix + key, TOKEN);
+    }
+
+    /** A pending row's result is null, so one column tells both states apart. */
+    @Override
+    public String readResult(String key) {
         try (Connection c = pool.getConnection(); PreparedStatement s = c.prepareStatement(SELECT)) {
             s.setString(1, prefix + key);
             try (ResultSet row = s.executeQuery()) {

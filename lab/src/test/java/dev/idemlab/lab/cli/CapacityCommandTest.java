@@ -1,0 +1,60 @@
+package dev.idemlab.lab.cli;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code lab load --find-knee} and {@code --filter-cost}: bad values and combinations exit 2 naming the
+ * rule, and one tiny run of each on the memory store prints its table. No figure is asserted.
+ */
+class CapacityCommandTest {
+
+    @ParameterizedTest
+    @CsvSource(delimiter = ';', value = {
+        "--find-knee --knee-p99-ms 0; --knee-p99-ms must be between 1 and 10000, got 0",
+        "--find-knee --knee-steps 1; --knee-steps must be between 2 and 50, got 1",
+        "--knee-steps 5; --knee-p99-ms and --knee-steps shape the knee search: use them with --find-knee",
+        "--find-knee --filter-cost; --find-knee and --filter-cost are two runs: give one, not both",
+        "--find-knee --requests 100; --find-knee does not take --requests",
+        "--find-knee --policy run; --find-knee needs one policy that promises exactly-once, wait or raise",
+        "--find-knee --rate 0; --rate must be between 1 and 1000000",
+        "--find-knee --format json; --format must be table or markdown, got 'json'",
+        "--filter-cost --rate 100; --filter-cost does not take --rate",
+        "--filter-cost --transport http; --filter-cost does not take --transport",
+        "--filter-cost --retry-rate 0.5; --filter-cost does not take --retry-rate",
+    })
+    void aBadValueOrCombinationExits2NamingTheRule(String options, String rule) {
+        String[] args = ("load --store memory " + options).split(" ");
+
+        LabRun run = LabRun.of(args);
+
+        assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(2);
+        assertThat(run.err()).contains(rule).doesNotContain("\tat ");
+    }
+
+    @Test
+    void aTinyKneeSearchOnMemoryReportsBothDriversAndTheServer() {
+        LabRun run = LabRun.of("load", "--find-knee", "--store", "memory", "--rate", "100", "--knee-steps", "2",
+                "--duration", "200ms", "--clients", "4", "--latency-ms", "1");
+
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.out()).contains("| store | coordinator knee | raw knee | ratio | target | verdict |")
+                .contains("| memory |").contains("reported").contains("* memory (in this process)")
+                .contains("#### memory, through the coordinator").contains("#### memory, raw");
+        assertThat(run.err()).contains("lab: knee memory raw step 2: ");
+    }
+
+    @Test
+    void aTinyFilterComparisonOnMemoryHasARowPerKindOfRequest() {
+        LabRun run = LabRun.of("load", "--filter-cost", "--store", "memory", "--duration", "200ms", "--clients", "2",
+                "--latency-ms", "0");
+
+        assertThat(run.out()).as(run.err()).contains("| memory | first call |").contains("| memory | replay |")
+                .contains("| memory | in-flight conflict |");
+        assertThat(run.out().lines().filter(line -> line.startsWith("| memory | in-flight conflict |")))
+                .singleElement().asString().contains("executed 0, replayed 0,").contains("indeterminate 0");
+    }
+}
