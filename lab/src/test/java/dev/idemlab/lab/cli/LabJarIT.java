@@ -76,6 +76,21 @@ class LabJarIT {
                 .contains("charges made=[ch_1, ch_2]");
     }
 
+    /**
+     * Issue 29: {@code scenario all} printed two {@code [WARN] OwnerAttempt} lines, one per lease-overrun run
+     * whose holder outlived its lease: what the row says already (A's "lease lost"). Standard error carries
+     * the lab's own lines and nothing else.
+     */
+    @Test
+    void leaseOverrunSaysTheLostLeaseInItsRowsAndLogsNothing() throws Exception {
+        Result run = lab("scenario", "lease-overrun");
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.out()).contains("(lease lost: another attempt may have run too)")
+                .contains("StaleFenceException");
+        assertThat(run.err().lines()).as("standard error: %n%s", run.err()).isNotEmpty()
+                .allSatisfy(line -> assertThat(line).startsWith("lab: "));
+    }
+
     @Test
     void storeDownFailsOpenOnARealStoppedRedis() throws Exception {
         Result open = lab("scenario", "store-down");

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -69,12 +70,20 @@ class ServeJarIT {
             Matcher matcher = LISTENING.matcher(line);
             if (matcher.find()) {
                 // Keep draining its output so the server never blocks on a full pipe.
-                Thread drain = new Thread(() -> lines.lines().forEach(ignored -> { }), "serve-output");
+                Thread drain = new Thread(() -> drain(lines), "serve-output");
                 drain.setDaemon(true);
                 drain.start();
                 return matcher.group(1);
             }
         }
         throw new AssertionError("lab serve exited before listening:\n" + seen);
+    }
+
+    private static void drain(BufferedReader lines) {
+        try {
+            lines.lines().forEach(ignored -> { });
+        } catch (UncheckedIOException closed) {
+            // The server is gone and its pipe closed under the read: nothing is left to drain.
+        }
     }
 }
