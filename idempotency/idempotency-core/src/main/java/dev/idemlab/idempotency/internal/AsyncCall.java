@@ -107,8 +107,9 @@ final class AsyncCall<T, E extends Exception> implements CompletionNotifications
         Reservation reservation;
         // Read here: the owner's heartbeat counts its lease from it.
         long start = coordinator.storeCalls().now();
+        String namespace = call.namespace();
         try {
-            reservation = coordinator.reserve(call, token, start);
+            reservation = coordinator.reserve(call, namespace, token, start);
         } catch (IdempotencyStoreException e) {
             reserveFailed(e);
             return;
@@ -118,7 +119,7 @@ final class AsyncCall<T, E extends Exception> implements CompletionNotifications
                 coordinator.releaseLater(call, token); // cancelled while reserving: the action never runs
                 return;
             }
-            result.complete(new OwnerAttempt<T>(coordinator, call, call.namespace(), token, start)
+            result.complete(new OwnerAttempt<T>(coordinator, call, namespace, token, start)
                     .run(acquired.fence(), codec, action, IdempotentResult::new));
             return;
         }

@@ -145,17 +145,18 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
     private <T, E extends Exception, R> R callWithReservation(
             IdempotentCall call, ResultCodec<T> codec, ContextualAction<T, E> action, Answer<T, R> answer) throws E {
         String token = tokens.next();
+        String namespace = call.namespace(); // built once: each build is a string and its bytes
         WaitForHolder waiting = null;
         while (true) {
             Reservation reservation;
             long start = storeCalls.now();
             try {
-                reservation = reserve(call, token, start);
+                reservation = reserve(call, namespace, token, start);
             } catch (IdempotencyStoreException e) {
                 return shaped(answer, reserveFailed(call, token, codec, action, e));
             }
             if (reservation instanceof Reservation.Acquired acquired) {
-                return new OwnerAttempt<T>(this, call, call.namespace(), token, start)
+                return new OwnerAttempt<T>(this, call, namespace, token, start)
                         .run(acquired.fence(), codec, action, answer);
             }
             IdempotencyRecord found = ((Reservation.Found) reservation).record();
@@ -179,10 +180,10 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
      * that a call whose store answers builds no supplier. {@code start} is the ticker's reading before
      * it (the patience counts from it, and so does an acquired reservation's lease, as the holder sees it).
      *
+     * @param namespace {@code call}'s, as the caller built it once
      * @throws IdempotencyStoreException when the store failed
      */
-    Reservation reserve(IdempotentCall call, String token, long start) {
-        String namespace = call.namespace();
+    Reservation reserve(IdempotentCall call, String namespace, String token, long start) {
         try {
             return store.reserve(namespace, token, call.fingerprint().hex(), config.lease());
         } catch (IdempotencyStoreException first) {
