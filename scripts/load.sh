@@ -96,48 +96,51 @@ page_header() {
   echo "  under the table, as read back from it"
 }
 
+# A capacity page: the introduction on standard input, the page header, then the body the lab wrote.
+# $1 the page, $2 the body, $3 the lab command it ran, $4 its exit status. No body, no page.
+capacity_page() {
+  local page="$1" body="$2" command="$3" exit_status="$4" intro
+  intro="$(cat)"
+  [[ -f "$body" ]] || return 0
+  {
+    echo "$intro"
+    echo
+    page_header "$command" "$exit_status"
+    echo
+    cat "$body"
+  } > "$page"
+}
+
 # Each store's knee and the HTTP filter's cost, into $1/knees.md and $1/http-filter.md; sets status.
 capacity() {
   local dir="$1" knee_status=0 filter_status=0
   echo "capacity: knees of $stores (through the coordinator and raw), $knee_step per step"
   java "${java_opts[@]}" -jar "$jar" "${knee_args[@]}" --out "$work/knees.body.md" || knee_status=$?
-  if [[ -f "$work/knees.body.md" ]]; then
-    {
-      echo "# Capacity, open loop: each store's knee beside the same store driven raw"
-      echo
-      echo "The knee is the highest arrival rate (logical requests per second, 20% of them re-sent with the same key"
-      echo "while the first is in flight) whose run keeps p99 under 50 ms, counted from each request's intended"
-      echo "start, with no duplicate charge in the fake provider's ledger and no answer the ledger contradicts."
-      echo "The same search runs through the coordinator (policy wait) and for the raw driver, the same store"
-      echo "driven by the same harness without the coordinator: same arrival schedule, clients, provider (1 ms per"
-      echo "charge), latency recorder and ledger check. The ratio is what the coordinator costs; the target is"
-      echo "at least 0.5x on Redis and PostgreSQL (issue #25), memory reported."
-      echo
-      page_header "${knee_args[*]}" "$knee_status"
-      echo
-      cat "$work/knees.body.md"
-    } > "$dir/knees.md"
-  fi
+  capacity_page "$dir/knees.md" "$work/knees.body.md" "${knee_args[*]}" "$knee_status" <<'PAGE'
+# Capacity, open loop: each store's knee beside the same store driven raw
+
+The knee is the highest arrival rate (logical requests per second, 20% of them re-sent with the same key
+while the first is in flight) whose run keeps p99 under 50 ms, counted from each request's intended
+start, with no duplicate charge in the fake provider's ledger and no answer the ledger contradicts.
+The same search runs through the coordinator (policy wait) and for the raw driver, the same store
+driven by the same harness without the coordinator: same arrival schedule, clients, provider (1 ms per
+charge), latency recorder and ledger check. The ratio is what the coordinator costs; the target is
+at least 0.5x on Redis and PostgreSQL (issue #25), memory reported.
+PAGE
   echo "capacity: the HTTP filter against the same handler without it on $stores, $filter_run per run"
   java "${java_opts[@]}" -jar "$jar" "${filter_args[@]}" --out "$work/filter.body.md" || filter_status=$?
-  if [[ -f "$work/filter.body.md" ]]; then
-    {
-      echo "# The HTTP filter's cost: the same handler with and without it"
-      echo
-      echo "The demo payment API (\`lab serve\`, Jetty 12) with the Idempotency-Key filter, and the same handler"
-      echo "without it (\`lab serve --without-filter\`), each driven by the same closed-loop clients for the same time,"
-      echo "per kind of request: first calls (fresh keys), replays (keys answered before the run) and in-flight"
-      echo "conflicts (keys whose first request is held inside the provider for the whole run: the filter answers"
-      echo "409). Without the filter every request runs the handler, so the unfiltered column is what the API costs"
-      echo "bare; the ratio is filtered over unfiltered. Targets on Redis (issue #25): first calls at least 0.6x,"
-      echo "replays at least 0.8x; the other rows are reported. Clients, server, store client and provider share"
-      echo "one JVM and the machine's cores, as a middleware benchmark on one host does."
-      echo
-      page_header "${filter_args[*]}" "$filter_status"
-      echo
-      cat "$work/filter.body.md"
-    } > "$dir/http-filter.md"
-  fi
+  capacity_page "$dir/http-filter.md" "$work/filter.body.md" "${filter_args[*]}" "$filter_status" <<'PAGE'
+# The HTTP filter's cost: the same handler with and without it
+
+The demo payment API (`lab serve`, Jetty 12) with the Idempotency-Key filter, and the same handler
+without it (`lab serve --without-filter`), each driven by the same closed-loop clients for the same time,
+per kind of request: first calls (fresh keys), replays (keys answered before the run) and in-flight
+conflicts (keys whose first request is held inside the provider for the whole run: the filter answers
+409). Without the filter every request runs the handler, so the unfiltered column is what the API costs
+bare; the ratio is filtered over unfiltered. Targets on Redis (issue #25): first calls at least 0.6x,
+replays at least 0.8x; the other rows are reported. Clients, server, store client and provider share
+one JVM and the machine's cores, as a middleware benchmark on one host does.
+PAGE
   (( knee_status == 0 && filter_status == 0 )) || status=1
 }
 load_args=(load --compare "$stores" --policy all --clients 32 --retry-rate 0.2 --provider-latency-ms 5
