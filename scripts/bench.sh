@@ -22,6 +22,7 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+source scripts/lib/page.sh
 
 mode=full
 case "${1:-}" in
@@ -102,17 +103,11 @@ fi
 java -cp "$jar" dev.idemlab.bench.report.StripRawData "$out"/jmh-*.json
 [[ -d "$out/durable" ]] && java -cp "$jar" dev.idemlab.bench.report.StripRawData "$out"/durable/jmh-*.json
 
-commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-if [[ "$commit" != unknown ]] && ! git diff --quiet HEAD -- bench lab 2>/dev/null; then
-  commit="$commit (with uncommitted changes)"
-fi
 command="bash scripts/bench.sh${1:+ $1}"
 [[ -n "${STORES:-}" ]] && command="STORES=$STORES $command"
-java -Djava.awt.headless=true -cp "$jar" dev.idemlab.bench.report.BenchReport \
-  --results "$out" --command "$command" --commit "$commit"
+java -Djava.awt.headless=true -cp "$jar" dev.idemlab.bench.report.BenchReport --results "$out"
 if [[ -d "$out/durable" ]]; then
-  java -Djava.awt.headless=true -cp "$jar" dev.idemlab.bench.report.BenchReport \
-    --results "$out/durable" --command "$command (durable pass)" --commit "$commit"
+  java -Djava.awt.headless=true -cp "$jar" dev.idemlab.bench.report.BenchReport --results "$out/durable"
   {
     echo
     echo "## Durable servers"
@@ -122,4 +117,15 @@ if [[ -d "$out/durable" ]]; then
     echo "on the servers line: [durable/README.md](durable/README.md). The page above ran on the fast"
     echo "configuration, whose settings its servers line names too."
   } >> "$out/README.md"
+fi
+
+# The servers each page ran on, for the header every results page carries.
+kinds=() durable_kinds=()
+for store in ${stores//,/ }; do
+  kinds+=("${store,,}")
+  [[ "$store" != MEMORY ]] && durable_kinds+=("${store,,}-durable")
+done
+page_stamp "$out/README.md" "Reservation path" "$command" "${kinds[@]}"
+if [[ -f "$out/durable/README.md" ]]; then
+  page_stamp "$out/durable/README.md" "Reservation path on durable servers" "$command (durable pass)" "${durable_kinds[@]}"
 fi

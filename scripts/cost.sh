@@ -10,6 +10,7 @@
 #   RECORDS=10000 bash scripts/cost.sh   a quicker look
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/page.sh
 
 jar=lab/target/lab.jar
 if [[ ! -f "$jar" ]]; then
@@ -17,7 +18,6 @@ if [[ ! -f "$jar" ]]; then
   ./mvnw -B -q package -DskipTests
 fi
 records="${RECORDS:-100000}"
-commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- . ':(exclude)results' 2>/dev/null || echo ' (with uncommitted changes)')"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 status=0
@@ -26,8 +26,7 @@ out=results/bench/record-cost.md
 {
   echo "# What a completed record costs"
   echo
-  echo "\`bash scripts/cost.sh\` (\`java -jar lab/target/lab.jar cost --records $records --format markdown\`) at commit"
-  echo "\`$commit\`, $(date -u +%Y-%m-%d), JDK $(java -version 2>&1 | head -1 | sed 's/.*"\(.*\)".*/\1/'), $(nproc) cores."
+  echo "The lab ran \`java -jar lab/target/lab.jar cost --records $records --format markdown\`."
   echo "Each record is written as the coordinator writes it (a reserve, then a complete with the result, ttl"
   echo "24 h); the raw write beside it holds the same JSON under a key of the same length with the same ttl."
   echo "One reservation in ten is also released, as after a failed action, and what it left is counted."
@@ -65,5 +64,8 @@ out=results/bench/record-cost.md
   echo "reservation inserted, so a dead tuple per record stays until vacuum makes its space reusable (the"
   echo "file does not shrink); the raw table was only inserted into."
 } > "$out"
+command="bash scripts/cost.sh"
+[[ -n "${RECORDS:-}" ]] && command="RECORDS=$RECORDS $command"
+page_stamp "$out" "What a completed record costs" "$command" memory redis postgres
 echo "wrote $out"
 exit "$status"

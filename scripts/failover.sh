@@ -12,6 +12,7 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+source scripts/lib/page.sh
 
 case "${1:-}" in
   "") runs=20; samples=2000; out=results/failover ;;
@@ -36,12 +37,6 @@ java "${java_opts[@]}" -jar "$jar" "${args[@]}" --format markdown --out "$work/r
 
 summary="$(sed -n '/^failover over /,$p' "$work/runs.md")"
 store="$(grep -m1 -o 'redis-cluster [0-9.]* ([^)]*)' "$work/runs.md" || echo 'redis-cluster')"
-commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-if [[ "$commit" != unknown ]] && ! git diff --quiet HEAD -- lab idempotency pom.xml 2>/dev/null; then
-  commit="$commit (with uncommitted changes)"
-fi
-jdk="$(java -version 2>&1 | head -n 2 | tr '\n' ' ' | sed 's/ *$//')"
-cores="$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo unknown)"
 
 {
   echo "# Failover: what asynchronous replication loses"
@@ -54,12 +49,7 @@ cores="$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo unknown)"
   echo "(SIGKILL); the replica is thawed and promoted (CLUSTER FAILOVER TAKEOVER); a fresh node replaces"
   echo "the dead one; caller B, the retry, arrives. Every figure is read off the fake provider's ledger."
   echo
-  echo "* Command: \`bash scripts/failover.sh${1:+ $1}\`, which ran \`java ${java_opts[*]} -jar $jar ${args[*]} --format markdown\`"
-  echo "* Commit: $commit"
-  echo "* JDK: $jdk"
-  echo "* Cores: $cores ($(uname -sm)), shared with other work while it ran"
-  echo "* Servers: $store, from the lab's own Redis binary"
-  echo "* Run on $(date -u +%Y-%m-%d) UTC"
+  echo "The lab ran \`java ${java_opts[*]} -jar $jar ${args[*]} --format markdown\` on $store."
   echo
   echo "What the servers promise: nothing durable. The private nodes run without persistence (no RDB,"
   echo "no AOF), and Redis replication is asynchronous: a master answers a write before any replica has"
@@ -83,4 +73,7 @@ cores="$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo unknown)"
 mkdir -p "$out"
 rm -f "$out"/runs.md "$out"/README.md
 cp "$work"/runs.md "$work"/README.md "$out"/
+for page in README runs; do
+  page_stamp "$out/$page.md" "Failover: every run" "bash scripts/failover.sh${1:+ $1}" redis-cluster
+done
 echo "wrote $out/README.md and runs.md"

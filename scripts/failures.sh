@@ -7,12 +7,12 @@
 #   STALL_DURATION=10s bash scripts/failures.sh   # shorter load runs
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/page.sh
 
 jar=lab/target/lab.jar
 [ -f "$jar" ] || ./mvnw -B -q -ntp package -DskipTests
 out=results/failures
 mkdir -p "$out"
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 duration=${STALL_DURATION:-30s}
 lab() { java -jar "$jar" "$@"; }
 
@@ -95,8 +95,6 @@ quote() { # scenario -> the post's phrase it tests
 {
   echo "# The failure lab: the tables the post implies but never ran"
   echo
-  echo "Written by \`bash scripts/failures.sh\` at commit \`$commit\` on $(date -u +%Y-%m-%d)."
-  echo "Machine: $(nproc) cores, $(java -version 2>&1 | head -n 1)."
   echo "Every figure is read off the counting provider's ledger; each scenario runs its unmitigated variant"
   echo "first (it must show the duplicate) and then its mitigation (it must charge once). \`lab check\` runs"
   echo "the same variants and fails if either stops holding."
@@ -144,4 +142,15 @@ quote() { # scenario -> the post's phrase it tests
   echo
   echo "Full output, latency included: [stall.txt](stall.txt)."
 } > "$out/README.md"
+command="bash scripts/failures.sh"
+[[ -n "${STALL_DURATION:-}" ]] && command="STALL_DURATION=$STALL_DURATION $command"
+page_stamp "$out/README.md" "The failure lab" "$command" memory redis postgres
+for entry in "${runs[@]}"; do
+  IFS='|' read -r name stores _ <<<"$entry"
+  for store in $stores; do
+    if [[ -f "$out/$name-$store.md" ]]; then
+      page_stamp "$out/$name-$store.md" "The failure lab: $name on $store" "$command" "$store"
+    fi
+  done
+done
 echo "wrote $out/README.md"

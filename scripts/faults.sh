@@ -5,6 +5,7 @@
 # Builds lab/target/lab.jar first when it is missing. Takes about a minute.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/page.sh
 
 jar=lab/target/lab.jar
 if [[ ! -f "$jar" ]]; then
@@ -30,14 +31,13 @@ java -jar "$jar" faults --format markdown --out "$table" || status=$?
   echo
   cat "$table"
   echo
-  echo "## How it was run"
+  echo "## What the servers promise"
   echo
-  echo "* command: \`bash scripts/faults.sh\` (\`java -jar lab/target/lab.jar faults --format markdown\`)"
-  echo "* commit: \`$(git rev-parse --short HEAD 2>/dev/null || echo unknown)\`"
-  echo "* JDK: $(java -version 2>&1 | head -1); cores: $(nproc)"
-  echo "* servers: the ones named above the table (private servers the lab provisions bind 127.0.0.1)"
-  echo "* what they promise: the private Redis runs without persistence; the bundled PostgreSQL runs with the"
-  echo "  embedded defaults (fsync and synchronous_commit off): no row here depends on surviving a crash of the server."
+  echo "The servers are the ones named above the table (private servers the lab provisions bind 127.0.0.1)."
+  echo "No row here depends on surviving a crash of the server: the private Redis runs without persistence and"
+  echo "the bundled PostgreSQL with fsync and synchronous_commit off, as the header says. The lab ran"
+  echo "\`java -jar lab/target/lab.jar faults --format markdown\`; exit status $status."
 } > "$out/README.md"
+page_stamp "$out/README.md" "The fault catalogue, run" "bash scripts/faults.sh" memory redis postgres
 echo "wrote $out/README.md"
 exit "$status"

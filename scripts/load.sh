@@ -12,6 +12,8 @@
 #                                  results/load/cluster/
 #   bash scripts/load.sh --capacity only the capacity pages below (knees.md, http-filter.md), written to
 #                                  results/load/, leaving the other pages as they are
+#   bash scripts/load.sh --http-workers  the load over real HTTP from four worker JVMs on one private
+#                                  Redis (lab load --transport http), written to results/load/http-workers.md
 #
 # Then the same closed-loop load on the durable servers (--durable: PostgreSQL fsync=on,
 # synchronous_commit=on; Redis appendonly yes, appendfsync everysec), into durable/, and an open-loop
@@ -23,13 +25,15 @@
 # driven raw by the same harness (lab load --find-knee: knees.md), and the HTTP filter against the same
 # handler without it, per kind of request (lab load --filter-cost: http-filter.md).
 #
-# Writes load.json, load.csv, load.md, throughput.png, p99.png, duplicates.png and README.md (the
-# table, the command, commit, JDK, cores, server versions and durability). Servers come from the lab's own
+# Writes load.json, load.csv, load.md, throughput.png, p99.png, duplicates.png and README.md; every
+# page carries the header of scripts/lib/page.sh (command, commit, date, JDK, cores, servers and what
+# they promise). Servers come from the lab's own
 # provisioning (IDEMLAB_REDIS_URL / IDEMLAB_PG_URL to use your own). Builds lab/target/lab.jar
 # first when it is missing. Exits 1 when a policy that promises exactly-once charged a key twice.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+source scripts/lib/page.sh
 
 mode=full
 case "${1:-}" in
@@ -37,7 +41,8 @@ case "${1:-}" in
   --quick) mode=quick ;;
   --cluster) mode=cluster ;;
   --capacity) mode=capacity ;;
-  *) echo "usage: bash scripts/load.sh [--quick|--cluster|--capacity]" >&2; exit 2 ;;
+  --http-workers) mode=http-workers ;;
+  *) echo "usage: bash scripts/load.sh [--quick|--cluster|--capacity|--http-workers]" >&2; exit 2 ;;
 esac
 
 jar=lab/target/lab.jar
@@ -77,23 +82,10 @@ knee_args=(load --find-knee --compare "$stores" --policy wait --clients 256 --re
   --rate 1000 --duration "$knee_step" --knee-steps "$knee_steps" --seed 42 --format markdown)
 filter_args=(load --filter-cost --compare "$stores" --clients 32 --latency-ms 0 --duration "$filter_run" --seed 42 --format markdown)
 
-commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-if [[ "$commit" != unknown ]] && ! git diff --quiet HEAD -- lab fake-provider pom.xml 2>/dev/null; then
-  commit="$commit (with uncommitted changes)"
-fi
-jdk="$(java -version 2>&1 | head -n 2 | tr '\n' ' ' | sed 's/ *$//')"
-cores="$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo unknown)"
-
-# The lines every capacity page starts with: $1 the lab command it ran, $2 its exit status.
-page_header() {
-  echo "* Command: \`bash scripts/load.sh${mode_flag}\`, which ran \`java ${java_opts[*]} -jar $jar $1\`"
-  echo "* Commit: $commit"
-  echo "* JDK: $jdk"
-  echo "* Cores: $cores ($(uname -sm)), shared with other work while it ran"
-  echo "* Run on $(date -u +%Y-%m-%d) UTC; exit status $2"
-  echo "* Servers: the lab's own private ones unless IDEMLAB_REDIS_URL / IDEMLAB_PG_URL named others; each is"
-  echo "  named with its version and durability (Redis appendonly/appendfsync, PostgreSQL fsync/synchronous_commit)"
-  echo "  under the table, as read back from it"
+# The line every capacity page gives after the standard header: $1 the lab command it ran, $2 its exit status.
+lab_ran() {
+  echo "The lab ran \`java ${java_opts[*]} -jar $jar $1\`; exit status $2. Each server is named under the table"
+  echo "with its version and durability as read back from it."
 }
 
 # A capacity page: the introduction on standard input, the page header, then the body the lab wrote.
@@ -105,7 +97,7 @@ capacity_page() {
   {
     echo "$intro"
     echo
-    page_header "$command" "$exit_status"
+    lab_ran "$command" "$exit_status"
     echo
     cat "$body"
   } > "$page"
@@ -151,13 +143,58 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/idemlab-load.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 mode_flag="${1:+ $1}"
 
+# The servers a page ran on, as page.sh names them: the stores compared, or their durable servers.
+kinds=(${stores//,/ })
+durable_kinds=()
+if [[ "$mode" != cluster ]]; then
+  for kind in "${kinds[@]}"; do [[ "$kind" == memory ]] || durable_kinds+=("$kind-durable"); done
+fi
+page_command="bash scripts/load.sh${mode_flag}"
+
 if [[ "$mode" == capacity ]]; then
   status=0
   mkdir -p "$work/capacity"
   capacity "$work/capacity"
   mkdir -p "$out"
   cp "$work"/capacity/*.md "$out"/ 2>/dev/null || { echo "the capacity run wrote no pages" >&2; exit 1; }
+  for page in "$out"/knees.md "$out"/http-filter.md; do
+    if [[ -f "$page" ]]; then page_stamp "$page" "Capacity" "$page_command" "${kinds[@]}"; fi
+  done
   echo "wrote $out/knees.md and $out/http-filter.md"
+  exit "$status"
+fi
+
+if [[ "$mode" == http-workers ]]; then
+  http_args=(load --transport http --workers 4 --store redis --duration 20s)
+  echo "load over HTTP: $(IFS=' '; echo "${http_args[*]}")"
+  status=0
+  java "${java_opts[@]}" -jar "$jar" "${http_args[@]}" | tee "$work/http.txt" || status=$?
+  [[ -s "$work/http.txt" ]] || { echo "the HTTP load run printed no report" >&2; exit 1; }
+  {
+    echo "# Load over HTTP from worker processes"
+    echo
+    echo "The load of \`lab load\` (closed-loop clients, 20% of requests re-sent with the same key while the"
+    echo "first is in flight, provider 5 ms per charge), with every request sent over real HTTP: one demo"
+    echo "payment API (Jetty behind the Idempotency-Key filter, the \`lab serve\` service) on 127.0.0.1 in the"
+    echo "lab's JVM, on one private Redis, and four worker processes (JVMs of their own) of 32 clients each,"
+    echo "using JDK \`HttpClient\`s. Each duplicate is sent by another worker than its first request, so the same"
+    echo "key reaches the service from two processes while the first request is in flight. Duplicate charges"
+    echo "are read from the provider's ledger, which lives with the service; each worker sends back only its"
+    echo "answers and its HdrHistogram. Under each policy a fresh provider, store client and server; the"
+    echo "workers warm up against a throwaway server first. The cores are shared by the service, Redis and"
+    echo "the four workers."
+    echo
+    echo "The lab ran \`java ${java_opts[*]} -jar $jar ${http_args[*]}\`; exit status $status. The report, as"
+    echo "it printed it:"
+    echo
+    echo '```'
+    cat "$work/http.txt"
+    echo '```'
+  } > "$work/http-workers.md"
+  mkdir -p "$out"
+  cp "$work/http-workers.md" "$out/http-workers.md"
+  page_stamp "$out/http-workers.md" "Load over HTTP from worker processes" "$page_command" redis
+  echo "wrote $out/http-workers.md"
   exit "$status"
 fi
 
@@ -167,7 +204,9 @@ java "${java_opts[@]}" -jar "$jar" "${load_args[@]}" --results "$work" --format 
   || status=$?
 [[ -f "$work/load.json" ]] || { echo "the load run wrote no results" >&2; exit 1; }
 
-durable_stores="$(echo "$stores" | tr ',' '\n' | grep -v '^memory$' | paste -sd, -)"
+# The cluster has no durable configuration here: its nodes run without persistence.
+durable_stores=""
+[[ "$mode" == cluster ]] || durable_stores="$(echo "$stores" | tr ',' '\n' | grep -v '^memory$' | paste -sd, -)"
 if [[ -n "$durable_stores" ]]; then
   echo "loading stores $durable_stores on durable servers"
   mkdir -p "$work/durable"
@@ -206,11 +245,7 @@ command="java ${java_opts[*]} -jar $jar ${load_args[*]}"
   echo "responses that disagree with the ledger. Latencies are HdrHistogram percentiles of every"
   echo "request, retries included (closed loop: service times, no coordinated-omission correction)."
   echo
-  echo "* Command: \`bash scripts/load.sh${1:+ $1}\`, which ran \`$command\`"
-  echo "* Commit: $commit"
-  echo "* JDK: $jdk"
-  echo "* Cores: $cores ($(uname -sm)), shared with other work while it ran"
-  echo "* Run on $(date -u +%Y-%m-%d) UTC; exit status $status"
+  echo "The lab ran \`$command\`; exit status $status."
   echo
   cat "$work/load.md"
   echo
@@ -265,5 +300,13 @@ if [[ -d "$work/durable" ]]; then
   mkdir -p "$out/durable"
   cp "$work"/durable/* "$out/durable/"
 fi
+page_stamp "$out/README.md" "Load" "$page_command" "${kinds[@]}" "${durable_kinds[@]}"
+page_stamp "$out/load.md" "Load: the lab's report" "$page_command" "${kinds[@]}"
+for page in rate-curve knees http-filter; do
+  if [[ -f "$out/$page.md" ]]; then page_stamp "$out/$page.md" "Load: $page" "$page_command" "${kinds[@]}"; fi
+done
+for page in "$out"/durable/*.md; do
+  if [[ -f "$page" ]]; then page_stamp "$page" "Load on durable servers: the lab's report" "$page_command" "${durable_kinds[@]}"; fi
+done
 echo "wrote $out/README.md, load.json, load.csv, load.md and charts"
 exit "$status"

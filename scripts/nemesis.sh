@@ -8,6 +8,7 @@
 # Seeds are fresh and printed; rerun one with: java -jar lab/target/lab.jar nemesis --store S --seed N.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/page.sh
 
 duration="${1:-30m}"
 shift || true
@@ -23,7 +24,7 @@ mkdir -p "$out"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 # The commit and the jar as they are now: the runs take half an hour, and the tree may move meanwhile.
-commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- . ':(exclude)results' 2>/dev/null || echo ' (with uncommitted changes)')"
+header="$(page_header "$( [[ "${NEMESIS_PARALLEL:-0}" == 1 ]] && printf 'NEMESIS_PARALLEL=1 ')bash scripts/nemesis.sh $duration ${stores[*]}" "${stores[@]}")"
 cp "$jar" "$work/lab.jar"
 jar="$work/lab.jar"
 
@@ -45,6 +46,8 @@ fi
 status=0
 {
   echo "# The nemesis, run"
+  echo
+  echo "$header"
   echo
   echo "Each row is one \`lab nemesis\` run against one real store: keys shared by 2 to 8 callers, sent through"
   echo "\`call\` and \`callAsync\` (some stages cancelled, one async executor that the nemesis makes reject"
@@ -88,9 +91,7 @@ status=0
   echo
   echo "## How it was run"
   echo
-  echo "* command: \`bash scripts/nemesis.sh $duration ${stores[*]}\` (per store: \`java -jar lab/target/lab.jar nemesis --store S --seed N --duration $duration --format markdown\`)"
-  echo "* commit: \`$commit\`"
-  echo "* JDK: $(java -version 2>&1 | head -1); cores: $(nproc)"
+  echo "* per store: \`java -jar lab/target/lab.jar nemesis --store S --seed N --duration $duration --format markdown\`"
   echo "* servers: the ones each row names, private servers the lab provisioned on 127.0.0.1; the store's"
   echo "  client connects through a TCP proxy of the nemesis's own (NetCrusher), its admin connection straight"
   echo "  to the server"

@@ -13,6 +13,7 @@
 # are reported, not gated.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/page.sh
 
 libraries=()
 case "${1:-}" in
@@ -34,12 +35,6 @@ status=0
 java -jar "$jar" "${peers_args[@]}" --results "$work" --format table | tee "$work/stdout.txt" || status=$?
 [[ -f "$work/peers.md" ]] || { echo "lab peers wrote no results" >&2; exit 1; }
 
-commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-if [[ "$commit" != unknown ]] && ! git diff --quiet HEAD -- lab peers fake-provider idempotency pom.xml 2>/dev/null; then
-  commit="$commit (with uncommitted changes)"
-fi
-jdk="$(java -version 2>&1 | head -n 1)"
-cores="$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo unknown)"
 redis="$(head -n 1 "$work/peers.txt" | sed -e 's/^peers  (redis: //' -e 's/) at .*$/)/')"
 command="java -jar $jar ${peers_args[*]}"
 
@@ -52,14 +47,10 @@ command="java -jar $jar ${peers_args[*]}"
   echo "peers module); what a library's documentation promises stands beside it. How each library is wired,"
   echo "and what its wiring had to bend to run on one classpath: [peers/README.md](../../peers/README.md)."
   echo
-  echo "* Command: \`bash scripts/peers.sh${1:+ $1}\`, which ran \`$command\`"
-  echo "* Commit: $commit"
-  echo "* JDK: $jdk"
-  echo "* Cores: $cores ($(uname -sm)), shared with other work while it ran"
-  echo "* Redis: $redis, started with \`--save \"\" --appendonly no\` and nothing else"
+  echo "The lab ran \`$command\`; exit status $status."
+  echo "Redis: $redis, started with \`--save \"\" --appendonly no\` and nothing else"
   echo "  set: no persistence, a restart loses every record, so no row here says what a library does when"
   echo "  its Redis restarts"
-  echo "* Run on $(date -u +%Y-%m-%d) UTC; exit status $status"
   echo
   echo "Verdicts: *one charge, consistent*: the ledger holds what the request deserved and every caller got"
   echo "that charge or an error that says what happened (in progress, key reused, store unavailable);"
@@ -85,5 +76,7 @@ command="java -jar $jar ${peers_args[*]}"
 mkdir -p "$out"
 rm -f "$out"/peers.txt "$out"/peers.json "$out"/peers.md "$out"/README.md
 cp "$work"/peers.txt "$work"/peers.json "$work"/peers.md "$work"/README.md "$out"/
+page_stamp "$out/README.md" "The libraries teams use" "bash scripts/peers.sh${1:+ $1}" redis
+page_stamp "$out/peers.md" "The libraries teams use: every table" "bash scripts/peers.sh${1:+ $1}" redis
 echo "wrote $out/README.md, peers.txt, peers.json and peers.md"
 exit "$status"

@@ -5,6 +5,7 @@
 #   bash scripts/scenarios.sh redis      # only the stores named
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/page.sh
 
 stores=("$@")
 [ ${#stores[@]} -gt 0 ] || stores=(memory redis postgres)
@@ -13,7 +14,6 @@ jar=lab/target/lab.jar
 
 out=results/scenarios
 mkdir -p "$out"
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 for store in "${stores[@]}"; do
   echo "scenarios on $store ..."
   for format in table json markdown; do
@@ -26,8 +26,6 @@ done
 {
   echo "# The post's tables, reproduced"
   echo
-  echo "Written by \`bash scripts/scenarios.sh\` at commit \`$commit\` on $(date -u +%Y-%m-%d)."
-  echo "Machine: $(nproc) cores, $(java -version 2>&1 | head -n 1)."
   echo "Every run: \`java -jar lab/target/lab.jar scenario all --store STORE\` with the post's timing"
   echo "(a 300 ms provider, retries at 50 ms). Every figure is read off the provider's ledger."
   echo
@@ -42,4 +40,9 @@ done
     echo
   done
 } > "$out/README.md"
+command="bash scripts/scenarios.sh${1:+ $*}"
+page_stamp "$out/README.md" "The post's tables" "$command" "${stores[@]}"
+for store in "${stores[@]}"; do
+  page_stamp "$out/$store.md" "The post's tables on $store: sequence diagrams" "$command" "$store"
+done
 echo "wrote $out/README.md and $out/{$(IFS=,; echo "${stores[*]}")}.{txt,json,md}"

@@ -6,6 +6,7 @@
 #   DURATION=5m bash scripts/sweep.sh          a shorter look
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/page.sh
 
 jar=lab/target/lab.jar
 if [[ ! -f "$jar" ]]; then
@@ -14,7 +15,6 @@ if [[ ! -f "$jar" ]]; then
 fi
 duration="${DURATION:-30m}"
 rate="${RATE:-300}"
-commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- . ':(exclude)results' 2>/dev/null || echo ' (with uncommitted changes)')"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 status=0
@@ -25,13 +25,16 @@ mkdir -p results/load
 {
   echo "# The sweep under a steady stream"
   echo
-  echo "\`bash scripts/sweep.sh\` (\`java -jar lab/target/lab.jar sweep --duration $duration --ttl 60s --rate $rate --every 30s --format markdown\`)"
-  echo "at commit \`$commit\`, $(date -u +%Y-%m-%d), JDK $(java -version 2>&1 | head -1 | sed 's/.*"\(.*\)".*/\1/'), $(nproc) cores."
+  echo "The lab ran \`java -jar lab/target/lab.jar sweep --duration $duration --ttl 60s --rate $rate --every 30s --format markdown\`."
   echo "Each first call is a reserve, then a complete with a 211-byte JSON result and a 60-second ttl, on the"
   echo "store's default sweep settings. The rows are the stream's own; the table's size includes its indexes"
   echo "and whatever dead tuples vacuum has not yet made reusable."
   echo
   cat "$work/sweep.md"
 } > "$out"
+command="bash scripts/sweep.sh"
+[[ -n "${RATE:-}" ]] && command="RATE=$RATE $command"
+[[ -n "${DURATION:-}" ]] && command="DURATION=$DURATION $command"
+page_stamp "$out" "The sweep under a steady stream" "$command" postgres
 echo "wrote $out"
 exit "$status"

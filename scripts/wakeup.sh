@@ -8,6 +8,7 @@
 #   ROUNDS=10 bash scripts/wakeup.sh  a quicker look
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/page.sh
 
 jar=bench/target/benchmarks.jar
 if [[ ! -f "$jar" ]]; then
@@ -15,7 +16,8 @@ if [[ ! -f "$jar" ]]; then
   ./mvnw -B -q package -DskipTests
 fi
 rounds="${ROUNDS:-40}"
-commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-java -cp "$jar" dev.idemlab.bench.wakeup.WakeUpHarness --rounds "$rounds" --out results/bench/wakeup.md \
-  --commit "$commit" --command "bash scripts/wakeup.sh (ROUNDS=$rounds)" > /dev/null
+java -cp "$jar" dev.idemlab.bench.wakeup.WakeUpHarness --rounds "$rounds" --out results/bench/wakeup.md > /dev/null
+command="bash scripts/wakeup.sh"
+[[ -n "${ROUNDS:-}" ]] && command="ROUNDS=$ROUNDS $command"
+page_stamp results/bench/wakeup.md "Waking the waiters" "$command" memory redis postgres
 echo "wrote results/bench/wakeup.md"

@@ -7,8 +7,6 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -20,7 +18,7 @@ import java.util.stream.Stream;
  * {@code scripts/bench.sh} runs it after the benchmarks:
  * <pre>{@code
  * java -Djava.awt.headless=true -cp bench/target/benchmarks.jar dev.idemlab.bench.report.BenchReport \
- *     --results results/bench --command "bash scripts/bench.sh --quick" --commit 1a2b3c4
+ *     --results results/bench
  * }</pre>
  * It reads every {@code *.json} in the folder and {@code servers.txt}, the server descriptions the
  * benchmark forks appended there.
@@ -33,12 +31,7 @@ public final class BenchReport {
         Map<String, String> options = options(args);
         Path dir = Path.of(options.getOrDefault("--results", "results/bench"));
         Summary summary = Summary.of(JmhResults.read(jsonFiles(dir)));
-        RunInfo run = new RunInfo(options.getOrDefault("--command", "unknown"),
-                options.getOrDefault("--commit", "unknown"),
-                Runtime.getRuntime().availableProcessors(),
-                System.getProperty("os.name") + " " + System.getProperty("os.arch"),
-                servers(dir.resolve("servers.txt")),
-                Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
+        RunInfo run = new RunInfo(Runtime.getRuntime().availableProcessors(), servers(dir.resolve("servers.txt")));
         Map<StoreKind, String> charts = Charts.write(summary, dir);
         Path page = dir.resolve("README.md");
         write(page, MarkdownPage.render(summary, run, charts));

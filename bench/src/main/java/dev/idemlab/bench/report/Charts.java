@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -117,6 +118,7 @@ public final class Charts {
                 .yAxisTitle(yTitle).build();
         CategoryStyler styler = chart.getStyler();
         styler.setYAxisLogarithmic(true);
+        styler.setYAxisLogarithmicDecadeOnly(true);
         styler.setYAxisDecimalPattern("#,##0.#");
         styler.setLegendPosition(Styler.LegendPosition.OutsideS);
         styler.setLegendLayout(Styler.LegendLayout.Vertical);
@@ -127,15 +129,22 @@ public final class Charts {
     }
 
     /**
-     * A log axis needs an explicit floor: XChart would start the bars at zero and refuse. The floor is
-     * the power of ten at or below the smallest value; a missing value (null) draws no bar.
+     * A log axis spans whole decades, so that both of its ends carry a label: the floor is the power of
+     * ten at or below the smallest value (XChart would otherwise start the bars at zero and refuse), the
+     * ceiling the power of ten at or above the largest. A missing value (null) draws no bar.
      */
     private static void lowerAxisTo(CategoryChart chart, List<Double> values) {
-        double min = values.stream().filter(v -> v != null && v > 0).mapToDouble(Double::doubleValue)
-                .min().orElse(1.0);
-        double floor = Math.pow(10, Math.floor(Math.log10(min)));
-        Double current = chart.getStyler().getYAxisMin();
-        chart.getStyler().setYAxisMin(current == null ? floor : Math.min(current, floor));
+        double[] present = values.stream().filter(v -> v != null && v > 0).mapToDouble(Double::doubleValue).toArray();
+        if (present.length == 0) {
+            return;
+        }
+        double floor = Math.pow(10, Math.floor(Math.log10(Arrays.stream(present).min().getAsDouble())));
+        double ceiling = Math.max(floor * 10,
+                Math.pow(10, Math.ceil(Math.log10(Arrays.stream(present).max().getAsDouble()))));
+        Double min = chart.getStyler().getYAxisMin();
+        Double max = chart.getStyler().getYAxisMax();
+        chart.getStyler().setYAxisMin(min == null ? floor : Math.min(min, floor));
+        chart.getStyler().setYAxisMax(max == null ? ceiling : Math.max(max, ceiling));
     }
 
     /** One value per thread count: the coordinator's ({@code baseline == null}) or the baseline's throughput. */

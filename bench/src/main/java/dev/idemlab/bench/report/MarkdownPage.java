@@ -47,13 +47,9 @@ public final class MarkdownPage {
                 .append("Every coordinator figure stands beside its raw baseline from the same JMH run: same JVM, ")
                 .append("same kind of server provisioned the same way, same client library, same thread count. ")
                 .append("The ratios are the result; absolute figures depend on a machine shared with other work.\n\n")
-                .append("* command: `").append(run.command()).append("`\n")
-                .append("* commit: `").append(run.commit()).append("`\n")
-                .append("* rendered: ").append(run.date()).append("\n")
                 .append("* JVM: ").append(summary.results().jvm()).append("\n")
-                .append("* machine: ").append(run.cores()).append(" cores, ").append(run.machine()).append("\n")
                 .append("* JMH: ").append(summary.results().settings()).append("\n");
-        page.append("* servers:").append(run.servers().isEmpty() ? " not recorded\n" : "\n");
+        page.append("* servers, as each reported itself:").append(run.servers().isEmpty() ? " not recorded\n" : "\n");
         run.servers().forEach(s -> page.append("  * ").append(s).append("\n"));
         if (summary.results().throughputDerived()) {
             page.append("\nThis was a quick run in SampleTime mode only: each throughput is derived as ")

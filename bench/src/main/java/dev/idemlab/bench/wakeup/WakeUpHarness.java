@@ -93,9 +93,7 @@ public final class WakeUpHarness {
         } finally {
             threads.shutdownNow();
         }
-        String page = WakeUpPage.render(rows, servers, subscriptionCosts, options.getOrDefault("--command",
-                "java -cp bench/target/benchmarks.jar dev.idemlab.bench.wakeup.WakeUpHarness"),
-                options.getOrDefault("--commit", "unknown"), rounds);
+        String page = WakeUpPage.render(rows, servers, subscriptionCosts, rounds);
         Files.createDirectories(out.toAbsolutePath().getParent());
         Files.writeString(out, page);
         System.out.print(page);

@@ -2,7 +2,6 @@ package dev.idemlab.bench.wakeup;
 
 import dev.idemlab.bench.wakeup.WakeUpHarness.Row;
 
-import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -12,8 +11,7 @@ final class WakeUpPage {
 
     private WakeUpPage() { }
 
-    static String render(List<Row> rows, List<String> servers, List<String> subscriptionCosts, String command,
-                         String commit, int rounds) {
+    static String render(List<Row> rows, List<String> servers, List<String> subscriptionCosts, int rounds) {
         StringBuilder page = new StringBuilder();
         page.append("# Waking the waiters: the answer after the holder's\n\n")
                 .append("A WAIT caller that found the key held gets its answer this long after the holder got its ")
@@ -37,13 +35,8 @@ final class WakeUpPage {
                 .append("no one):\n\n");
         subscriptionCosts.forEach(cost -> page.append("* ").append(cost).append('\n'));
         page.append("\n## How it was measured\n\n")
-                .append("* command: `").append(command).append("`\n")
-                .append("* commit: `").append(commit).append("`\n")
                 .append("* rounds: ").append(rounds).append(" per row (a quarter of that at 100 waiters), after a warm-up\n")
-                .append("* JDK: ").append(System.getProperty("java.vendor")).append(' ')
-                .append(System.getProperty("java.version")).append("; cores: ")
-                .append(Runtime.getRuntime().availableProcessors()).append("; date: ").append(LocalDate.now()).append('\n')
-                .append("* servers: ").append(String.join("; ", servers)).append('\n')
+                .append("* servers, as each reported itself: ").append(String.join("; ", servers)).append('\n')
                 .append("* durability: the private Redis runs without persistence; the bundled PostgreSQL runs with ")
                 .append("the embedded defaults (fsync off, synchronous_commit off). Waking does not depend on either.\n")
                 .append("* a shared 2-core machine: read the ratios between rows of the same run, not the absolute times.\n");

@@ -91,10 +91,9 @@ class SummaryTest {
 
     @Test
     void thePageShowsEachRatioAndVerdict() {
-        RunInfo run = new RunInfo("bash scripts/bench.sh --quick", "abc1234", 2, "Linux amd64",
-                List.of("redis 7.2.4 (bundled binary, private instance) at 127.0.0.1"), "2025-01-01T00:00:00Z");
+        RunInfo run = new RunInfo(2, List.of("redis 7.2.4 (bundled binary, private instance) at 127.0.0.1"));
         String page = MarkdownPage.render(full, run, Map.of());
-        assertThat(page).contains("`bash scripts/bench.sh --quick`", "`abc1234`", "2 cores", "redis 7.2.4")
+        assertThat(page).contains("* servers, as each reported itself:\n  * redis 7.2.4")
                 .contains("| first call | 1 | 20,000 | EVALSHA of a minimal reserve script | 40,000 | 0.500 |")
                 .contains("| 4 | 6.000 µs |  | reported, not judged (more threads than cores) |",
                         "| 1 | 0.900 µs |  | **met** |")
@@ -105,10 +104,8 @@ class SummaryTest {
 
     @Test
     void aFigureAtMoreThreadsThanCoresIsReportedNotJudged() {
-        RunInfo twoCores = new RunInfo("bash scripts/bench.sh", "abc1234", 2, "Linux amd64", List.of(),
-                "2025-01-01T00:00:00Z");
-        RunInfo fourCores = new RunInfo("bash scripts/bench.sh", "abc1234", 4, "Linux amd64", List.of(),
-                "2025-01-01T00:00:00Z");
+        RunInfo twoCores = new RunInfo(2, List.of());
+        RunInfo fourCores = new RunInfo(4, List.of());
         String memoryFirstCall = "| memory first call overhead <= 1.5 µs per operation over ConcurrentHashMap.putIfAbsent | 4 ";
         assertThat(MarkdownPage.render(full, twoCores, Map.of()))
                 .contains(memoryFirstCall + "| 6.000 µs |  | reported, not judged (more threads than cores) |")
@@ -129,7 +126,7 @@ class SummaryTest {
         assertThat(target.crossCheck(pgFirstCall)).isCloseTo(0.8, within(EPSILON));
         assertThat(target.metBy(pgFirstCall)).isFalse();
 
-        RunInfo run = new RunInfo("bash scripts/bench.sh", "abc1234", 2, "Linux amd64", List.of(), "2025-01-01T00:00:00Z");
+        RunInfo run = new RunInfo(2, List.of());
         assertThat(MarkdownPage.render(disagreeing, run, Map.of()))
                 .contains("| 1 | 0.950x | 0.800x | **missed** |");
     }
