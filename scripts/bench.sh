@@ -4,6 +4,7 @@
 #
 #   bash scripts/bench.sh           full run for publication: Throughput and SampleTime,
 #                                   3 x 1 s warmup, 4 x 1.5 s measurement, one fork per benchmark
+#                                   (ITERATIONS=3 ITERATION_TIME=1s: 3 x 1 s, as scripts/publish.sh runs it)
 #   bash scripts/bench.sh --quick   smoke run (under 3 minutes on 2 cores): SampleTime only,
 #                                   throughput derived from the mean, very short iterations, and
 #                                   only the baseline each published target reads; written to
@@ -47,7 +48,7 @@ stores="${STORES:-$(java -cp "$jar" dev.idemlab.bench.AvailableStores)}"
 if [[ "$mode" == quick ]]; then
   timing=(-bm sample -wi 1 -w 300ms -i 1 -r 700ms -f 1)
 else
-  timing=(-bm thrpt,sample -wi 3 -w 1s -i 4 -r 1500ms -f 1)
+  timing=(-bm thrpt,sample -wi 3 -w 1s -i "${ITERATIONS:-4}" -r "${ITERATION_TIME:-1500ms}" -f 1)
 fi
 profile=(-prof gc)
 # Targets are judged at 1 thread and at one thread per core: more threads than cores measure waiting
@@ -104,7 +105,9 @@ java -cp "$jar" dev.idemlab.bench.report.StripRawData "$out"/jmh-*.json
 [[ -d "$out/durable" ]] && java -cp "$jar" dev.idemlab.bench.report.StripRawData "$out"/durable/jmh-*.json
 
 command="bash scripts/bench.sh${1:+ $1}"
-[[ -n "${STORES:-}" ]] && command="STORES=$STORES $command"
+for var in ITERATION_TIME ITERATIONS DURABLE STORES; do
+  [[ -n "${!var:-}" ]] && command="$var=${!var} $command"
+done
 java -Djava.awt.headless=true -cp "$jar" dev.idemlab.bench.report.BenchReport --results "$out"
 if [[ -d "$out/durable" ]]; then
   java -Djava.awt.headless=true -cp "$jar" dev.idemlab.bench.report.BenchReport --results "$out/durable"
