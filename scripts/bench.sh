@@ -4,7 +4,7 @@
 #
 #   bash scripts/bench.sh           full run for publication: Throughput and SampleTime,
 #                                   3 x 1 s warmup, 4 x 1.5 s measurement, one fork per benchmark
-#                                   (ITERATIONS=3 ITERATION_TIME=1s: 3 x 1 s, as scripts/publish.sh runs it)
+#                                   (ITERATIONS=3 ITERATION_TIME=1s for a shorter measurement)
 #   bash scripts/bench.sh --quick   smoke run (under 3 minutes on 2 cores): SampleTime only,
 #                                   throughput derived from the mean, very short iterations, and
 #                                   only the baseline each published target reads; written to

@@ -3,13 +3,13 @@
 # every page carries the header of scripts/lib/page.sh and that all of them name the commit the publish
 # started from, and writes that commit into the index (results/README.md).
 #
-#   bash scripts/publish.sh                  every step below (about 90 minutes on 2 cores)
+#   bash scripts/publish.sh                  every step below (about 100 minutes on 2 cores)
 #   bash scripts/publish.sh --list           the steps and the command each runs
 #   bash scripts/publish.sh --only STEP,...  the steps named, one after the other, then the check
 #                                            (to redo a step that failed, at the same commit)
 #
 # The steps whose figures are counts read off the provider's ledger (scenarios, faults, failures,
-# failover, peers, the sweep's table sizes, the nemesis's violations) run first, in three lanes at
+# failover, peers, the sweep's table sizes, the nemesis's violations) run first, in four lanes at
 # once; the steps whose figures are times (benchmarks, wake-up, record cost, load, capacity) run after
 # them, one at a time, with nothing else of the publish running.
 #
@@ -20,26 +20,27 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# name|command. Durations and iterations are the published ones: the nemesis, the sweep, the stall
-# runs and the JMH iterations are shorter than their scripts' defaults so that a publish fits in an
-# afternoon on two cores; every page names the command it ran, these settings included.
+# name|command. Durations are the published ones: the nemesis and the sweep run for 20 minutes, not
+# their scripts' 30, so that a publish fits in an afternoon on two cores; every page names the command
+# it ran, these settings included. lab cost exits 1 when a target is missed, which its page reports:
+# that is a result, not a failed step.
 steps=(
   "scenarios|bash scripts/scenarios.sh"
   "faults|bash scripts/faults.sh"
   "failover|bash scripts/failover.sh"
   "peers|bash scripts/peers.sh"
-  "failures|STALL_DURATION=15s bash scripts/failures.sh"
-  "sweep|DURATION=5m bash scripts/sweep.sh"
-  "nemesis|NEMESIS_PARALLEL=1 bash scripts/nemesis.sh 5m"
-  "bench|ITERATIONS=3 ITERATION_TIME=1s bash scripts/bench.sh"
+  "failures|bash scripts/failures.sh"
+  "sweep|DURATION=20m bash scripts/sweep.sh"
+  "nemesis|NEMESIS_PARALLEL=1 bash scripts/nemesis.sh 20m"
+  "bench|bash scripts/bench.sh"
   "wakeup|bash scripts/wakeup.sh"
-  "cost|bash scripts/cost.sh"
+  "cost|bash scripts/cost.sh || grep -q ': missed |' results/bench/record-cost.md"
   "load|bash scripts/load.sh"
   "load-cluster|bash scripts/load.sh --cluster"
   "http-workers|bash scripts/load.sh --http-workers"
 )
 # The counted steps, by lane; every other step is timed and runs alone afterwards.
-lanes=("scenarios faults failover peers" "failures" "sweep nemesis")
+lanes=("scenarios faults failover peers" "failures" "sweep" "nemesis")
 
 usage() {
   echo "usage: bash scripts/publish.sh [--list | --only STEP[,STEP...]]" >&2

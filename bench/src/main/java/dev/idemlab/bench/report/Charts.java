@@ -76,12 +76,18 @@ public final class Charts {
         for (String baseline : question.baselines()) {
             List<Double> values = values(rows, baseline);
             if (values.stream().anyMatch(v -> v != null)) {
-                series.put("raw: " + Question.baselineLabel(baseline, store), values);
+                series.put(legend(baseline, store), values);
             }
         }
         series.forEach((name, values) -> chart.addSeries(name, categories, values));
         series.values().forEach(values -> lowerAxisTo(chart, values));
         return chart;
+    }
+
+    /** A baseline as the legend names it: the raw store's operation, or the library idiom it is. */
+    static String legend(String baseline, StoreKind store) {
+        String label = Question.baselineLabel(baseline, store);
+        return baseline.startsWith("redisson") ? "baseline, " + label : "baseline, raw: " + label;
     }
 
     /**
@@ -95,8 +101,7 @@ public final class Charts {
                 "µs/op");
         String baseline = question.baselines().get(question.baselines().size() - 1);
         for (String method : List.of(question.ours(), baseline)) {
-            String side = method.equals(question.ours()) ? "coordinator"
-                    : "raw: " + Question.baselineLabel(method, store);
+            String side = method.equals(question.ours()) ? "coordinator" : legend(method, store);
             for (String p : PERCENTILES) {
                 List<Double> values = new ArrayList<>();
                 for (int t : threads) {
