@@ -33,6 +33,7 @@ runs=(
 # STALL_ONLY=1 reruns only the stall load and rewrites the README around the existing tables;
 # SCENARIOS_ONLY=1 reruns only the scenario tables and keeps the stall runs already published;
 # ONLY="name ..." narrows that to the scenarios named.
+rerun=()  # the NAME-STORE pages this run rewrote: only they are stamped with this commit
 for entry in "${runs[@]}"; do
   [ -z "${STALL_ONLY:-}" ] || break
   IFS='|' read -r name stores options <<<"$entry"
@@ -46,6 +47,7 @@ for entry in "${runs[@]}"; do
       # shellcheck disable=SC2086
       lab scenario "$scenario" --store "$store" $options --format "$format" --out "$out/$name-$store.$ext" >/dev/null
     done
+    rerun+=("$name-$store")
   done
 done
 # The combined table per store.
@@ -143,14 +145,11 @@ quote() { # scenario -> the post's phrase it tests
   echo "Full output, latency included: [stall.txt](stall.txt)."
 } > "$out/README.md"
 command="bash scripts/failures.sh"
-[[ -n "${STALL_DURATION:-}" ]] && command="STALL_DURATION=$STALL_DURATION $command"
+for var in ONLY SCENARIOS_ONLY STALL_ONLY STALL_DURATION; do
+  [[ -z "${!var:-}" ]] || command="$var=\"${!var}\" $command"
+done
 page_stamp "$out/README.md" "The failure lab" "$command" memory redis postgres
-for entry in "${runs[@]}"; do
-  IFS='|' read -r name stores _ <<<"$entry"
-  for store in $stores; do
-    if [[ -f "$out/$name-$store.md" ]]; then
-      page_stamp "$out/$name-$store.md" "The failure lab: $name on $store" "$command" "$store"
-    fi
-  done
+for page in "${rerun[@]}"; do
+  page_stamp "$out/$page.md" "The failure lab: ${page%-*} on ${page##*-}" "$command" "${page##*-}"
 done
 echo "wrote $out/README.md"

@@ -20,7 +20,7 @@ final class CapacityOptions {
                     + "--knee-p99-ms with no duplicate charge in the provider's ledger, through the coordinator and "
                     + "for the same store driven raw (its first call's writes by hand, same arrivals, clients, "
                     + "provider and recorder). Ramps from --rate (default 500) doubling or halving, then bisects to "
-                    + "within 10%; each step runs --duration (default 5s) and prints a line, and a rate fails only "
+                    + "within 10%%; each step runs --duration (default 5s) and prints a line, and a rate fails only "
                     + "when a second run at it fails too. Reports the knees, "
                     + "their ratio and its target (0.5x on redis and postgres), as Markdown. Policy wait unless "
                     + "--policy raise.")

@@ -1,5 +1,7 @@
 package dev.idemlab.lab.cli;
 
+import picocli.CommandLine;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
@@ -225,5 +227,24 @@ class LabCommandTest {
         assertThat(LabRun.of("--help").out()).contains("scenario").contains("check");
         assertThat(LabRun.of("scenario", "in-flight", "--help").out().replaceAll("\\s+", " ")).contains("--retry-at-ms").contains("--callers");
         assertThat(LabRun.of("--version").exitCode()).isZero();
+    }
+
+    /**
+     * Every command's help renders without picocli's own warnings: a description with a bare '%' is
+     * printed raw, with a WARN line on standard error per rendering.
+     */
+    @Test
+    void everyCommandsHelpRendersWithoutAWarning() {
+        java.io.PrintStream stderr = System.err;
+        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            CommandLine root = LabCommand.commandLine(dev.idemlab.lab.scenario.CoordinatorFactory.LIBRARY);
+            assertThat(root.getUsageMessage()).contains("scenario");
+            root.getSubcommands().values().forEach(sub -> assertThat(sub.getUsageMessage()).contains("--help"));
+        } finally {
+            System.setErr(stderr);
+        }
+        assertThat(captured.toString(java.nio.charset.StandardCharsets.UTF_8)).doesNotContain("picocli WARN");
     }
 }
