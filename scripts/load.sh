@@ -160,11 +160,11 @@ if [[ "$mode" == capacity ]]; then
   status=0
   mkdir -p "$work/capacity"
   capacity "$work/capacity"
-  mkdir -p "$out"
-  cp "$work"/capacity/*.md "$out"/ 2>/dev/null || { echo "the capacity run wrote no pages" >&2; exit 1; }
-  for page in "$out"/knees.md "$out"/http-filter.md; do
+  for page in "$work"/capacity/*.md; do
     if [[ -f "$page" ]]; then page_stamp "$page" "Capacity" "$page_command" "${kinds[@]}"; fi
   done
+  mkdir -p "$out"
+  cp "$work"/capacity/*.md "$out"/ 2>/dev/null || { echo "the capacity run wrote no pages" >&2; exit 1; }
   echo "wrote $out/knees.md and $out/http-filter.md"
   exit "$status"
 fi

@@ -21,6 +21,10 @@ status=0
 java -jar "$jar" sweep --duration "$duration" --ttl 60s --rate "$rate" --every 30s --format markdown \
   --out "$work/sweep.md" || status=$?
 out=results/load/sweep-stream.md
+if [[ ! -s "$work/sweep.md" ]]; then
+  echo "lab sweep wrote no report (exit $status); $out left as it was" >&2
+  exit 1
+fi
 mkdir -p results/load
 {
   echo "# The sweep under a steady stream"
@@ -31,10 +35,11 @@ mkdir -p results/load
   echo "and whatever dead tuples vacuum has not yet made reusable."
   echo
   cat "$work/sweep.md"
-} > "$out"
+} > "$work/page.md"
 command="bash scripts/sweep.sh"
 [[ -n "${RATE:-}" ]] && command="RATE=$RATE $command"
 [[ -n "${DURATION:-}" ]] && command="DURATION=$DURATION $command"
-page_stamp "$out" "The sweep under a steady stream" "$command" postgres
+page_stamp "$work/page.md" "The sweep under a steady stream" "$command" postgres
+mv "$work/page.md" "$out"
 echo "wrote $out"
 exit "$status"

@@ -31,7 +31,7 @@ page_server() {
   case "$1" in
     memory) echo "memory: the in-memory store inside the lab's JVM; nothing outlives the process" ;;
     jvm) echo "none: the benchmark runs inside one JVM" ;;
-    redis) echo "redis 6.2.11 (bundled binary, private instance on 127.0.0.1): appendonly no, so what it acknowledged since its last snapshot is lost when it stops" ;;
+    redis) echo "redis 6.2.11 (bundled binary, private instance on 127.0.0.1): no persistence (save \"\", appendonly no), so every record is lost when it stops" ;;
     redis-durable) echo "redis 6.2.11 (bundled binary, private instance on 127.0.0.1): appendonly yes, appendfsync everysec, so a crash loses at most about a second of acknowledged writes" ;;
     redis-cluster) echo "redis-cluster 6.2.11 (private local cluster of the bundled binary, 3 masters + 3 replicas on 127.0.0.1): no persistence, and replication is asynchronous, so a failover can lose acknowledged writes" ;;
     postgres) echo "postgres 14.15 (bundled binary, private instance on 127.0.0.1): fsync=off, synchronous_commit=off, so a crash of the machine can lose committed rows" ;;
@@ -69,9 +69,13 @@ page_stamp() {
   [[ -f "$file" ]] || { echo "page.sh: no page at $file" >&2; return 2; }
   local header tmp
   header="$(page_header "$command" "$@")" || return 2
-  tmp="$(mktemp "$file.XXXXXX")"
-  awk -v title="$title" -v header="$header" '
-    BEGIN { stamped = 0; skipping = 0 }
+  if grep -q '^<!-- page header: ' "$file" && ! grep -q '^<!-- end of page header -->' "$file"; then
+    echo "page.sh: $file has a header start without its end; not stamped" >&2
+    return 2
+  fi
+  tmp="$(mktemp)"
+  PAGE_TITLE="$title" PAGE_HEADER="$header" awk '
+    BEGIN { title = ENVIRON["PAGE_TITLE"]; header = ENVIRON["PAGE_HEADER"]; stamped = 0; skipping = 0 }
     /^<!-- page header: / { skipping = 1; next }
     skipping && /^<!-- end of page header -->/ { skipping = 0; skipblank = 1; next }
     skipping { next }
@@ -81,8 +85,10 @@ page_stamp() {
     !stamped { print "# " title; print ""; print header; print ""; stamped = 1 }
     { print }
     END { if (!stamped) { print "# " title; print ""; print header } }
-  ' "$file" > "$tmp"
-  mv "$tmp" "$file"
+  ' "$file" > "$tmp" || { rm -f "$tmp"; return 1; }
+  # Rewritten in place, so that the page keeps its mode.
+  cat "$tmp" > "$file"
+  rm -f "$tmp"
 }
 
 if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then

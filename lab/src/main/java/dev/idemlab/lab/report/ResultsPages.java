@@ -39,11 +39,11 @@ public final class ResultsPages {
 
     private ResultsPages() { }
 
-    /** A page's header fields by name, or empty when it carries no header. */
+    /** A page's header fields by name, or empty when it carries no header, or one without its end. */
     public static Optional<Map<String, String>> header(String page) {
         List<String> lines = page.lines().toList();
         int start = lines.indexOf(HEADER_START);
-        if (start < 0) {
+        if (start < 0 || !lines.subList(start, lines.size()).contains(HEADER_END)) {
             return Optional.empty();
         }
         Map<String, String> fields = new LinkedHashMap<>();
@@ -69,10 +69,14 @@ public final class ResultsPages {
         }
         for (Path page : pages(results)) {
             String name = results.relativize(page).toString();
-            Optional<Map<String, String>> header = header(read(page));
+            String text = read(page);
+            Optional<Map<String, String>> header = header(text);
             if (header.isEmpty()) {
                 problems.add(name + ": carries no page header (every page is stamped by scripts/lib/page.sh)");
                 continue;
+            }
+            if (text.lines().filter(HEADER_START::equals).count() > 1) {
+                problems.add(name + ": carries more than one page header");
             }
             for (String field : FIELDS) {
                 String value = header.get().get(field);
@@ -101,7 +105,9 @@ public final class ResultsPages {
             problems.add(line.toString());
         }
         Path index = results.resolve("README.md");
-        if (Files.isRegularFile(index)) {
+        if (!Files.isRegularFile(index)) {
+            problems.add("README.md: there is no index of the results");
+        } else {
             Matcher published = PUBLISHED.matcher(read(index));
             if (!published.find()) {
                 problems.add("README.md: the index does not say which commit the pages were published from");

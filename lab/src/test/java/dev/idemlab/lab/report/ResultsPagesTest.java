@@ -22,7 +22,9 @@ class ResultsPagesTest {
     void everyCommittedPageCarriesTheWholeHeaderAndTheyAllNameOneCommit() throws Exception {
         assertThat(ResultsPages.problems(RESULTS)).isEmpty();
         String commit = ResultsPages.commit(RESULTS).orElseThrow();
-        if (Files.isDirectory(ROOT.resolve(".git"))) {
+        // A shallow checkout (a CI's default) holds no history to find the commit in.
+        if (git("rev-parse", "--is-inside-work-tree") == 0 && git("rev-parse", "--is-shallow-repository") == 0
+                && !gitOut("rev-parse", "--is-shallow-repository").equals("true")) {
             assertThat(git("cat-file", "-e", commit + "^{commit}")).as("commit %s is in this history", commit).isZero();
             assertThat(git("merge-base", "--is-ancestor", commit, "HEAD")).as("commit %s is behind HEAD", commit)
                     .isZero();
@@ -58,6 +60,10 @@ class ResultsPagesTest {
         String before = Files.readString(page);
         assertThat(stamp(dir, page, "bash scripts/x.sh", "mongodb")).isEqualTo(2);
         assertThat(Files.readString(page)).isEqualTo(before);
+
+        Files.writeString(page, "# T\n\n" + ResultsPages.HEADER_START + "\nno end\n");
+        assertThat(stamp(dir, page, "bash scripts/x.sh", "redis")).isEqualTo(2);
+        assertThat(Files.readString(page)).endsWith("no end\n");
     }
 
     @Test
@@ -81,6 +87,12 @@ class ResultsPagesTest {
         write(dir.resolve("a/other.md"), "# no header\n");
         assertThat(ResultsPages.problems(dir)).singleElement().asString().contains("a/other.md", "no page header");
 
+        write(dir.resolve("a/other.md"), page("aaaaaaa", true) + "\n" + page("aaaaaaa", true));
+        assertThat(ResultsPages.problems(dir)).singleElement().asString().contains("more than one page header");
+
+        write(dir.resolve("a/other.md"), page("aaaaaaa", true).replace(ResultsPages.HEADER_END, ""));
+        assertThat(ResultsPages.problems(dir)).singleElement().asString().contains("no page header");
+
         Files.delete(dir.resolve("a/other.md"));
         write(dir.resolve("README.md"), "# Results\n\nAll pages published from commit `ccccccc`.\n");
         assertThat(ResultsPages.problems(dir)).singleElement().asString().contains("ccccccc", "aaaaaaa");
@@ -89,6 +101,9 @@ class ResultsPagesTest {
         write(dir.resolve("README.md"), "# Results\n\nAll pages published from commit `aaaaaaa`.\n");
         write(dir.resolve("bench/quick/README.md"), "# quick\n");
         assertThat(ResultsPages.problems(dir)).isEmpty();
+
+        Files.delete(dir.resolve("README.md"));
+        assertThat(ResultsPages.problems(dir)).singleElement().asString().contains("no index");
     }
 
     private static String page(String commit, boolean servers) {
@@ -113,6 +128,15 @@ class ResultsPagesTest {
         List<String> command = new java.util.ArrayList<>(List.of("git", "-C", ROOT.toString()));
         command.addAll(List.of(args));
         return run(ROOT, command);
+    }
+
+    private static String gitOut(String... args) throws Exception {
+        List<String> command = new java.util.ArrayList<>(List.of("git", "-C", ROOT.toString()));
+        command.addAll(List.of(args));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        return out;
     }
 
     private static int run(Path dir, List<String> command) throws Exception {
