@@ -31,6 +31,8 @@ public final class CallRecord {
     private volatile long actionStartedAt;
     private volatile String charged;
     private volatile boolean ranWithoutReservation;
+    private volatile long fence;
+    private volatile long amount;
 
     CallRecord(int id, int key, int caller, boolean async, InFlightPolicy policy, StoreFailureMode onStoreFailure,
                long boundNanos) {
@@ -80,10 +82,24 @@ public final class CallRecord {
         cancelledAt = at;
     }
 
-    /** The action started at {@code at}, with the reservation's {@code fence}, or with none (it ran failing open). */
+    /** The action started at {@code at}, with a reservation whose fence is unknown, or with none (it ran failing open). */
     void actionStarted(long at, boolean fenced) {
         ranWithoutReservation = !fenced;
         actionStartedAt = at;
+    }
+
+    /**
+     * The action started at {@code at} with the reservation's {@code fence}, or with
+     * {@link dev.idemlab.idempotency.IdempotencyContext#NO_FENCE} (it ran failing open).
+     */
+    void actionStarted(long at, long fence) {
+        this.fence = fence;
+        actionStarted(at, fence != dev.idemlab.idempotency.IdempotencyContext.NO_FENCE);
+    }
+
+    /** The call asks for {@code amount}, which is not its key's usual one: a reuse of the key with another body. */
+    void asks(long amount) {
+        this.amount = amount;
     }
 
     void charged(String charge) {
@@ -140,6 +156,27 @@ public final class CallRecord {
      */
     public boolean ranWithoutReservation() {
         return ranWithoutReservation;
+    }
+
+    /**
+     * The fencing number of the reservation this call's action ran under, or 0 when it ran without one or
+     * the history does not know it (a holder in a child JVM).
+     */
+    public long fence() {
+        return fence;
+    }
+
+    /**
+     * The amount this call asked to charge: its key's usual amount, or another for a call that reuses the
+     * key with another body (another fingerprint).
+     */
+    public long amount() {
+        return amount != 0 ? amount : dev.idemlab.lab.load.LoadKeys.amount(key);
+    }
+
+    /** Whether this call reuses its key with another body than the key's usual request. */
+    public boolean reusesKey() {
+        return amount != 0 && amount != dev.idemlab.lab.load.LoadKeys.amount(key);
     }
 
     /** The charge this call's action made, or {@code null}. */

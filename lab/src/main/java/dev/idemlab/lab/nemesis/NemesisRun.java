@@ -228,10 +228,15 @@ public final class NemesisRun {
     private void send(IdempotencyCoordinator coordinator, FakePaymentProvider provider, Workload.Caller caller,
                       CallRecord record, CountDownLatch answered) {
         int key = record.key;
+        if (caller.otherBody()) {
+            record.asks(LoadKeys.amount(key) + 1);
+        }
+        long amount = record.amount();
         IdempotentCall call = IdempotentCall.of(LoadKeys.OPERATION, LoadKeys.key(key),
-                Fingerprint.ofFields(Map.of("order_id", LoadKeys.orderId(key), "amount", LoadKeys.amount(key))));
+                Fingerprint.ofFields(Map.of("order_id", LoadKeys.orderId(key), "amount", amount)));
         ContextualAction<Charge, Exception> action = context -> {
-            record.actionStarted(now(), context != null && context.reserved());
+            record.actionStarted(now(), context == null ? dev.idemlab.idempotency.IdempotencyContext.NO_FENCE
+                    : context.fence());
             Thread.sleep(caller.actionMillis());
             if (caller.actionFails()) {
                 throw new ProviderTimeoutException(LoadKeys.orderId(key));
@@ -240,7 +245,7 @@ public final class NemesisRun {
             // on it charges once only if every path of the coordinator passes the same one.
             String downstream = context != null && context.downstreamKey() != null ? context.downstreamKey()
                     : LoadKeys.key(key);
-            Charge charge = provider.charge(LoadKeys.orderId(key), LoadKeys.amount(key), downstream);
+            Charge charge = provider.charge(LoadKeys.orderId(key), amount, downstream);
             record.charged(charge.id());
             return charge;
         };

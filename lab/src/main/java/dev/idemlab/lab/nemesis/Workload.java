@@ -12,7 +12,8 @@ import java.util.SplittableRandom;
  * The nemesis's generator of operations: a seeded schedule of logical requests, each a key shared by
  * 2 to 8 callers who send the identical request at random moments (most while the first is still
  * running, some after it answered), through {@code call} or {@code callAsync}, under WAIT or RAISE,
- * failing open or closed when the store fails; some asynchronous callers cancel their stage. Each caller that comes to hold the key runs an action
+ * failing open or closed when the store fails; some asynchronous callers cancel their stage, and
+ * a few send the key with another amount (a key reused for another request). Each caller that comes to hold the key runs an action
  * of its own length, some longer than the lease, some failing before they charge. The schedule is
  * drawn whole before the run starts, so that the same seed gives the same schedule. Immutable.
  */
@@ -20,7 +21,7 @@ final class Workload {
 
     /** One caller of a logical request, as planned. */
     record Caller(long atMillis, boolean async, InFlightPolicy policy, StoreFailureMode onStoreFailure,
-                  long actionMillis, boolean actionFails, long cancelAfterMillis) {
+                  long actionMillis, boolean actionFails, long cancelAfterMillis, boolean otherBody) {
 
         /** Whether this caller cancels its stage, {@link #cancelAfterMillis} after sending it. */
         boolean cancels() {
@@ -77,8 +78,11 @@ final class Workload {
         long cancelAfter = async && random.nextInt(6) == 0 ? random.nextLong(actionMillis + 200) : -1;
         InFlightPolicy policy = random.nextInt(10) < 7 ? InFlightPolicy.WAIT : InFlightPolicy.RAISE;
         StoreFailureMode onStoreFailure = random.nextInt(3) == 0 ? StoreFailureMode.FAIL_CLOSED : StoreFailureMode.FAIL_OPEN;
-        return new Caller(requestAt + offset, async, policy, onStoreFailure, actionMillis, random.nextInt(12) == 0,
-                cancelAfter);
+        boolean fails = random.nextInt(12) == 0;
+        // A retry that is no retry: the same key with another amount, which must be refused (or, on a key
+        // no request holds any more, run as that key's one request), never answered with another's result.
+        boolean otherBody = !first && random.nextInt(12) == 0;
+        return new Caller(requestAt + offset, async, policy, onStoreFailure, actionMillis, fails, cancelAfter, otherBody);
     }
 
     List<Request> requests() {
