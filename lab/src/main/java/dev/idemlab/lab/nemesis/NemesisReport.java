@@ -19,7 +19,8 @@ import java.util.stream.Collectors;
 public final class NemesisReport {
 
     private static final int KEYS_SHOWN = 3;
-    private static final List<String> GRAVITY = List.of("duplicate-charge", "answer-not-in-ledger", "action-after-cancel",
+    private static final List<String> GRAVITY = List.of("duplicate-charge", "answer-not-in-ledger", "answer-of-another-request",
+            "fence-repeated", "fence-not-increasing", "action-after-cancel",
             "no-answer", "outlived-bound");
 
     private NemesisReport() { }
@@ -94,8 +95,27 @@ public final class NemesisReport {
                 "ledger: %,d charges for %,d keys; %d beyond one per key, %d explained%s; %d answers the ledger contradicts%n",
                 ledger.charges(), ledger.keysCharged(), ledger.duplicateCharges(), verdict.explainedDuplicates(),
                 verdict.explanations().isEmpty() ? "" : " " + verdict.explanations(), ledger.responsesNotInLedger()));
-        out.append(indent).append("violations: ").append(verdict.violations().size()).append(nl);
+        out.append(indent).append("violations: ").append(verdict.violations().size());
+        firstViolationAt(history, verdict).ifPresent(at -> out.append(", the first shown by ")
+                .append(NemesisChecker.millis(at)).append(" of the run"));
+        out.append(nl);
         violations(out, history, verdict, indent);
+    }
+
+    /**
+     * How far into the run the history first shows a violation: for a double charge, when the key's second
+     * charge began; for any other, when the key's first call answered. What a mutant's "caught after" reads.
+     */
+    static java.util.OptionalLong firstViolationAt(NemesisHistory history, NemesisVerdict verdict) {
+        return verdict.violations().stream().mapToLong(violation -> {
+            List<CallRecord> calls = history.calls().stream().filter(call -> call.key == violation.key()).toList();
+            if (violation.rule().equals("duplicate-charge")) {
+                return calls.stream().filter(call -> call.charged() != null).mapToLong(CallRecord::actionStartedAt)
+                        .sorted().skip(1).findFirst().orElse(history.elapsedNanos());
+            }
+            return calls.stream().filter(CallRecord::answered).mapToLong(CallRecord::answeredAt).min()
+                    .orElse(history.elapsedNanos());
+        }).min();
     }
 
     private static String workload(NemesisHistory history) {
@@ -134,8 +154,8 @@ public final class NemesisReport {
      */
     static List<StallWatch.Stall> outsideFaults(NemesisHistory history) {
         return history.stalls().stream().filter(stall -> history.faults().stream()
-                .filter(fault -> NemesisChecker.onStore(fault.kind()))
-                .noneMatch(fault -> fault.overlaps(stall.startedAt() - NemesisChecker.RECOVERY, stall.endedAt())))
+                .filter(fault -> StoreFaults.onStore(fault.kind()))
+                .noneMatch(fault -> fault.overlaps(stall.startedAt() - StoreFaults.RECOVERY, stall.endedAt())))
                 .toList();
     }
 
@@ -170,6 +190,9 @@ public final class NemesisReport {
         for (Violation violation : verdict.violations()) {
             out.append(indent).append("  ").append(violation.rule()).append(" key ").append(violation.key())
                     .append(": ").append(violation.detail()).append(nl);
+            for (String line : violation.witness()) {
+                out.append(indent).append("    witness: ").append(line).append(nl);
+            }
         }
         // The keys shown first are those that broke the gravest rule: a second charge before a late answer.
         verdict.violations().stream().sorted(java.util.Comparator.comparingInt(v -> GRAVITY.indexOf(v.rule())))
@@ -186,11 +209,13 @@ public final class NemesisReport {
     }
 
     static String line(CallRecord call) {
-        return String.format(Locale.ROOT, "call %d caller %d %s %s %s: sent %s, %s%s%s -> %s", call.id, call.caller,
+        return String.format(Locale.ROOT, "call %d caller %d %s %s %s%s: sent %s, %s%s%s%s -> %s", call.id, call.caller,
                 call.child ? "child JVM call" : call.async ? "callAsync" : "call", call.policy.name().toLowerCase(Locale.ROOT),
                 call.onStoreFailure == dev.idemlab.idempotency.StoreFailureMode.FAIL_OPEN ? "fail-open" : "fail-closed",
+                call.reusesKey() ? " amount " + call.amount() + " (the key reused with another body)" : "",
                 NemesisChecker.millis(call.sentAt()),
                 call.actionStartedAt() == 0 ? "action never ran" : "action from " + NemesisChecker.millis(call.actionStartedAt()),
+                call.fence() > 0 ? " fence " + call.fence() : "",
                 call.charged() == null ? "" : " charged " + call.charged(),
                 call.cancelledAt() == 0 ? "" : ", cancelled at " + NemesisChecker.millis(call.cancelledAt()),
                 call.answered() ? call.answer() + " at " + NemesisChecker.millis(call.answeredAt()) : "no answer");

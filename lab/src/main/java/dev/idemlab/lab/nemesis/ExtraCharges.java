@@ -1,0 +1,308 @@
+package dev.idemlab.lab.nemesis;
+
+import dev.idemlab.idempotency.Outcome;
+import dev.idemlab.lab.faults.FaultKind;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Explains a key's charges beyond the first, each by one event of its own, or says which it cannot. A
+ * charge is explained by an event tied to the call that made it, and an event explains one charge,
+ * never several:
+ *
+ * <ul>
+ *   <li>the call's own fail-open, counted, where the history shows the store error behind it (a fault of
+ *       the store on, or just over, or a stall the run's watch saw); never on the in-memory store, whose
+ *       calls cannot fail;</li>
+ *   <li>a takeover: an earlier holder, which reserved the key (a call that failed open never did, and
+ *       neither left a lease to take over), lost its lease to a fault of the store before this call ran
+ *       (see {@link LeaseLoss}); each holder's lost lease explains one taker;</li>
+ *   <li>a fault that broke a promise of the store, only for a record it could really have lost (what a
+ *       restart's snapshot did not hold, a reservation a clock jump expired) and only for a charge its
+ *       effect reached (after it, within a lease of its end, or for a lost result within the workload's
+ *       retries of the key); each lost record explains one charge;</li>
+ *   <li>on a key a holder in a child JVM held, that holder's pause or kill, once.</li>
+ * </ul>
+ *
+ * <p>Which event explains which charge is a matching (augmenting paths over a few calls per key): the
+ * key's charges hold when all but one are matched. Stateless.
+ */
+final class ExtraCharges {
+
+    /** How long before a fail-open a fault may have ended and still explain it: recovery plus the patience. */
+    static final long FAIL_OPEN_AFTERMATH = TimeUnit.SECONDS.toNanos(3);
+
+    private ExtraCharges() { }
+
+    /**
+     * One charge of a key: made by {@code call}'s action, or found in the ledger only ({@code ledgerOnly}:
+     * a child killed between its charge and its line, then {@code call} is that child's, or {@code null}).
+     */
+    record Charged(CallRecord call, String charge, boolean ledgerOnly) {
+
+        long at() {
+            return call == null ? Long.MAX_VALUE : call.actionStartedAt();
+        }
+
+        String describe() {
+            if (call == null) {
+                return charge + " (in the ledger only, made by no call of the history)";
+            }
+            return (ledgerOnly ? charge + " (in the ledger only) of " : charge + " by ") + "call " + call.id
+                    + (call.fence() > 0 ? " fence " + call.fence() : call.ranWithoutReservation() ? " unreserved" : "")
+                    + (call.actionStartedAt() == 0 ? "" : " action at " + NemesisChecker.millis(call.actionStartedAt()));
+        }
+    }
+
+    /**
+     * One event that may explain one charge: its kind, the one thing it names ({@code id}: two candidates
+     * with one id are one event, used once) and, for the report, what it was.
+     */
+    record Event(Explanation kind, FaultKind fault, String id, String what) {
+
+        String named() {
+            return fault == null ? kind.named() : kind.named(fault);
+        }
+    }
+
+    /**
+     * A key's charges and what explains them.
+     *
+     * @param charges every charge of the key, in the order their actions ran
+     * @param explainedBy for each charge, the event matched to it, or {@code null}
+     */
+    record Explained(List<Charged> charges, List<Event> explainedBy) {
+
+        /** Whether every charge but one has an event of its own. */
+        boolean holds() {
+            return unexplained().size() <= 1;
+        }
+
+        /** How many charges beyond the first there are. */
+        int extra() {
+            return Math.max(0, charges.size() - 1);
+        }
+
+        List<Charged> unexplained() {
+            List<Charged> left = new ArrayList<>();
+            for (int i = 0; i < charges.size(); i++) {
+                if (explainedBy.get(i) == null) {
+                    left.add(charges.get(i));
+                }
+            }
+            return left;
+        }
+
+        /**
+         * The events counted as explaining the extra charges: every matched one, less the earliest charge's
+         * when all were matched (the first charge needs no explanation).
+         */
+        List<Event> counted() {
+            boolean allMatched = unexplained().isEmpty();
+            List<Event> counted = new ArrayList<>();
+            for (int i = 0; i < explainedBy.size(); i++) {
+                if (explainedBy.get(i) != null && !(allMatched && i == 0)) {
+                    counted.add(explainedBy.get(i));
+                }
+            }
+            return counted;
+        }
+
+        /** The witness lines: each charge and what explains it, or that nothing does. */
+        List<String> witness() {
+            List<String> lines = new ArrayList<>();
+            for (int i = 0; i < charges.size(); i++) {
+                Event event = explainedBy.get(i);
+                lines.add(charges.get(i).describe() + ": " + (event != null ? "explained by " + event.what()
+                        : i == firstUnexplained() ? "the key's one charge" : "UNEXPLAINED"));
+            }
+            return lines;
+        }
+
+        private int firstUnexplained() {
+            return explainedBy.indexOf(null);
+        }
+    }
+
+    /** What explains the charges of {@code key}, whose calls are {@code calls} and whose ledger holds {@code ledger}. */
+    static Explained explain(NemesisHistory history, int key, List<CallRecord> calls, List<String> ledger) {
+        List<Charged> charges = charges(calls, ledger);
+        List<List<Event>> candidates = new ArrayList<>();
+        Event holderFault = holderFault(history, key, calls, ledger.size());
+        for (int i = 0; i < charges.size(); i++) {
+            candidates.add(candidates(history, charges, i, holderFault));
+        }
+        return new Explained(charges, match(candidates));
+    }
+
+    /** The key's charges: its calls' own, in the order their actions ran, then those only the ledger holds. */
+    private static List<Charged> charges(List<CallRecord> calls, List<String> ledger) {
+        List<Charged> charges = new ArrayList<>();
+        calls.stream().filter(call -> call.charged() != null)
+                .sorted(Comparator.comparingLong(CallRecord::actionStartedAt))
+                .forEach(call -> charges.add(new Charged(call, call.charged(), false)));
+        CallRecord child = calls.stream().filter(call -> call.child() && call.charged() == null).findFirst()
+                .orElse(null);
+        List<String> made = charges.stream().map(Charged::charge).toList();
+        int ledgerOnly = ledger.size() - charges.size();
+        for (String charge : ledger) {
+            if (ledgerOnly > 0 && !made.contains(charge)) {
+                charges.add(new Charged(child, charge, true));
+                ledgerOnly--;
+            }
+        }
+        return charges;
+    }
+
+    /** The events that may explain the {@code i}th charge. */
+    private static List<Event> candidates(NemesisHistory history, List<Charged> charges, int i, Event holderFault) {
+        List<Event> events = new ArrayList<>();
+        if (holderFault != null) {
+            events.add(holderFault);
+        }
+        Charged charged = charges.get(i);
+        if (charged.ledgerOnly() || charged.call() == null) {
+            return events; // a child's charge with no line: only its holder fault can explain it
+        }
+        CallRecord call = charged.call();
+        Event failOpen = failOpen(history, call);
+        if (failOpen != null) {
+            events.add(failOpen);
+        }
+        for (int earlier = 0; earlier < i; earlier++) {
+            CallRecord holder = charges.get(earlier).call();
+            if (holder == null || !reserved(holder)) {
+                continue;
+            }
+            if (!holder.child() && LeaseLoss.lostItsLeaseTo(history, holder, call)) {
+                events.add(new Event(Explanation.TAKEOVER, null, "lease of " + holder.id, "the lease of call "
+                        + holder.id + (holder.fence() > 0 ? " (fence " + holder.fence() + ")" : "")
+                        + ", ended under a fault of the store"));
+            }
+            for (FaultEvent fault : history.faults()) {
+                if (fault.kind().breaksStorePromise() && fault.injected() && lost(history, fault, holder, call)) {
+                    events.add(new Event(Explanation.BROKEN_PROMISE, fault.kind(),
+                            fault.kind().id() + "@" + fault.startedAt() + " lost " + holder.id, fault.kind().id() + " at "
+                            + NemesisChecker.millis(fault.startedAt()) + ", which lost call " + holder.id + "'s record"));
+                }
+            }
+        }
+        return events;
+    }
+
+    /** The call's own fail-open, where the history shows a store error behind it; {@code null} otherwise. */
+    private static Event failOpen(NemesisHistory history, CallRecord call) {
+        if (!failedOpen(call) || "memory".equals(history.server().store())) {
+            return null;
+        }
+        long from = call.sentAt() - FAIL_OPEN_AFTERMATH;
+        if (StoreFaults.injectedFault(history, from, call.actionStartedAt())) {
+            return new Event(Explanation.FAIL_OPEN, null, "fail-open " + call.id, "call " + call.id + "'s own fail-open under an injected fault");
+        }
+        if (StoreFaults.storeFaulted(history, from, call.actionStartedAt())) {
+            return new Event(Explanation.FAIL_OPEN_IN_STALL, null, "fail-open " + call.id, "call " + call.id + "'s own fail-open in a stall");
+        }
+        return null;
+    }
+
+    /**
+     * Whether {@code fault} can have lost the record {@code holder} wrote, so that {@code taker} found the
+     * key free: a clock jump expires the reservations held as it comes (a result outlives it: its ttl is
+     * far longer than the jump), a restart from a snapshot loses what was written after the snapshot (the
+     * holder's reserve or its complete came between the save and the restart). The taker must run after
+     * the fault began (a restart's effect: after the restart) and within its reach.
+     */
+    private static boolean lost(NemesisHistory history, FaultEvent fault, CallRecord holder, CallRecord taker) {
+        long lease = history.settings().lease().toNanos();
+        long takenAt = taker.actionStartedAt();
+        long tick = LeaseLoss.TICK;
+        boolean answeredBefore = holder.answered() && holder.answeredAt() < fault.startedAt() - LeaseLoss.BEAT_SLACK;
+        if (fault.kind() == FaultKind.CLOCK_JUMP) {
+            boolean heldAsItCame = holder.actionStartedAt() <= fault.startedAt() + tick && !answeredBefore;
+            return heldAsItCame && takenAt >= fault.startedAt() - tick && takenAt <= fault.endedAt() + lease;
+        }
+        boolean wroteSinceSave = holder.actionStartedAt() <= fault.endedAt()
+                && (holder.actionStartedAt() >= fault.startedAt() - tick || !answeredBefore);
+        boolean resultLost = holder.answered() && holder.answeredAt() <= fault.endedAt();
+        // A lost reservation frees the key a lease after it was last renewed; a lost result at once, for
+        // the retries the workload still sends (two leases after a request's first call at most).
+        long reach = fault.endedAt() + (resultLost ? 2 * lease : lease) + StoreFaults.RECOVERY;
+        return wroteSinceSave && takenAt >= fault.endedAt() - tick && takenAt <= reach;
+    }
+
+    /**
+     * On a key a holder in a child JVM held, the holder fault that explains one charge there: the retry
+     * that took the key once the paused child's lease ran out (the child then charged as it resumed), or
+     * once the killed child's marker expired (the child had charged). A fault that was not played in full
+     * explains nothing, and neither does one whose child never charged: its line says it charged, or the
+     * ledger holds a charge for the key that no call of this process made.
+     */
+    private static Event holderFault(NemesisHistory history, int key, List<CallRecord> calls, int ledgerCharges) {
+        if (calls.stream().noneMatch(CallRecord::child)) {
+            return null;
+        }
+        long inProcess = calls.stream().filter(call -> !call.child() && call.charged() != null).count();
+        boolean childCharged = calls.stream().anyMatch(call -> call.child() && call.charged() != null)
+                || ledgerCharges > inProcess;
+        if (!childCharged) {
+            return null;
+        }
+        return history.faults().stream()
+                .filter(fault -> fault.key() == key && fault.injected() && fault.kind().onChildHolder())
+                .map(fault -> new Event(Explanation.ofHolderFault(fault.kind()), null, "holder fault " + key,
+                        fault.kind().id() + " at "
+                        + NemesisChecker.millis(fault.startedAt()) + " of the child holding the key"))
+                .findFirst().orElse(null);
+    }
+
+    /**
+     * Whether {@code call} ran its action failing open: its outcome says so, or, for a call whose outcome
+     * its caller never saw (a cancelled stage), the action's context had no fencing number. An answer of
+     * another outcome outweighs the context: an EXECUTED call ran as the key's holder, whatever it was told.
+     */
+    static boolean failedOpen(CallRecord call) {
+        return call.outcome() == Outcome.FAILED_OPEN || (call.outcome() == null && call.ranWithoutReservation());
+    }
+
+    /** Whether {@code call} ran its action holding a reservation: it left a lease another call could take over. */
+    private static boolean reserved(CallRecord call) {
+        return call.child() || (!failedOpen(call) && !call.ranWithoutReservation());
+    }
+
+    /**
+     * A maximum matching of charges to events (an event, by its id, used once; Kuhn's augmenting paths),
+     * tried from the latest charge back so that the earliest is the one left when one must be.
+     */
+    private static List<Event> match(List<List<Event>> candidates) {
+        Map<String, Integer> owner = new HashMap<>();
+        Event[] matched = new Event[candidates.size()];
+        for (int i = candidates.size() - 1; i >= 0; i--) {
+            augment(i, candidates, owner, matched, new HashSet<>());
+        }
+        return Arrays.asList(matched);
+    }
+
+    private static boolean augment(int charge, List<List<Event>> candidates, Map<String, Integer> owner,
+                                   Event[] matched, Set<String> tried) {
+        for (Event event : candidates.get(charge)) {
+            if (!tried.add(event.id())) {
+                continue;
+            }
+            Integer holder = owner.get(event.id());
+            if (holder == null || augment(holder, candidates, owner, matched, tried)) {
+                owner.put(event.id(), charge);
+                matched[charge] = event;
+                return true;
+            }
+        }
+        return false;
+    }
+}

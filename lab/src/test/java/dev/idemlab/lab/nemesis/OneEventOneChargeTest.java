@@ -1,0 +1,144 @@
+package dev.idemlab.lab.nemesis;
+
+import dev.idemlab.idempotency.Outcome;
+import dev.idemlab.lab.faults.FaultKind;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The checker cannot be talked out of a double charge: an event explains one charge, the one tied to it,
+ * close to it in time. Each case here is a history written by hand (see {@link HandBuiltHistory}); the
+ * first is the one the checker let stand at 943aef0, which pooled its explanations per key and took a
+ * call that failed open for a holder whose lease a later call could take over.
+ */
+class OneEventOneChargeTest {
+
+    private static final int KEY = 1;
+
+    @Test
+    void anEarlierFailOpenDoesNotExplainTwoHoldersInOneLiveLease() {
+        HandBuiltHistory history = new HandBuiltHistory("redis").fault(FaultKind.KILL_CONNECTIONS, 0, 4500);
+        history.failedOpen(KEY, 200, 300, 9000);
+        history.holder(KEY, 5600, 5600, 8000, Outcome.EXECUTED);
+        history.holder(KEY, 7100, 7100, 7200, Outcome.EXECUTED);
+
+        NemesisVerdict verdict = history.check();
+
+        assertThat(verdict.violations()).extracting(Violation::rule).containsExactly("duplicate-charge");
+        assertThat(verdict.violations().get(0).witness())
+                .anySatisfy(line -> assertThat(line).contains("call 0").contains("own fail-open"))
+                .anySatisfy(line -> assertThat(line).contains("call 2").contains("UNEXPLAINED"))
+                .anySatisfy(line -> assertThat(line).startsWith("fault kill-connections"));
+    }
+
+    @Test
+    void twoHoldersInOneLiveLeaseAreADoubleChargeOnTheirOwn() {
+        HandBuiltHistory history = new HandBuiltHistory("redis");
+        history.holder(KEY, 5600, 5600, 8000, Outcome.EXECUTED);
+        history.holder(KEY, 7100, 7100, 7200, Outcome.EXECUTED);
+
+        assertThat(history.check().violations()).extracting(Violation::rule).containsExactly("duplicate-charge");
+    }
+
+    @Test
+    void aFailOpenUnderAFaultExplainsItsOwnChargeOnce() {
+        HandBuiltHistory history = new HandBuiltHistory("redis").fault(FaultKind.KILL_CONNECTIONS, 4000, 4500);
+        history.holder(KEY, 0, 0, 100, Outcome.EXECUTED);
+        history.failedOpen(KEY, 4200, 4300, 4400);
+
+        NemesisVerdict verdict = history.check();
+
+        assertThat(verdict.violations()).isEmpty();
+        assertThat(verdict.explanations()).containsExactly(java.util.Map.entry("counted fail-open under a fault", 1));
+    }
+
+    @Test
+    void onTheMemoryStoreAFailOpenExplainsNothing() {
+        HandBuiltHistory history = new HandBuiltHistory("memory").fault(FaultKind.CLOCK_JUMP, 4000, 4500);
+        history.holder(KEY, 0, 0, 100, Outcome.EXECUTED);
+        history.failedOpen(KEY, 4200, 4300, 4400);
+
+        assertThat(history.check().violations()).extracting(Violation::rule).containsExactly("duplicate-charge");
+    }
+
+    @Test
+    void aCallThatTakesOverWhatAFailOpenLeftHasMadeAnUnexplainedCharge() {
+        // The key's result was stored at 0.1 s. The fail-open is explained by its own store error; it never
+        // reserved, so nothing of it could be taken over: the holder after it should have replayed, and its
+        // charge is one too many.
+        HandBuiltHistory history = new HandBuiltHistory("redis").fault(FaultKind.FREEZE, 10_000, 14_500);
+        history.holder(KEY, 0, 0, 100, Outcome.EXECUTED);
+        history.failedOpen(KEY, 10_200, 10_300, 14_600);
+        history.holder(KEY, 13_900, 13_900, 14_000, Outcome.EXECUTED);
+
+        NemesisVerdict verdict = history.check();
+
+        assertThat(verdict.violations()).extracting(Violation::rule).containsExactly("duplicate-charge");
+    }
+
+    @Test
+    void aRestartFromASnapshotExplainsOnlyWhatItCouldHaveLost() {
+        HandBuiltHistory history = new HandBuiltHistory("redis").fault(FaultKind.RESTART_FROM_SNAPSHOT, 5000, 6000);
+        // Key 1 reserved between the save and the restart: the restarted server had no record of it.
+        history.holder(KEY, 5200, 5200, 9000, Outcome.EXECUTED);
+        history.holder(KEY, 6300, 6300, 6400, Outcome.EXECUTED);
+        // Key 2 completed long before the save: the snapshot held its result, the restart lost nothing of it.
+        history.holder(2, 0, 0, 100, Outcome.EXECUTED);
+        history.holder(2, 6300, 6300, 6400, Outcome.EXECUTED);
+
+        NemesisVerdict verdict = history.check();
+
+        assertThat(verdict.violations()).extracting(Violation::rule, Violation::key)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("duplicate-charge", 2));
+        assertThat(verdict.explanations()).containsEntry("store promise broken on purpose (restart-from-snapshot)", 1);
+    }
+
+    @Test
+    void aClockJumpExplainsOneTakeoverOfTheReservationItExpiredNotTwo() {
+        HandBuiltHistory history = new HandBuiltHistory("memory").fault(FaultKind.CLOCK_JUMP, 1000, 1100);
+        history.holder(KEY, 0, 0, 2000, Outcome.EXECUTED);
+        history.holder(KEY, 1200, 1200, 1300, Outcome.EXECUTED);
+        history.holder(KEY, 1500, 1500, 1600, Outcome.EXECUTED);
+
+        NemesisVerdict verdict = history.check();
+
+        assertThat(verdict.violations()).extracting(Violation::rule).containsExactly("duplicate-charge");
+        assertThat(verdict.violations().get(0).witness()).filteredOn(line -> line.contains("UNEXPLAINED")).hasSize(1);
+    }
+
+    @Test
+    void aClockJumpFarFromTheChargeExplainsNothing() {
+        HandBuiltHistory history = new HandBuiltHistory("memory").fault(FaultKind.CLOCK_JUMP, 1000, 1100);
+        history.holder(KEY, 0, 0, 9000, Outcome.EXECUTED);
+        history.holder(KEY, 8000, 8000, 8100, Outcome.EXECUTED);
+
+        assertThat(history.check().violations()).extracting(Violation::rule).containsExactly("duplicate-charge");
+    }
+
+    @Test
+    void aRequestWithAnotherAmountAnsweredWithTheStoredChargeIsCaught() {
+        HandBuiltHistory history = new HandBuiltHistory("redis");
+        CallRecord first = history.holder(KEY, 0, 0, 100, Outcome.EXECUTED);
+        CallRecord reuse = history.replay(KEY, 500, 510, first.chargeId());
+        reuse.asks(first.amount() + 1);
+
+        assertThat(history.check().violations()).extracting(Violation::rule)
+                .containsExactly("answer-of-another-request");
+    }
+
+    @Test
+    void aFenceHandedOutTwiceOrBackwardsIsCaught() {
+        HandBuiltHistory history = new HandBuiltHistory("redis");
+        CallRecord first = history.holder(KEY, 0, 0, 100, Outcome.EXECUTED);
+        CallRecord again = history.holder(2, 0, 0, 100, Outcome.EXECUTED);
+        // Two calls of key 2 with one fence: a store that lost its counter and handed it out again.
+        CallRecord repeated = history.holder(2, 200, 200, 300, Outcome.EXECUTED);
+        repeated.actionStarted(HandBuiltHistory.ms(200), again.fence());
+
+        NemesisVerdict verdict = history.check();
+
+        assertThat(verdict.violations()).extracting(Violation::rule).contains("fence-repeated");
+        assertThat(first.fence()).isPositive();
+    }
+}
