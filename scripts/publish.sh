@@ -6,7 +6,9 @@
 #   bash scripts/publish.sh                  every step below (about 95 minutes on 2 cores)
 #   bash scripts/publish.sh --list           the steps and the command each runs
 #   bash scripts/publish.sh --only STEP,...  the steps named, one after the other, then the check
-#                                            (to redo a step that failed, at the same commit)
+#                                            (to redo a step that failed at the same commit, or to
+#                                            republish some pages from a later commit: the index then
+#                                            says which pages come from which commit)
 #
 # The steps whose figures are counts read off the provider's ledger (scenarios, faults, peers,
 # failover, failures, the sweep's table sizes) run first, in three lanes at once; then the nemesis,
@@ -154,8 +156,26 @@ fi
 if [[ -s "$failed" ]]; then
   echo "publish.sh: failed: $(sort -u "$failed" | paste -sd' ' -); redo with: bash scripts/publish.sh --only $(sort -u "$failed" | paste -sd, -)" >&2
 fi
-# The index names the commit the pages came from.
-sed -i -E "s/published from commit \`[0-9a-f]{7,40}\`( on [0-9-]+)?/published from commit \`$commit\` on $(date -u +%Y-%m-%d)/" results/README.md
+# The index names the commit the pages came from: a whole publish rewrites its publish line (and drops
+# every republish line), a partial one at another commit adds a republish line naming its steps and pages.
+published="$(grep -oE '(^|[^e])published from commit `[0-9a-f]{7,40}`' results/README.md | grep -oE '[0-9a-f]{7,40}' | head -n1 || true)"
+if [[ ${#only[@]} -eq 0 ]]; then
+  sed -i -E "s/published from commit \`[0-9a-f]{7,40}\`( on [0-9-]+)?/published from commit \`$commit\` on $(date -u +%Y-%m-%d)/" results/README.md
+  sed -i '/^\* Republished from commit `/d' results/README.md
+elif [[ "$published" != "$commit" ]]; then
+  pages="$(grep -rl --include='*.md' -F "* commit: \`$commit\`" results | grep -v '^results/README.md$' | grep -v '/quick/' \
+    | sed 's|^results/||' | sort | paste -sd' ' - || true)"
+  line="* Republished from commit \`$commit\` on $(date -u +%Y-%m-%d) by \`bash scripts/publish.sh --only $(IFS=,; echo "${only[*]}")\`: ${pages:-no page}"
+  sed -i "/^\* Republished from commit \`$commit\`/d" results/README.md
+  # After the paragraph that names the publish's commit.
+  awk -v line="$line" '{ print } /published from commit/ { found = 1 } found && /^$/ && !done { print line; print ""; done = 1 }' \
+    results/README.md > results/README.md.tmp && mv results/README.md.tmp results/README.md
+  # A republish line whose commit no page names any more says something untrue: drop it.
+  for old in $(grep -oE '^\* Republished from commit `[0-9a-f]{7,40}`' results/README.md | grep -oE '[0-9a-f]{7,40}'); do
+    grep -rlF --include='*.md' "* commit: \`$old\`" results | grep -qv '^results/README.md$' \
+      || sed -i "/^\* Republished from commit \`$old\`/d" results/README.md
+  done
+fi
 echo "[$(( (SECONDS - started) / 60 )) min] checking the pages"
 status=0
 java -cp lab/target/lab.jar dev.idemlab.lab.report.ResultsPages results || status=1

@@ -218,16 +218,18 @@ final class ExtraCharges {
      * key free: a clock jump expires the reservations held as it comes (a result outlives it: its ttl is
      * far longer than the jump), a restart from a snapshot loses what was written after the snapshot (the
      * holder's reserve or its complete came between the save and the restart). The taker must run after
-     * the fault began (a restart's effect: after the restart) and within its reach.
+     * the fault began (a restart's effect: after the restart) and have been sent within its reach: a taker
+     * sent in time may still have waited out another fault of the store before its reserve got through.
      */
     private static boolean lost(NemesisHistory history, FaultEvent fault, CallRecord holder, CallRecord taker) {
         long lease = history.settings().lease().toNanos();
         long takenAt = taker.actionStartedAt();
+        long sentAt = taker.sentAt();
         long tick = LeaseLoss.TICK;
         boolean answeredBefore = holder.answered() && holder.answeredAt() < fault.startedAt() - LeaseLoss.BEAT_SLACK;
         if (fault.kind() == FaultKind.CLOCK_JUMP) {
             boolean heldAsItCame = holder.actionStartedAt() <= fault.startedAt() + tick && !answeredBefore;
-            return heldAsItCame && takenAt >= fault.startedAt() - tick && takenAt <= fault.endedAt() + lease;
+            return heldAsItCame && takenAt >= fault.startedAt() - tick && sentAt <= fault.endedAt() + lease;
         }
         boolean wroteSinceSave = holder.actionStartedAt() <= fault.endedAt()
                 && (holder.actionStartedAt() >= fault.startedAt() - tick || !answeredBefore);
@@ -235,7 +237,7 @@ final class ExtraCharges {
         // A lost reservation frees the key a lease after it was last renewed; a lost result at once, for
         // the retries the workload still sends (two leases after a request's first call at most).
         long reach = fault.endedAt() + (resultLost ? 2 * lease : lease) + StoreFaults.RECOVERY;
-        return wroteSinceSave && takenAt >= fault.endedAt() - tick && takenAt <= reach;
+        return wroteSinceSave && takenAt >= fault.endedAt() - tick && sentAt <= reach;
     }
 
     /**

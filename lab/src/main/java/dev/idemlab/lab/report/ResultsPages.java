@@ -18,8 +18,11 @@ import java.util.stream.Stream;
 /**
  * Reads back the header every page under {@code results/} carries (written by
  * {@code scripts/lib/page.sh}) and says what is wrong with the set: a page without the header or with a
- * field missing, a commit that is not a plain commit id, pages that name different commits, an index
- * ({@code results/README.md}) whose publish line names another commit than the pages. Run by
+ * field missing, a commit that is not a plain commit id, a page from a commit the index
+ * ({@code results/README.md}) does not name. A whole publish names one commit in the index's publish
+ * line; a later partial one ({@code scripts/publish.sh --only STEP}) adds a line "republished from
+ * commit X ... by STEP", so that a reader sees which pages came from which code, and the check lets
+ * pages of that commit stand, and no other. Run by
  * {@code scripts/publish.sh} after a publish and by a test against the committed pages:
  * <pre>{@code
  * java -cp lab/target/lab.jar dev.idemlab.lab.report.ResultsPages results
@@ -35,7 +38,9 @@ public final class ResultsPages {
     private static final Pattern FIELD = Pattern.compile("^\\* ([A-Za-z]+): (.*)$");
     private static final Pattern COMMIT = Pattern.compile("^`([0-9a-f]{7,40})`$");
     /** The index's line that says which commit the pages come from. */
-    private static final Pattern PUBLISHED = Pattern.compile("published from commit `([0-9a-f]{7,40})`");
+    private static final Pattern PUBLISHED = Pattern.compile("(?<![Rr]e)published from commit `([0-9a-f]{7,40})`");
+    /** An index line that says a later partial publish rewrote some pages from another commit. */
+    private static final Pattern REPUBLISHED = Pattern.compile("[Rr]epublished from commit `([0-9a-f]{7,40})`");
 
     private ResultsPages() { }
 
@@ -96,6 +101,33 @@ public final class ResultsPages {
             }
             pagesByCommit.computeIfAbsent(plain.group(1), c -> new ArrayList<>()).add(name);
         }
+        Path index = results.resolve("README.md");
+        if (!Files.isRegularFile(index)) {
+            problems.add("README.md: there is no index of the results");
+            return problems;
+        }
+        String indexText = read(index);
+        Matcher published = PUBLISHED.matcher(indexText);
+        List<String> republished = republished(indexText);
+        if (!published.find()) {
+            problems.add("README.md: the index does not say which commit the pages were published from");
+        } else if (republished.isEmpty()) {
+            oneCommit(pagesByCommit, published.group(1), problems);
+        } else {
+            pagesByCommit.forEach((commit, names) -> {
+                if (!commit.equals(published.group(1)) && !republished.contains(commit)) {
+                    problems.add(names.get(0) + (names.size() == 1 ? "" : " and " + (names.size() - 1) + " more")
+                            + ": from commit " + commit + ", which the index neither published nor republished");
+                }
+            });
+            republished.stream().filter(commit -> !pagesByCommit.containsKey(commit)).forEach(commit -> problems.add(
+                    "README.md: the index says pages were republished from commit " + commit + ", and none is"));
+        }
+        return problems;
+    }
+
+    /** A whole publish: every page names the commit of the index's publish line. */
+    private static void oneCommit(Map<String, List<String>> pagesByCommit, String published, List<String> problems) {
         if (pagesByCommit.size() > 1) {
             StringBuilder line = new StringBuilder("the pages name " + pagesByCommit.size()
                     + " commits where a publish names one:");
@@ -103,29 +135,35 @@ public final class ResultsPages {
                     .append(names.size()).append(names.size() == 1 ? " page: " : " pages, e.g. ")
                     .append(names.get(0)).append(')'));
             problems.add(line.toString());
+        } else if (pagesByCommit.size() == 1 && !pagesByCommit.containsKey(published)) {
+            problems.add("README.md: the index says commit " + published + ", the pages "
+                    + pagesByCommit.keySet().iterator().next());
         }
-        Path index = results.resolve("README.md");
-        if (!Files.isRegularFile(index)) {
-            problems.add("README.md: there is no index of the results");
-        } else {
-            Matcher published = PUBLISHED.matcher(read(index));
-            if (!published.find()) {
-                problems.add("README.md: the index does not say which commit the pages were published from");
-            } else if (pagesByCommit.size() == 1 && !pagesByCommit.containsKey(published.group(1))) {
-                problems.add("README.md: the index says commit " + published.group(1) + ", the pages "
-                        + pagesByCommit.keySet().iterator().next());
-            }
-        }
-        return problems;
     }
 
-    /** The commit every page names, when they name one. */
-    public static Optional<String> commit(Path results) {
+    /** The commits the index's "republished from commit" lines name, in order. */
+    private static List<String> republished(String index) {
+        List<String> commits = new ArrayList<>();
+        Matcher line = REPUBLISHED.matcher(index);
+        while (line.find()) {
+            commits.add(line.group(1));
+        }
+        return commits;
+    }
+
+    /** Every commit a page names, in the order the pages sort. */
+    public static List<String> commits(Path results) {
         List<String> commits = new ArrayList<>();
         for (Path page : pages(results)) {
             header(read(page)).map(h -> h.get("commit")).map(COMMIT::matcher).filter(Matcher::matches)
                     .map(m -> m.group(1)).filter(c -> !commits.contains(c)).ifPresent(commits::add);
         }
+        return commits;
+    }
+
+    /** The commit every page names, when they name one. */
+    public static Optional<String> commit(Path results) {
+        List<String> commits = commits(results);
         return commits.size() == 1 ? Optional.of(commits.get(0)) : Optional.empty();
     }
 
@@ -163,7 +201,8 @@ public final class ResultsPages {
         List<String> problems = problems(results);
         problems.forEach(System.out::println);
         System.out.println(problems.isEmpty()
-                ? pages(results).size() + " pages, one header each, all from commit " + commit(results).orElseThrow()
+                ? pages(results).size() + " pages, one header each, from commit" + (commits(results).size() == 1 ? " " : "s ")
+                        + String.join(", ", commits(results))
                 : problems.size() + " problem(s) in " + pages(results).size() + " pages");
         System.exit(problems.isEmpty() ? 0 : 1);
     }

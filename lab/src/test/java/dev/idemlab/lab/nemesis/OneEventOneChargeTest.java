@@ -94,6 +94,25 @@ class OneEventOneChargeTest {
         assertThat(verdict.explanations()).containsEntry("store promise broken on purpose (restart-from-snapshot)", 1);
     }
 
+    /**
+     * Found by the nemesis on Redis (seed 11, 60 s): a reservation made between the save and the restart
+     * was lost with it; the call that took the key was sent 2.8 s after the restart and waited out a
+     * pause of every command before its reserve got through, 4.4 s after it. Sent within the restart's
+     * reach, it is explained, however long another fault held it.
+     */
+    @Test
+    void aTakerSentWithinARestartsReachIsExplainedThoughAnotherFaultDelayedIt() {
+        HandBuiltHistory history = new HandBuiltHistory("redis")
+                .fault(FaultKind.RESTART_FROM_SNAPSHOT, 51_692, 53_662).fault(FaultKind.PAUSE_ALL, 56_236, 57_996);
+        history.holder(KEY, 53_342, 53_342, 58_020, Outcome.LEASE_LOST);
+        history.holder(KEY, 56_483, 58_017, 58_031, Outcome.EXECUTED);
+
+        NemesisVerdict verdict = history.check();
+
+        assertThat(verdict.violations()).isEmpty();
+        assertThat(verdict.explanations()).containsEntry("store promise broken on purpose (restart-from-snapshot)", 1);
+    }
+
     @Test
     void aClockJumpExplainsOneTakeoverOfTheReservationItExpiredNotTwo() {
         HandBuiltHistory history = new HandBuiltHistory("memory").fault(FaultKind.CLOCK_JUMP, 1000, 1100);

@@ -21,13 +21,16 @@ class ResultsPagesTest {
     @Test
     void everyCommittedPageCarriesTheWholeHeaderAndTheyAllNameOneCommit() throws Exception {
         assertThat(ResultsPages.problems(RESULTS)).isEmpty();
-        String commit = ResultsPages.commit(RESULTS).orElseThrow();
+        assertThat(ResultsPages.commits(RESULTS)).isNotEmpty();
         // A shallow checkout (a CI's default) holds no history to find the commit in.
         if (git("rev-parse", "--is-inside-work-tree") == 0 && git("rev-parse", "--is-shallow-repository") == 0
                 && !gitOut("rev-parse", "--is-shallow-repository").equals("true")) {
-            assertThat(git("cat-file", "-e", commit + "^{commit}")).as("commit %s is in this history", commit).isZero();
-            assertThat(git("merge-base", "--is-ancestor", commit, "HEAD")).as("commit %s is behind HEAD", commit)
-                    .isZero();
+            for (String commit : ResultsPages.commits(RESULTS)) {
+                assertThat(git("cat-file", "-e", commit + "^{commit}")).as("commit %s is in this history", commit)
+                        .isZero();
+                assertThat(git("merge-base", "--is-ancestor", commit, "HEAD")).as("commit %s is behind HEAD", commit)
+                        .isZero();
+            }
         }
     }
 
@@ -104,6 +107,25 @@ class ResultsPagesTest {
 
         Files.delete(dir.resolve("README.md"));
         assertThat(ResultsPages.problems(dir)).singleElement().asString().contains("no index");
+    }
+
+    @Test
+    void aPartialRepublishLetsItsOwnCommitStandAndNoOther(@TempDir Path dir) throws IOException {
+        String index = "# Results\n\nAll pages published from commit `aaaaaaa`.\n";
+        write(dir.resolve("README.md"), index + "* Republished from commit `bbbbbbb` on 2026-12-03 by "
+                + "`bash scripts/publish.sh --only mutants`: nemesis/mutants.md\n");
+        write(dir.resolve("a/README.md"), page("aaaaaaa", true));
+        write(dir.resolve("nemesis/mutants.md"), page("bbbbbbb", true));
+        assertThat(ResultsPages.problems(dir)).isEmpty();
+        assertThat(ResultsPages.commits(dir)).containsExactly("aaaaaaa", "bbbbbbb");
+
+        write(dir.resolve("nemesis/other.md"), page("ccccccc", true));
+        assertThat(ResultsPages.problems(dir)).singleElement().asString()
+                .contains("nemesis/other.md", "ccccccc", "neither published nor republished");
+
+        Files.delete(dir.resolve("nemesis/other.md"));
+        Files.delete(dir.resolve("nemesis/mutants.md"));
+        assertThat(ResultsPages.problems(dir)).singleElement().asString().contains("republished from commit bbbbbbb");
     }
 
     private static String page(String commit, boolean servers) {
