@@ -64,9 +64,11 @@ public final class IdempotentMethodInterceptor implements MethodInterceptor {
         }
         IdempotentMethod plan = advised.get().plan();
         IdempotentMethod.Invocation proceed = arguments -> proceed(invocation, arguments);
-        IdempotencyCoordinator scoped = scoped(advised.get(), Objects.requireNonNull(coordinator.get(), "coordinator"));
+        IdempotencyCoordinator application = Objects.requireNonNull(coordinator.get(), "coordinator");
         if (!advised.get().localEffect()) {
-            return plan.invoke(scoped, invocation.getArguments(), proceed, completion(advised.get()));
+            boolean follows = advised.get().followsTransaction() && OuterTransactionCompletion.active();
+            return plan.invoke(advised(advised.get(), application, follows), invocation.getArguments(), proceed,
+                    follows ? afterTransaction(advised.get()) : UnaryOperator.identity());
         }
         LocalEffectTransactions local = localEffects.get();
         if (local == null) {
@@ -76,26 +78,27 @@ public final class IdempotentMethodInterceptor implements MethodInterceptor {
         }
         // Before the coordinator, so that a refused call reserves nothing.
         local.refuseInsideTransaction(advised.get());
-        return plan.invoke(scoped, invocation.getArguments(), proceed, local.around(advised.get()));
-    }
-
-    /** The coordinator with the call moved to the calling principal's scope, for a scoped method with one. */
-    private static IdempotencyCoordinator scoped(IdempotentMethods.Advised advised, IdempotencyCoordinator coordinator) {
-        if (!advised.scoped()) {
-            return coordinator;
-        }
-        String operation = PrincipalScope.operationOf(advised.plan().operation());
-        return operation.equals(advised.plan().operation()) ? coordinator : new ScopedCoordinator(coordinator, operation);
+        return plan.invoke(advised(advised.get(), application, false), invocation.getArguments(), proceed,
+                local.around(advised.get()));
     }
 
     /**
-     * When the record is completed: after the active transaction commits, for a method that follows one
-     * and is called inside one ({@link OuterTransactionCompletion}); else as soon as the method returns.
+     * The coordinator as this call sees it: moved to the calling principal's scope for a scoped method
+     * with one, and answering a key pending in the active transaction for a method whose record follows it.
      */
-    private UnaryOperator<ContextualAction<Object, Exception>> completion(IdempotentMethods.Advised advised) {
-        if (!advised.followsTransaction() || !OuterTransactionCompletion.active()) {
-            return UnaryOperator.identity();
-        }
+    private static IdempotencyCoordinator advised(IdempotentMethods.Advised advised, IdempotencyCoordinator coordinator,
+                                                  boolean followsTransaction) {
+        String operation = advised.scoped() ? PrincipalScope.operationOf(advised.plan().operation()) : null;
+        boolean moved = operation != null && !operation.equals(advised.plan().operation());
+        return moved || followsTransaction
+                ? new AdvisedCallCoordinator(coordinator, moved ? operation : null, followsTransaction) : coordinator;
+    }
+
+    /**
+     * The action of a method that follows the transaction active on the caller's thread: its record is
+     * completed after that transaction commits, and released if it rolls back ({@link OuterTransactionCompletion}).
+     */
+    private UnaryOperator<ContextualAction<Object, Exception>> afterTransaction(IdempotentMethods.Advised advised) {
         String name = IdempotentMethods.nameOf(advised.plan().method());
         IdempotencyStore store = this.store.get();
         if (store == null) {

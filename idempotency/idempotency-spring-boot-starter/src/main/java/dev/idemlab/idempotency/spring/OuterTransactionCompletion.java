@@ -2,6 +2,11 @@ package dev.idemlab.idempotency.spring;
 
 import dev.idemlab.idempotency.ContextualAction;
 import dev.idemlab.idempotency.IdempotencyContext;
+import dev.idemlab.idempotency.IdempotencyKeyReuseException;
+import dev.idemlab.idempotency.IdempotentCall;
+import dev.idemlab.idempotency.IdempotentResult;
+import dev.idemlab.idempotency.Outcome;
+import dev.idemlab.idempotency.ResultCodec;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.idempotency.spi.LocalTransaction;
 import dev.idemlab.idempotency.spi.StoredResult;
@@ -36,7 +41,9 @@ import java.util.function.UnaryOperator;
  * runs as the key's holder through the core's {@link TransactionalAction}, whose completion registers a
  * {@link TransactionSynchronization}; after commit it completes the reservation with the result, after
  * rollback it releases it, so the retry runs the method again. Until then the key stays reserved, and an
- * identical request waits or gets 409 as for any call in flight.
+ * identical request from elsewhere waits or gets 409 as for any call in flight; one made again inside
+ * the same transaction (a batch with the key twice) is answered from the pending completion
+ * ({@link #pending}), since only that transaction's own commit could end its wait.
  *
  * <p><b>Where it stops.</b> The lease is not renewed between the method's return and the commit: a
  * transaction that goes on for longer than {@code idempotency.lease} after the call may see the key
@@ -81,6 +88,31 @@ final class OuterTransactionCompletion {
     static boolean active() {
         return TransactionSynchronizationManager.isSynchronizationActive()
                 && TransactionSynchronizationManager.isActualTransactionActive();
+    }
+
+    /**
+     * The answer for {@code call} from a completion pending in the active transaction: an earlier call of
+     * this transaction with the same namespace whose record waits for the commit. The same fingerprint
+     * replays its result (the effect is this transaction's own, so it is there for the caller to see);
+     * another fingerprint is a key reused ({@link IdempotencyKeyReuseException}). {@code null} when none is
+     * pending, or its result was not stored (the coordinator then answers as for any call in flight).
+     */
+    static <T> IdempotentResult<T> pending(IdempotentCall call, ResultCodec<T> codec) {
+        if (!call.hasKey() || !active()) {
+            return null;
+        }
+        String namespace = call.namespace();
+        for (TransactionSynchronization registered : TransactionSynchronizationManager.getSynchronizations()) {
+            if (registered instanceof AfterOutcome pending && pending.namespace().equals(namespace)) {
+                if (!pending.fingerprint().equals(call.fingerprint().hex())) {
+                    throw new IdempotencyKeyReuseException(call.operation(), call.key(), pending.fingerprint(),
+                            call.fingerprint().hex(), true);
+                }
+                String json = pending.result().json();
+                return json == null ? null : new IdempotentResult<>(codec.decode(json), Outcome.REPLAYED);
+            }
+        }
+        return null;
     }
 
     /** What the coordinator runs for a method whose record follows the active transaction, on {@code store}. */

@@ -2,6 +2,7 @@ package dev.idemlab.idempotency.spring;
 
 import dev.idemlab.idempotency.Idempotent;
 import dev.idemlab.idempotency.IdempotencyKey;
+import dev.idemlab.idempotency.IdempotencyKeyReuseException;
 import dev.idemlab.idempotency.spi.IdempotencyRecord;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.idempotency.spring.autoconfigure.IdempotencyAspectAutoConfiguration;
@@ -26,6 +27,7 @@ import org.springframework.transaction.annotation.Propagation;
 import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.interceptor.TransactionAspectSupport;
 
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -124,6 +126,29 @@ class OuterTransactionTest {
         });
     }
 
+    @Test
+    void theSameKeyTwiceInOneTransactionReplaysThePendingOrderAndAnotherRequestUnderItIsRefused() {
+        runner().run(context -> {
+            Checkout checkout = context.getBean(Checkout.class);
+            Orders orders = context.getBean(Orders.class);
+            IdempotencyStore store = context.getBean(IdempotencyStore.class);
+            String order = UUID.randomUUID().toString();
+            String key = "key-" + order;
+
+            List<PlacedOrder> placed = checkout.placeTwice(key, order);
+            assertThat(placed).containsExactly(new PlacedOrder(order, 10), new PlacedOrder(order, 10));
+            assertThat(orders.runs()).isEqualTo(1);
+            assertThat(countOf(context.getBean(JdbcTemplate.class), order)).isEqualTo(1);
+            assertThat(store.lookup("order.place:" + key)).get().isInstanceOf(IdempotencyRecord.Completed.class);
+
+            String other = UUID.randomUUID().toString();
+            assertThatThrownBy(() -> checkout.placeThenPlaceAnother("key-" + other, other))
+                    .isInstanceOf(IdempotencyKeyReuseException.class);
+            assertThat(countOf(context.getBean(JdbcTemplate.class), other)).isZero();
+            assertThat(store.lookup("order.place:key-" + other)).isEmpty();
+        });
+    }
+
     private static int countOf(JdbcTemplate jdbc, String order) {
         Integer count = jdbc.queryForObject("select count(*) from orders where order_id = ?", Integer.class, order);
         return count == null ? 0 : count;
@@ -186,6 +211,17 @@ class OuterTransactionTest {
             PlacedOrder placed = orders.place(key, orderId, 10);
             TransactionAspectSupport.currentTransactionStatus().setRollbackOnly();
             return placed;
+        }
+
+        @Transactional
+        public List<PlacedOrder> placeTwice(String key, String orderId) {
+            return List.of(orders.place(key, orderId, 10), orders.place(key, orderId, 10));
+        }
+
+        @Transactional
+        public PlacedOrder placeThenPlaceAnother(String key, String orderId) {
+            orders.place(key, orderId, 10);
+            return orders.place(key, orderId, 20);
         }
 
         @Transactional

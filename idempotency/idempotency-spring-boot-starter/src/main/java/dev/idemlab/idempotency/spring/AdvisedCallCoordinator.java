@@ -13,32 +13,50 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 
 /**
- * The application's coordinator for one advised call, with the call moved to the operation its caller's
- * scope gave ({@link PrincipalScope}): the core's planner builds the call from the method's annotation,
- * and this is where the starter puts the principal into it, without the core knowing of principals.
- * Everything else is the delegate's. Made per call on the caller's thread, so the scope is the one of
- * the thread that called the method, even for a method whose action runs on an executor.
+ * The application's coordinator as one advised call sees it. The core's planner builds the call from
+ * the method's annotation; this is where the starter adds what the core knows nothing of:
+ * <ul>
+ *   <li>the caller's scope: the call is moved to the operation {@link PrincipalScope} gave for the
+ *       calling principal, when {@code operation} is not {@code null};</li>
+ *   <li>the active transaction: when {@code inTransaction}, a call whose key has a completion pending
+ *       in that transaction (an earlier call of the same transaction, whose record waits for its commit)
+ *       is answered from it, as a replay, or refused as a key reused with another fingerprint, rather
+ *       than waiting for a completion that only this transaction's own commit can bring
+ *       ({@link OuterTransactionCompletion#pending}).</li>
+ * </ul>
+ * Everything else is the delegate's. Made per call on the caller's thread, so the scope and the
+ * transaction are those of the thread that called the method.
  */
-final class ScopedCoordinator implements IdempotencyCoordinator {
+final class AdvisedCallCoordinator implements IdempotencyCoordinator {
 
     private final IdempotencyCoordinator delegate;
     private final String operation;
+    private final boolean inTransaction;
 
-    ScopedCoordinator(IdempotencyCoordinator delegate, String operation) {
+    /**
+     * @param operation the operation the call is moved to, or {@code null} to keep the planner's
+     * @param inTransaction whether the call's record follows the transaction active on the caller's thread
+     */
+    AdvisedCallCoordinator(IdempotencyCoordinator delegate, String operation, boolean inTransaction) {
         this.delegate = delegate;
         this.operation = operation;
+        this.inTransaction = inTransaction;
     }
 
     @Override
     public <T, E extends Exception> IdempotentResult<T> call(IdempotentCall call, ResultCodec<T> codec,
                                                              ContextualAction<T, E> action) throws E {
-        return delegate.call(moved(call), codec, action);
+        IdempotentCall moved = moved(call);
+        IdempotentResult<T> pending = inTransaction ? OuterTransactionCompletion.pending(moved, codec) : null;
+        return pending != null ? pending : delegate.call(moved, codec, action);
     }
 
     @Override
     public <T, E extends Exception> T execute(IdempotentCall call, ResultCodec<T> codec,
                                               ContextualAction<T, E> action) throws E {
-        return delegate.execute(moved(call), codec, action);
+        IdempotentCall moved = moved(call);
+        IdempotentResult<T> pending = inTransaction ? OuterTransactionCompletion.pending(moved, codec) : null;
+        return pending != null ? pending.value() : delegate.execute(moved, codec, action);
     }
 
     @Override
@@ -54,7 +72,7 @@ final class ScopedCoordinator implements IdempotencyCoordinator {
     }
 
     private IdempotentCall moved(IdempotentCall call) {
-        return operation.equals(call.operation()) ? call
+        return operation == null || operation.equals(call.operation()) ? call
                 : IdempotentCall.of(operation, call.key(), call.fingerprint());
     }
 
