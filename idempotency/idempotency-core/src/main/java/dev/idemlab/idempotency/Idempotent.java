@@ -42,4 +42,22 @@ public @interface Idempotent {
      * every parameter but the key and the context, by name.
      */
     String[] fingerprint() default {};
+
+    /**
+     * What a call whose {@link IdempotencyKey} argument is {@code null} does. {@link NullKey#RUN} (the
+     * default, for callers that make idempotency optional) runs the method without any reservation, as
+     * the coordinator runs a call without a key: counted as {@link Outcome#BYPASSED} and logged at WARN
+     * once per method, naming it, so that a caller that forgot its key is seen. {@link NullKey#REFUSE}
+     * throws {@link InvalidIdempotencyKeyException} (HTTP 400) before anything runs: for a method whose
+     * effect must never run twice (a charge), where a missing key is the caller's bug.
+     */
+    NullKey nullKey() default NullKey.RUN;
+
+    /** What a call with a {@code null} key does: see {@link Idempotent#nullKey()}. */
+    enum NullKey {
+        /** Run the method unguarded: counted as {@link Outcome#BYPASSED} and logged once per method. */
+        RUN,
+        /** Refuse the call with {@link InvalidIdempotencyKeyException} (HTTP 400); nothing runs. */
+        REFUSE
+    }
 }

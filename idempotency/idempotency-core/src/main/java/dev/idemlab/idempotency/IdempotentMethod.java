@@ -1,9 +1,12 @@
 package dev.idemlab.idempotency;
 
 import dev.idemlab.idempotency.internal.MethodPlan;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.lang.reflect.Method;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.UnaryOperator;
 
 /**
@@ -13,9 +16,18 @@ import java.util.function.UnaryOperator;
  * {@link Idempotency#proxy} does so with a JDK proxy, the Spring Boot starter with a method advice,
  * so both read the annotation alike and report the same mistakes.
  *
- * <p>Immutable and thread-safe: plan a method once and share the plan.
+ * <p>A call whose key argument is {@code null} follows {@link Idempotent#nullKey()}: refused before
+ * anything runs, or run without a reservation, counted by the coordinator as {@link Outcome#BYPASSED}
+ * and logged at WARN the first time for this plan (once per method, not per call: a caller that never
+ * passes a key would otherwise fill the log), so that a forgotten key is seen rather than silently
+ * unguarded.
+ *
+ * <p>Thread-safe: plan a method once and share the plan. Its only state is whether it has logged a
+ * call without a key.
  */
 public final class IdempotentMethod {
+
+    private static final Logger LOG = LoggerFactory.getLogger(IdempotentMethod.class);
 
     /**
      * How the planned method is reached for one call, once the coordinator decided that it runs: the
@@ -37,9 +49,12 @@ public final class IdempotentMethod {
     }
 
     private final MethodPlan plan;
+    private final Idempotent.NullKey nullKey;
+    private final AtomicBoolean nullKeyLogged = new AtomicBoolean();
 
-    private IdempotentMethod(MethodPlan plan) {
+    private IdempotentMethod(MethodPlan plan, Idempotent.NullKey nullKey) {
         this.plan = plan;
+        this.nullKey = nullKey;
     }
 
     /**
@@ -58,7 +73,7 @@ public final class IdempotentMethod {
             throw new IllegalArgumentException(method.getDeclaringClass().getSimpleName() + "." + method.getName()
                     + " carries no @Idempotent: only an annotated method has an operation and a key to plan");
         }
-        return new IdempotentMethod(MethodPlan.of(method, idempotent));
+        return new IdempotentMethod(MethodPlan.of(method, idempotent), idempotent.nullKey());
     }
 
     /** The method this plan is for. */
@@ -81,6 +96,8 @@ public final class IdempotentMethod {
      * @return the method's result, fresh or replayed (a stage for a method that returns one)
      * @throws Exception whatever {@code invocation} threw, unchanged (nothing is stored then), or what
      *     {@link IdempotencyCoordinator#execute} throws
+     * @throws InvalidIdempotencyKeyException when the key argument is {@code null} and the method says
+     *     {@link Idempotent.NullKey#REFUSE}; nothing ran
      */
     public Object invoke(IdempotencyCoordinator coordinator, Object[] arguments, Invocation invocation)
             throws Exception {
@@ -102,7 +119,27 @@ public final class IdempotentMethod {
         Objects.requireNonNull(coordinator, "coordinator");
         Objects.requireNonNull(invocation, "invocation");
         Objects.requireNonNull(around, "around");
-        return plan.run(coordinator, arguments.clone(), invocation, around);
+        Object[] copied = arguments.clone();
+        if (plan.keyOf(copied) == null) {
+            withoutKey();
+        }
+        return plan.run(coordinator, copied, invocation, around);
+    }
+
+    /** What {@link Idempotent.NullKey} says of a call without a key: refuse it, or log the first one and run. */
+    private void withoutKey() {
+        String name = plan.method().getDeclaringClass().getSimpleName() + "." + plan.method().getName();
+        if (nullKey == Idempotent.NullKey.REFUSE) {
+            throw new InvalidIdempotencyKeyException(plan.operation(), null, "@Idempotent " + name + " refuses "
+                    + "a null @IdempotencyKey (nullKey = REFUSE): without a key the call would run unguarded, "
+                    + "and a retry would run it again");
+        }
+        if (nullKeyLogged.compareAndSet(false, true)) {
+            LOG.warn("@Idempotent {} (operation {}) was called with a null @IdempotencyKey: it ran without "
+                    + "idempotency, so a retry runs it again (counted as BYPASSED; logged once per method). "
+                    + "Pass a key, or set @Idempotent(nullKey = REFUSE) to refuse such calls",
+                    name, plan.operation());
+        }
     }
 
     /** Whether the method returns a stage, so that it runs through {@link IdempotencyCoordinator#callAsync}. */

@@ -1,5 +1,7 @@
 package dev.idemlab.examples.payments;
 
+import dev.idemlab.idempotency.IdempotencyContext;
+
 /**
  * Charges an order once per client and Idempotency-Key: the service the controller calls. Two
  * implementations, one per {@code payments.idempotency} mode. Implementations are thread-safe.
@@ -18,10 +20,12 @@ public interface Charges {
      *     is refused rather than answered with this client's charge
      * @param request the order and amount
      * @param attempt told whether the charge ran for this request
+     * @param context the call's context, filled in by the {@code @Idempotent} advice (callers pass
+     *     {@code null}): its downstream key is what the provider deduplicates on
      * @throws dev.idemlab.idempotency.IdempotencyKeyReuseException when the key was used for another request
      * @throws dev.idemlab.idempotency.IdempotencyInProgressException when a request with the key is in flight
      *     (under {@code idempotency.policy=raise})
      * @throws ProviderException when the provider failed: nothing is stored, a retry charges again
      */
-    Charge charge(String key, String client, ChargeRequest request, ChargeAttempt attempt);
+    Charge charge(String key, String client, ChargeRequest request, ChargeAttempt attempt, IdempotencyContext context);
 }

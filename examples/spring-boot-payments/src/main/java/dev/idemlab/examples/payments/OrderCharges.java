@@ -7,7 +7,7 @@ import org.springframework.stereotype.Component;
 
 /**
  * The business of a charge, without idempotency: records the order in the {@code orders} table, charges
- * it at the provider with the client's key passed on, and records the charge id. Every run is one more
+ * it at the provider with the key the caller gives it to pass on, and records the charge id. Every run is one more
  * order row and one more charge: making it run once per key is the caller's job. Thread-safe.
  */
 @Component
@@ -24,16 +24,18 @@ public class OrderCharges {
     /**
      * Records and charges the order.
      *
+     * @param downstreamKey the key the provider deduplicates on, when it does
+     *
      * @throws ProviderException when the provider did not charge; the order row stays {@code created}
      */
-    Charge charge(String key, String client, ChargeRequest request, ChargeAttempt attempt) {
+    Charge charge(String key, String client, ChargeRequest request, ChargeAttempt attempt, String downstreamKey) {
         attempt.ran();
         KeyHolder row = new GeneratedKeyHolder();
         jdbc.sql("INSERT INTO orders (order_id, client, idempotency_key, amount, status) VALUES (?, ?, ?, ?, 'created')")
                 .params(request.orderId(), client, key, request.amount())
                 .update(row, "id");
         long id = row.getKeyAs(Long.class);
-        ProviderClient.ProviderCharge charged = provider.charge(request.orderId(), request.amount(), key);
+        ProviderClient.ProviderCharge charged = provider.charge(request.orderId(), request.amount(), downstreamKey);
         jdbc.sql("UPDATE orders SET status = 'charged', charge_id = ? WHERE id = ?").params(charged.id(), id).update();
         return new Charge(charged.id(), request.orderId(), request.amount());
     }

@@ -124,10 +124,15 @@ public record MethodPlan(Method method, String operation, int keyIndex, int cont
         return java.lang.invoke.MethodType.methodType(primitive).wrap().returnType();
     }
 
+    /** The key {@code args} carry, {@code null} when the caller passed none. */
+    public String keyOf(Object[] args) {
+        return (String) args[keyIndex];
+    }
+
     /** Runs one call of the method through {@code coordinator}; see {@code IdempotentMethod.invoke}. */
     public Object run(IdempotencyCoordinator coordinator, Object[] args, IdempotentMethod.Invocation invocation,
                       UnaryOperator<ContextualAction<Object, Exception>> around) throws Exception {
-        String key = (String) args[keyIndex];
+        String key = keyOf(args);
         Map<String, Object> fields = new LinkedHashMap<>();
         for (Path path : fingerprint) {
             fields.put(path.entry(), path.valueIn(args));

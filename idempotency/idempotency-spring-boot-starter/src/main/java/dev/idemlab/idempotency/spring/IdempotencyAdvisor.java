@@ -22,9 +22,12 @@ import java.util.function.Supplier;
  * must be smaller than the transaction advisor's, which is {@link Ordered#LOWEST_PRECEDENCE} by
  * default. Then the coordinator reserves the key, the transaction runs and commits inside, and only
  * then is the result stored; a transaction that rolls back throws through the advice, which releases
- * the reservation, so a retry runs the method again. Ordered the other way, the result is stored
- * before the commit, and a commit that fails leaves a completed record of a transaction that never
- * happened: the retry replays it. The default, {@link #DEFAULT_ORDER}, sits just above the
+ * the reservation, so a retry runs the method again. Ordered the other way, the advice finds the
+ * method's transaction active and completes the record only after it commits, as it does for a
+ * method called inside its caller's transaction ({@link OuterTransactionCompletion}); but a method whose
+ * {@code @Transactional} starts a transaction of its own ({@code REQUIRES_NEW}) then has its result
+ * stored before that commit, and a commit that fails leaves a completed record of a transaction that
+ * never happened: the retry replays it. The default, {@link #DEFAULT_ORDER}, sits just above the
  * transaction advisor and below Spring Security's method authorization, so a caller is authorized
  * before a stored result is replayed to it.
  *

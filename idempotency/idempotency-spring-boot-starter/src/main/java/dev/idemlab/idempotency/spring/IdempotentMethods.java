@@ -4,6 +4,7 @@ import dev.idemlab.idempotency.Idempotent;
 import dev.idemlab.idempotency.IdempotentMethod;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.core.BridgeMethodResolver;
 import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.util.ClassUtils;
@@ -39,18 +40,40 @@ final class IdempotentMethods {
 
     private record Site(Method method, Class<?> targetClass) { }
 
+    /** What principal scoping needs: Spring Security's context. */
+    private static final String SECURITY_CONTEXT = "org.springframework.security.core.context.SecurityContextHolder";
+    /** What following an active transaction needs: Spring's transaction synchronization. */
+    private static final String SYNCHRONIZATION = "org.springframework.transaction.support.TransactionSynchronizationManager";
+
     /**
-     * A planned method, whether its record is completed in its own transaction ({@link LocalEffect}), and
-     * the transaction managers its {@code @Transactional} names, if it is one.
+     * A planned method, whether its record is completed in its own transaction ({@link LocalEffect}), the
+     * transaction managers its {@code @Transactional} names, if it is one, whether its keys are scoped per
+     * principal ({@link PrincipalScope}: Spring Security is on the class path and the method is not a
+     * {@link GlobalKey}), and whether its record follows a transaction active around the advice
+     * ({@link OuterTransactionCompletion}: spring-tx is on the class path, the method returns its result
+     * itself, and its own {@code @Transactional}, if any, joins that transaction).
      */
-    record Advised(IdempotentMethod plan, boolean localEffect, Set<String> transactionManagers) { }
+    record Advised(IdempotentMethod plan, boolean localEffect, Set<String> transactionManagers, boolean scoped,
+                   boolean followsTransaction) { }
 
     private final ConcurrentMap<Site, Optional<Advised>> plans = new ConcurrentHashMap<>();
     private volatile BeanFactory beans;
+    private volatile ClassLoader classLoader = IdempotentMethods.class.getClassLoader();
 
-    /** The bean factory whose transaction attribute sources {@link LocalEffect} methods are checked against. */
+    /**
+     * The bean factory whose transaction attribute sources the methods are checked against, and whose
+     * class loader says whether Spring Security and spring-tx are on the application's class path.
+     */
     void beanFactory(BeanFactory beans) {
         this.beans = beans;
+        if (beans instanceof ConfigurableBeanFactory configurable && configurable.getBeanClassLoader() != null) {
+            this.classLoader = configurable.getBeanClassLoader();
+        }
+    }
+
+    /** The bean factory given to {@link #beanFactory}, or {@code null}. */
+    BeanFactory beans() {
+        return beans;
     }
 
     /**
@@ -75,7 +98,9 @@ final class IdempotentMethods {
                         + "ignored; put @Idempotent on it (or on the method it overrides or implements), or drop "
                         + "@LocalEffect");
             }
-            return annotated.map(idempotent -> advised(idempotent, local, targetClass));
+            boolean global = MergedAnnotations.from(specific, MergedAnnotations.SearchStrategy.TYPE_HIERARCHY)
+                    .isPresent(GlobalKey.class) || method.isAnnotationPresent(GlobalKey.class);
+            return annotated.map(idempotent -> advised(idempotent, local, global, targetClass));
         });
     }
 
@@ -90,10 +115,20 @@ final class IdempotentMethods {
                 .toList();
     }
 
-    private Advised advised(Method annotated, boolean local, Class<?> targetClass) {
+    private Advised advised(Method annotated, boolean local, boolean global, Class<?> targetClass) {
         IdempotentMethod plan = IdempotentMethod.plan(annotated);
+        boolean scoped = !global && ClassUtils.isPresent(SECURITY_CONTEXT, classLoader);
+        if (scoped && plan.operation().length() > PrincipalScope.LONGEST_OPERATION) {
+            throw new IllegalArgumentException("@Idempotent " + nameOf(annotated) + ": its operation has "
+                    + plan.operation().length() + " characters, but a key scoped per principal adds 35 to it and an "
+                    + "operation has at most 100, so an operation of a scoped method has at most "
+                    + PrincipalScope.LONGEST_OPERATION + "; shorten it, or mark the method @GlobalKey if its keys are "
+                    + "global on purpose");
+        }
         if (!local) {
-            return new Advised(plan, false, Set.of());
+            boolean follows = !plan.async() && ClassUtils.isPresent(SYNCHRONIZATION, classLoader)
+                    && !OuterTransactionCompletion.commitsApart(plan.method(), targetClass, beans);
+            return new Advised(plan, false, Set.of(), scoped, follows);
         }
         for (String needed : LOCAL_EFFECT_CLASSES) {
             if (!ClassUtils.isPresent(needed, IdempotentMethods.class.getClassLoader())) {
@@ -103,7 +138,7 @@ final class IdempotentMethods {
                         + "manager's transaction");
             }
         }
-        return new Advised(plan, true, LocalEffectRules.check(plan, targetClass, beans));
+        return new Advised(plan, true, LocalEffectRules.check(plan, targetClass, beans), scoped, false);
     }
 
     /** {@code Type.method}, the way failures name a method. */

@@ -10,10 +10,13 @@ import java.util.Optional;
 
 /**
  * Warns at startup when the {@code @Idempotent} advice would run inside {@code @Transactional}: its
- * order is not smaller than the transaction advisor's. Then a result is stored before the business
- * transaction commits, and a commit that fails leaves a completed record that retries replay (see
- * {@link IdempotencyAdvisor}). A warning rather than a failure: a method that is idempotent but not
- * transactional is unaffected, and an application may order them so on purpose.
+ * order is not smaller than the transaction advisor's. A method whose transaction joins the one the
+ * advice finds active has its record completed after that transaction commits
+ * ({@link OuterTransactionCompletion}), but the reservation is then taken inside the transaction, and a
+ * method whose {@code @Transactional} starts a transaction of its own ({@code REQUIRES_NEW}) has its
+ * result stored before that transaction commits: a commit that fails leaves a completed record that
+ * retries replay (see {@link IdempotencyAdvisor}). A warning rather than a failure: a method that is
+ * idempotent but not transactional is unaffected, and an application may order them so on purpose.
  *
  * <p>Thread-safe; runs once, after every singleton was made.
  */
@@ -44,8 +47,9 @@ public final class TransactionOrderCheck implements SmartInitializingSingleton {
                 .ifPresent(transaction -> {
                     warning = "idempotency.aspect.order (" + advisor.getOrder() + ") is not ahead of the transaction "
                             + "advisor's order (" + transaction.getOrder() + "): @Idempotent runs inside @Transactional, "
-                            + "so a result is stored before the transaction commits, and a commit that fails leaves a "
-                            + "completed record that retries replay; give idempotency.aspect.order a smaller value";
+                            + "so the result of a method whose @Transactional starts a transaction of its own "
+                            + "(REQUIRES_NEW) is stored before that transaction commits, and a commit that fails leaves "
+                            + "a completed record that retries replay; give idempotency.aspect.order a smaller value";
                     LOG.warn(warning);
                 });
     }
