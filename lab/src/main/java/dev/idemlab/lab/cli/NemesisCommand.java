@@ -71,6 +71,16 @@ final class NemesisCommand implements Callable<Integer> {
                     + "pending key). Default: ${DEFAULT-VALUE}.")
     Sabotage sabotage;
 
+    @Option(names = "--effects", paramLabel = "WHERE", defaultValue = "none",
+            description = "none (each request only charges) or local: each request places an order in the store's "
+                    + "own PostgreSQL through a workflow of local effects (order written with its recovery point, "
+                    + "charge with the step's downstream key, order paid), some callers failing after their order "
+                    + "was written, and the orders are read back beside the answers. Run as local effects are meant "
+                    + "to be used: every caller fails closed and the provider deduplicates on each step's key "
+                    + "(--downstream-key is implied). postgres only; holders in child JVMs are not played. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    String effects;
+
     @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
             description = "table (the report as text) or markdown (the results page's row, then the report). "
                     + "Default: ${DEFAULT-VALUE}.")
@@ -94,6 +104,19 @@ final class NemesisCommand implements Callable<Integer> {
         if (leaseMillis < 500 || leaseMillis > 60_000) {
             throw new UsageException("--lease-ms must be from 500 to 60000, got " + leaseMillis);
         }
+        String where = effects.trim().toLowerCase(Locale.ROOT);
+        if (!where.equals("none") && !where.equals("local")) {
+            throw new UsageException("--effects must be none or local, got '" + effects + "'");
+        }
+        boolean localEffects = where.equals("local");
+        if (localEffects && !name.equals("postgres")) {
+            throw new UsageException("--effects local needs --store postgres: the orders live in the store's own "
+                    + "database, got --store " + name);
+        }
+        if (localEffects && sabotage != Sabotage.NONE) {
+            throw new UsageException("--effects local runs the library as a team would: --sabotage must be none, got "
+                    + sabotage.id());
+        }
         if (format == ReportFormat.JSON) {
             throw new UsageException("--format must be table or markdown, got 'json'");
         }
@@ -103,9 +126,10 @@ final class NemesisCommand implements Callable<Integer> {
         output.validate();
         long chosenSeed = seed != null ? seed : System.nanoTime() ^ Double.doubleToLongBits(Math.random());
         NemesisSettings settings = new NemesisSettings(chosenSeed, duration, Duration.ofMillis(leaseMillis),
-                downstreamKey, sabotage);
+                downstreamKey || localEffects, sabotage, localEffects);
         PrintWriter err = spec.commandLine().getErr();
-        err.println("nemesis: seed " + chosenSeed + " on " + name + " for " + duration.toSeconds() + " s");
+        err.println("nemesis: seed " + chosenSeed + " on " + name + (localEffects ? " with local effects" : "")
+                + " for " + duration.toSeconds() + " s");
         err.flush();
         NemesisResult result;
         try (StoreBackend backend = open(name)) {

@@ -33,6 +33,7 @@ public final class CallRecord {
     private volatile boolean ranWithoutReservation;
     private volatile long fence;
     private volatile long amount;
+    private volatile String order;
 
     CallRecord(int id, int key, int caller, boolean async, InFlightPolicy policy, StoreFailureMode onStoreFailure,
                long boundNanos) {
@@ -64,6 +65,12 @@ public final class CallRecord {
         chargeId = charge;
         outcome = how;
         answeredAt = at;
+    }
+
+    /** As {@link #answered(long, String, Outcome)}, the answer naming {@code order}, a row of the nemesis's orders. */
+    void answered(long at, String charge, Outcome how, String order) {
+        this.order = order;
+        answered(at, charge, how);
     }
 
     void failed(long at, Throwable failure) {
@@ -177,6 +184,11 @@ public final class CallRecord {
     /** Whether this call reuses its key with another body than the key's usual request. */
     public boolean reusesKey() {
         return amount != 0 && amount != dev.idemlab.lab.load.LoadKeys.amount(key);
+    }
+
+    /** The order the answer named, where the run places orders (local effects), or {@code null}. */
+    public String order() {
+        return order;
     }
 
     /** The charge this call's action made, or {@code null}. */

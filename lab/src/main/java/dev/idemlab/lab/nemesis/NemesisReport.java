@@ -73,6 +73,7 @@ public final class NemesisReport {
         return "java -jar lab/target/lab.jar nemesis --store " + history.server().store() + " --seed " + settings.seed()
                 + " --duration " + settings.duration().toSeconds() + "s"
                 + (settings.sabotage() == Sabotage.NONE ? "" : " --sabotage " + settings.sabotage().id())
+                + (settings.localEffects() ? " --effects local" : "")
                 + (settings.downstreamKey() ? " --downstream-key" : "");
     }
 
@@ -126,8 +127,10 @@ public final class NemesisReport {
         long raise = calls.stream().filter(call -> call.policy == dev.idemlab.idempotency.InFlightPolicy.RAISE).count();
         return String.format(Locale.ROOT, "workload: %,d keys, %,d calls (%,d async, %,d of them cancelled; %,d under "
                         + "RAISE, the rest WAIT), lease %d ms%s", keys, calls.size(), async, cancelled, raise,
-                history.settings().lease().toMillis(), history.settings().sabotage() == Sabotage.NONE ? ""
-                        : ", sabotage: " + history.settings().sabotage().id());
+                history.settings().lease().toMillis(), (history.settings().sabotage() == Sabotage.NONE ? ""
+                        : ", sabotage: " + history.settings().sabotage().id())
+                        + (history.settings().localEffects() ? ", each request placing an order through a workflow of "
+                        + "local effects (" + OrderBook.TABLE + " read back beside the answers)" : ""));
     }
 
     private static String faults(NemesisHistory history) {

@@ -10,6 +10,9 @@ import dev.idemlab.idempotency.InFlightPolicy;
 import dev.idemlab.idempotency.ResultCodec;
 import dev.idemlab.idempotency.StoreFailureMode;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
+import dev.idemlab.idempotency.store.postgres.LocalEffects;
+import dev.idemlab.idempotency.store.postgres.PostgresIdempotencyStore;
+import dev.idemlab.idempotency.store.postgres.Workflow;
 import dev.idemlab.lab.faults.FaultKind;
 import dev.idemlab.lab.infra.StoreBackend;
 import dev.idemlab.lab.load.LoadKeys;
@@ -46,6 +49,7 @@ import java.util.function.Predicate;
 public final class NemesisRun {
 
     private static final ResultCodec<Charge> CHARGE = ResultCodec.json(Charge.class);
+    private static final ResultCodec<Workflow.Progress> PROGRESS = ResultCodec.json(Workflow.Progress.class);
     /** Beyond a call's own bound: a noisy machine's slack, so that only a call that hangs is reported. */
     private static final Duration SLACK = Duration.ofSeconds(10);
     /** A child JVM's call: its start on a loaded machine, its long action, its pause, and the patience for its lines. */
@@ -61,6 +65,9 @@ public final class NemesisRun {
     private final ExecutorService asyncStages = pool("nemesis-async");
     private final RejectingExecutor rejectingStages = new RejectingExecutor(pool("nemesis-async-rejecting"));
     private final ScheduledExecutorService launcher = Executors.newScheduledThreadPool(2, daemon("nemesis-launch"));
+    /** Where requests place their orders, with local effects; {@code null} when calls only charge. */
+    private OrderBook orders;
+    private LocalEffects local;
 
     private NemesisRun(StoreBackend backend, NemesisSettings settings, Consumer<String> progress,
                        Predicate<FaultKind> faults) {
@@ -105,14 +112,19 @@ public final class NemesisRun {
         List<StallWatch.Stall> stalls;
         dev.idemlab.idempotency.IdempotencyStats stats;
         dev.idemlab.lab.infra.ServerInfo server;
+        List<Violation> orderViolations = List.of();
         ProviderService providerService = null;
         try (NemesisTarget target = NemesisTarget.open(backend, settings.lease(), settings.seed());
              StallWatch watch = StallWatch.start(target.store(), start)) {
             IdempotencyStore store = settings.sabotage() == Sabotage.FORGETFUL_STORE
                     ? new ForgetfulStore(target.store(), settings.seed()) : target.store();
             Map<String, IdempotencyCoordinator> coordinators = coordinators(store, config);
+            if (settings.localEffects()) {
+                openOrders(target);
+            }
             FaultSchedule schedule = FaultSchedule.draw(settings.seed(), settings.duration(),
-                    Nemesis.kinds(target).stream().filter(faultFilter).toList());
+                    Nemesis.kinds(target).stream().filter(faultFilter)
+                            .filter(kind -> !settings.localEffects() || !kind.onChildHolder()).toList());
             List<ChildHolderFaults.Planned> holderFaults = planHolders(schedule, workload, config, calls);
             CountDownLatch answered = new CountDownLatch(workload.calls() + holderFaults.stream()
                     .mapToInt(planned -> 1 + planned.retries().size()).sum());
@@ -128,11 +140,11 @@ public final class NemesisRun {
             for (Workload.Request request : workload.requests()) {
                 for (int i = 0; i < request.callers().size(); i++) {
                     Workload.Caller caller = request.callers().get(i);
-                    CallRecord record = new CallRecord(calls.size(), request.key(), i, caller.async(), caller.policy(), caller.onStoreFailure(),
+                    CallRecord record = new CallRecord(calls.size(), request.key(), i, caller.async(), caller.policy(), onStoreFailure(caller),
                             bound(config, caller));
                     bound = Math.max(bound, record.boundNanos);
                     calls.add(record);
-                    launcher.schedule(() -> send(coordinators.get(caller.policy() + "/" + caller.onStoreFailure()), provider, caller, record, answered),
+                    launcher.schedule(() -> send(coordinators.get(caller.policy() + "/" + onStoreFailure(caller)), provider, caller, record, answered),
                             caller.atMillis(), TimeUnit.MILLISECONDS);
                 }
             }
@@ -150,6 +162,7 @@ public final class NemesisRun {
                     calls.removeAll(planned.retries());
                 }
             }
+            orderViolations = checkOrders(calls);
             // After the faults: a target that restarted its server reports the one that runs now.
             server = target.server();
             stats = NemesisHistory.sum(new java.util.HashSet<>(coordinators.values()).stream()
@@ -165,7 +178,32 @@ public final class NemesisRun {
         }
         NemesisHistory history = new NemesisHistory(settings, server, calls, faults, provider.ledger(),
                 System.nanoTime() - start, stats, stalls);
-        return new NemesisResult(history, NemesisChecker.check(history), null);
+        return new NemesisResult(history, NemesisChecker.check(history).with(orderViolations), null);
+    }
+
+    /** The orders read back beside the answers, then their table dropped; none without local effects. */
+    private List<Violation> checkOrders(List<CallRecord> calls) throws IOException {
+        if (orders == null) {
+            return List.of();
+        }
+        try (OrderBook book = orders) {
+            return book.check(calls);
+        } catch (java.sql.SQLException e) {
+            throw new IOException("the nemesis could not read its orders back: " + e.getMessage(), e);
+        }
+    }
+
+    /** Local effects: the orders' table in the store's own database, and the workflows' transactions. */
+    private void openOrders(NemesisTarget target) throws IOException {
+        if (!(target.store() instanceof PostgresIdempotencyStore postgres)) {
+            throw new IllegalArgumentException("local effects live in the store's own PostgreSQL: run them on postgres");
+        }
+        local = LocalEffects.of(postgres);
+        try {
+            orders = new OrderBook(local.dataSource());
+        } catch (java.sql.SQLException e) {
+            throw new IOException("the nemesis could not make its orders' table: " + e.getMessage(), e);
+        }
     }
 
     /**
@@ -197,9 +235,17 @@ public final class NemesisRun {
         for (int i = 0; i < planned.retries().size(); i++) {
             Workload.Caller caller = planned.plan().retries().get(i);
             CallRecord record = planned.retries().get(i);
-            launcher.schedule(() -> send(coordinators.get(caller.policy() + "/" + caller.onStoreFailure()), provider,
+            launcher.schedule(() -> send(coordinators.get(caller.policy() + "/" + onStoreFailure(caller)), provider,
                     caller, record, answered), caller.atMillis(), TimeUnit.MILLISECONDS);
         }
+    }
+
+    /**
+     * What {@code caller} does when the store fails: as drawn, but with local effects, where every caller
+     * fails closed (with their database failing, the order could not be written anyway).
+     */
+    private StoreFailureMode onStoreFailure(Workload.Caller caller) {
+        return settings.localEffects() ? StoreFailureMode.FAIL_CLOSED : caller.onStoreFailure();
     }
 
     /** One coordinator per policy and store-failure mode, all over the one store. */
@@ -234,6 +280,14 @@ public final class NemesisRun {
         long amount = record.amount();
         IdempotentCall call = IdempotentCall.of(LoadKeys.OPERATION, LoadKeys.key(key),
                 Fingerprint.ofFields(Map.of("order_id", LoadKeys.orderId(key), "amount", amount)));
+        if (orders != null) {
+            ContextualAction<Workflow.Progress, Exception> order = orders.action(local, record, caller.actionMillis(),
+                    caller.actionFails(), provider, this::now);
+            Answer<Workflow.Progress> answer = (progress, how) -> record.answered(now(),
+                    progress.outputs().get("charge_created"), how, progress.outputs().get("order_created"));
+            send(coordinator, call, PROGRESS, order, answer, caller, record, answered);
+            return;
+        }
         ContextualAction<Charge, Exception> action = context -> {
             record.actionStarted(now(), context == null ? dev.idemlab.idempotency.IdempotencyContext.NO_FENCE
                     : context.fence());
@@ -249,20 +303,34 @@ public final class NemesisRun {
             record.charged(charge.id());
             return charge;
         };
+        send(coordinator, call, CHARGE, action, (charge, how) -> record.answered(now(), charge.id(), how), caller,
+                record, answered);
+    }
+
+    /** What a caller does with the value it got and how it was produced. */
+    @FunctionalInterface
+    private interface Answer<T> {
+        void got(T value, dev.idemlab.idempotency.Outcome how);
+    }
+
+    private <T> void send(IdempotencyCoordinator coordinator, IdempotentCall call, ResultCodec<T> codec,
+                          ContextualAction<T, Exception> action, Answer<T> answer, Workload.Caller caller,
+                          CallRecord record, CountDownLatch answered) {
         if (caller.async()) {
-            sendAsync(coordinator, call, action, caller, record, answered);
+            sendAsync(coordinator, call, codec, action, answer, caller, record, answered);
         } else {
-            sendSync(coordinator, call, action, record, answered);
+            sendSync(coordinator, call, codec, action, answer, record, answered);
         }
     }
 
-    private void sendSync(IdempotencyCoordinator coordinator, IdempotentCall call,
-                          ContextualAction<Charge, Exception> action, CallRecord record, CountDownLatch answered) {
+    private <T> void sendSync(IdempotencyCoordinator coordinator, IdempotentCall call, ResultCodec<T> codec,
+                              ContextualAction<T, Exception> action, Answer<T> answer, CallRecord record,
+                              CountDownLatch answered) {
         syncCallers.execute(() -> {
             record.sent(now());
             try {
-                IdempotentResult<Charge> result = coordinator.call(call, CHARGE, action);
-                record.answered(now(), result.value().id(), result.outcome());
+                IdempotentResult<T> result = coordinator.call(call, codec, action);
+                answer.got(result.value(), result.outcome());
             } catch (Throwable failure) {
                 record.failed(now(), failure);
             } finally {
@@ -271,13 +339,13 @@ public final class NemesisRun {
         });
     }
 
-    private void sendAsync(IdempotencyCoordinator coordinator, IdempotentCall call,
-                           ContextualAction<Charge, Exception> action, Workload.Caller caller, CallRecord record,
-                           CountDownLatch answered) {
+    private <T> void sendAsync(IdempotencyCoordinator coordinator, IdempotentCall call, ResultCodec<T> codec,
+                               ContextualAction<T, Exception> action, Answer<T> answer, Workload.Caller caller,
+                               CallRecord record, CountDownLatch answered) {
         record.sent(now());
-        CompletableFuture<IdempotentResult<Charge>> stage;
+        CompletableFuture<IdempotentResult<T>> stage;
         try {
-            stage = coordinator.callAsync(call, CHARGE, action,
+            stage = coordinator.callAsync(call, codec, action,
                     record.id % 2 == 0 ? asyncStages : rejectingStages).toCompletableFuture();
         } catch (Throwable failure) {
             record.failed(now(), failure);
@@ -289,7 +357,7 @@ public final class NemesisRun {
                 record.failed(now(), failure instanceof CompletionException && failure.getCause() != null
                         ? failure.getCause() : failure);
             } else {
-                record.answered(now(), result.value().id(), result.outcome());
+                answer.got(result.value(), result.outcome());
             }
             answered.countDown();
         });

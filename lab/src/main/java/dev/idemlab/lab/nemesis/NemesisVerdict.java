@@ -23,6 +23,16 @@ public record NemesisVerdict(LedgerCheck ledgerCheck, List<Violation> violations
         explanations = Map.copyOf(explanations);
     }
 
+    /** This verdict with {@code more} violations, found by a check beside the history's (the orders' table). */
+    NemesisVerdict with(List<Violation> more) {
+        if (more.isEmpty()) {
+            return this;
+        }
+        List<Violation> all = new java.util.ArrayList<>(violations);
+        all.addAll(more);
+        return new NemesisVerdict(ledgerCheck, all, explainedDuplicates, explanations);
+    }
+
     public boolean passed() {
         return violations.isEmpty();
     }
