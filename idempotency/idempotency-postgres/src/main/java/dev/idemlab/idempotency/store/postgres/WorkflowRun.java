@@ -93,8 +93,9 @@ final class WorkflowRun implements LocalTransaction<Progress, Exception> {
     private String remote(String namespace, int index, Step step, Progress progress, IdempotencyContext context)
             throws Exception {
         if (held) {
-            // A holder that was taken over stops here rather than call out; the new holder's call carries
-            // the same downstream key, so even a call made just before the takeover happens once.
+            // A holder that was taken over stops here rather than call out; a new holder of the same request
+            // carries the same downstream key, so even a call made just before the takeover happens once (a
+            // holder of another request calls under keys of its own, for effects of its own).
             recordInOwnTransaction(namespace, context, connection -> { });
         }
         String output = step.remote().run(progress, stepKey(context, step.phase()), context);
