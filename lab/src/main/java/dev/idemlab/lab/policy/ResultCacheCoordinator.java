@@ -75,7 +75,8 @@ public final class ResultCacheCoordinator implements IdempotencyCoordinator {
                                                              ContextualAction<T, E> contextual) throws E {
         // A result cache reserves nothing: no fence, and no downstream key either, as the post's first version.
         IdempotentAction<T, E> action = () -> contextual.run(
-                new IdempotencyContext(call.operation(), call.key(), IdempotencyContext.NO_FENCE, null));
+                new IdempotencyContext(call.operation(), call.key(), IdempotencyContext.NO_FENCE, null,
+                        call.fingerprint().hex()));
         if (!call.hasKey()) {
             return answer(action.run(), Outcome.BYPASSED);
         }

@@ -113,7 +113,8 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
         if (!call.hasKey()) {
             counters.outcome(Outcome.BYPASSED);
             return answer.of(action.run(
-                    new IdempotencyContext(call.operation(), null, IdempotencyContext.NO_FENCE, null)), Outcome.BYPASSED);
+                    new IdempotencyContext(call.operation(), null, IdempotencyContext.NO_FENCE, null,
+                            call.fingerprint().hex())), Outcome.BYPASSED);
         }
         if (Thread.currentThread().isInterrupted()) {
             throw interrupted(call, null);
@@ -275,7 +276,8 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
         if (action instanceof IdempotentAction) {
             return null;
         }
-        return new IdempotencyContext(call.operation(), call.key(), fence, DownstreamKeys.of(namespace));
+        return new IdempotencyContext(call.operation(), call.key(), fence, DownstreamKeys.of(namespace),
+                call.fingerprint().hex());
     }
 
     IdempotencyInterruptedException interrupted(IdempotentCall call, Throwable cause) {

@@ -118,7 +118,9 @@ public final class LocalEffects {
     /**
      * The action that runs {@code workflow}'s steps, each local one in a transaction with its recovery
      * point, and completes the record in a last transaction that also forgets the recovery points. A
-     * retry after a crash resumes after the last recovery point. Its result is the steps' outputs.
+     * retry of the same request (same key, same fingerprint) after a crash or a failure resumes after its
+     * last recovery point; a request with another fingerprint on the key never does, and its first
+     * recovery point deletes the other request's. Its result is the steps' outputs.
      */
     public TransactionalAction<Workflow.Progress, Exception> workflow(Workflow workflow) {
         Objects.requireNonNull(workflow, "workflow");

@@ -35,12 +35,20 @@ final class RecordStatements {
     /** Marks a row as waited on, so that its ending is notified; parameter: namespace. */
     final String watch;
     final String sweepExpired;
-    /** A holder's recovery points, oldest first; parameter: namespace. Columns: step, phase, output. */
+    /**
+     * The recovery points one request's holders left, oldest first; parameters: namespace, fingerprint.
+     * Columns: step, phase, output.
+     */
     final String stepsOf;
-    /** Parameters: namespace, step, phase, output, how long it is kept in microseconds. */
+    /** Parameters: namespace, step, phase, output, fingerprint, how long it is kept in microseconds. */
     final String recordStep;
     /** Forgets every recovery point of a namespace; parameter: namespace. */
     final String forgetSteps;
+    /**
+     * Forgets the recovery points other requests (other fingerprints, or none) left on a namespace;
+     * parameters: namespace, fingerprint.
+     */
+    final String forgetOtherRequestsSteps;
     /**
      * Locks the reservation of a fence against a takeover until the transaction ends (a row means the
      * fence still holds the key); parameters: namespace, fence.
@@ -65,10 +73,13 @@ final class RecordStatements {
         // Only a row that is not marked yet is written: a hundred waiters on one key write it once.
         this.watch = "UPDATE " + table + " SET watched = true WHERE namespace = ? AND NOT watched";
         // Bounded so that a sweep is a short statement too; SKIP LOCKED leaves rows a reserve is taking over.
-        this.stepsOf = "SELECT step, phase, output FROM " + table + "_steps WHERE namespace = ? ORDER BY step";
-        this.recordStep = "INSERT INTO " + table + "_steps (namespace, step, phase, output, expires_at) "
-                + "VALUES (?, ?, ?, ?, now() + ? * interval '1 microsecond') ON CONFLICT (namespace, step) DO NOTHING";
+        this.stepsOf = "SELECT step, phase, output FROM " + table + "_steps WHERE namespace = ? AND fingerprint = ? "
+                + "ORDER BY step";
+        this.recordStep = "INSERT INTO " + table + "_steps (namespace, step, phase, output, fingerprint, expires_at) "
+                + "VALUES (?, ?, ?, ?, ?, now() + ? * interval '1 microsecond') ON CONFLICT (namespace, step) DO NOTHING";
         this.forgetSteps = "DELETE FROM " + table + "_steps WHERE namespace = ?";
+        this.forgetOtherRequestsSteps = "DELETE FROM " + table + "_steps WHERE namespace = ? "
+                + "AND fingerprint IS DISTINCT FROM ?";
         // FOR SHARE: a takeover (an UPDATE of the row) waits until this transaction ends; the WHERE is
         // checked again on the row's newest version, so a takeover committed first leaves no row.
         this.holdFence = "SELECT 1 FROM " + table + " WHERE namespace = ? AND state = 'pending' AND fence = ? FOR SHARE";

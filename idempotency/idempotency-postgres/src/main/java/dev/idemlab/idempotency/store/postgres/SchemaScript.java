@@ -15,10 +15,10 @@ import java.util.List;
  *
  * <p>{@code CREATE TABLE IF NOT EXISTS} is not safe against itself: two clients creating the same
  * table at once can both pass the check and one then fails on the catalog. So the script runs in one
- * transaction that first takes a transaction-scoped advisory lock. A table of the previous version
- * is upgraded in the same transaction: clients of that version then refuse the table at their next
- * start, and until then their waiters, whose notifications no longer reach them, fall back to their
- * safety poll.
+ * transaction that first takes a transaction-scoped advisory lock. A table of an earlier version this
+ * one knows is upgraded in the same transaction, one version after the other: clients of that version
+ * then refuse the table at their next start, and until then their waiters, whose notifications no
+ * longer reach them, fall back to their safety poll.
  */
 final class SchemaScript {
 
@@ -29,20 +29,32 @@ final class SchemaScript {
     private SchemaScript() { }
 
     /** The table comment schema.sql writes; the version a table carries is read from it. */
-    static final String VERSION_COMMENT = "idempotency records, schema version 3";
-    /** The comment of the version this one upgrades in place. */
-    private static final String PREVIOUS_VERSION_COMMENT = "idempotency records, schema version 2";
+    static final String VERSION_COMMENT = "idempotency records, schema version 4";
+
     /**
-     * What version 3 adds to a version 2 table. Run only on such a table: {@code ALTER TABLE} takes
-     * an exclusive lock even when the column is there, which a busy table should not see at every start.
-     * A constant default makes it a catalog change, no rewrite.
+     * The versions upgraded in place, oldest first, each with what the next version adds to a table of
+     * it; a table of one of them gets every later step, in order. Each runs only on a table of an earlier
+     * version: {@code ALTER TABLE} takes an exclusive lock even when the column is there, which a busy
+     * table should not see at every start. A constant default, or none, makes each a catalog change, no
+     * rewrite.
      */
-    private static final String UPGRADE_FROM_PREVIOUS = "ALTER TABLE %s ADD COLUMN IF NOT EXISTS watched boolean NOT NULL DEFAULT false";
+    private static final List<Upgrade> UPGRADES = List.of(
+            new Upgrade("idempotency records, schema version 2",
+                    "ALTER TABLE %s ADD COLUMN IF NOT EXISTS watched boolean NOT NULL DEFAULT false"),
+            // Version 3 tables may have no steps table yet (it came within version 3): the script creates it.
+            new Upgrade("idempotency records, schema version 3",
+                    "ALTER TABLE IF EXISTS %s_steps ADD COLUMN IF NOT EXISTS fingerprint text"));
+
+    /**
+     * A version this one upgrades in place, and the statement (with {@code %s} for the table) that takes
+     * a table of it to the next version.
+     */
+    private record Upgrade(String versionComment, String toNextVersion) { }
 
     /**
      * Creates the table and its functions if they are not there. A table that is there must carry this
-     * schema's version or the previous one, which is upgraded: one of another version (or none) is
-     * refused, with what to migrate, rather than misread.
+     * schema's version or one of {@link #UPGRADES}, which is upgraded: one of another version (or none)
+     * is refused, with what to migrate, rather than misread.
      *
      * @throws IllegalStateException if the table exists with another schema version
      */
@@ -52,8 +64,8 @@ final class SchemaScript {
         connection.setAutoCommit(false);
         try (Statement statement = connection.createStatement()) {
             statement.execute("SELECT pg_advisory_xact_lock(" + LOCK_KEY + ")");
-            if (PREVIOUS_VERSION_COMMENT.equals(existingVersion(connection, table))) {
-                statement.execute(String.format(UPGRADE_FROM_PREVIOUS, table));
+            for (String upgrade : upgradesOf(existingVersion(connection, table))) {
+                statement.execute(String.format(upgrade, table));
             }
             for (String sql : statements) {
                 statement.execute(sql);
@@ -67,10 +79,24 @@ final class SchemaScript {
         }
     }
 
+    /** The upgrade statements a table of {@code version} needs, in order; none for this version or no table. */
+    private static List<String> upgradesOf(String version) {
+        for (int i = 0; i < UPGRADES.size(); i++) {
+            if (UPGRADES.get(i).versionComment().equals(version)) {
+                return UPGRADES.subList(i, UPGRADES.size()).stream().map(Upgrade::toNextVersion).toList();
+            }
+        }
+        return List.of();
+    }
+
+    private static boolean upgradable(String version) {
+        return UPGRADES.stream().anyMatch(upgrade -> upgrade.versionComment().equals(version));
+    }
+
     /**
      * The version comment of the table, or {@code null} when there is no table.
      *
-     * @throws IllegalStateException if the table is of neither this version nor the previous one
+     * @throws IllegalStateException if the table is of neither this version nor one it upgrades
      */
     private static String existingVersion(Connection connection, String table) throws SQLException {
         try (var check = connection.prepareStatement(
@@ -83,13 +109,14 @@ final class SchemaScript {
                 if (!row.getBoolean(1)) {
                     return null;
                 }
-                if (!VERSION_COMMENT.equals(comment) && !PREVIOUS_VERSION_COMMENT.equals(comment)) {
+                if (!VERSION_COMMENT.equals(comment) && !upgradable(comment)) {
                     throw new IllegalStateException("table " + table + " exists with another schema ("
                             + (comment == null ? "no version comment" : "'" + comment + "'") + "); this store needs "
-                            + "'" + VERSION_COMMENT + "' and upgrades '" + PREVIOUS_VERSION_COMMENT + "' itself. "
+                            + "'" + VERSION_COMMENT + "' and upgrades schema versions 2 and 3 itself. "
                             + "From version 1, migrate to version 2 with: ALTER TABLE " + table
                             + " ADD COLUMN fence bigint; CREATE SEQUENCE " + table + "_fence_seq; COMMENT ON TABLE "
-                            + table + " IS '" + PREVIOUS_VERSION_COMMENT + "'; or point the store at another table");
+                            + table + " IS '" + UPGRADES.get(0).versionComment() + "'; or point the store at another "
+                            + "table");
                 }
                 return comment;
             }

@@ -17,9 +17,12 @@ import java.util.regex.Pattern;
  * A multi-step operation with a recovery point per step, in the manner of atomic phases: each local
  * step commits its effect and its recovery point in one transaction, fenced (a holder whose key was
  * taken over commits nothing); each remote step gets a downstream key of its own, derived from the
- * call's key and the step's phase, so that a provider deduplicating on it makes the step happen once
- * however often a retry repeats it, and its recovery point is written once it answered. A retry after a
- * crash resumes after the last recovery point. Run it with {@link LocalEffects#workflow(Workflow)}.
+ * call's key, the request's fingerprint and the step's phase, so that a provider deduplicating on it
+ * makes the step happen once however often a retry repeats it, and its recovery point is written once it
+ * answered. A retry of the same request (same key, same fingerprint) after a crash or a failure resumes
+ * after its last recovery point. Recovery points belong to that one request: a request with another body
+ * that reserves the key after this one failed and released it never resumes them, and its first recovery
+ * point deletes them. Run it with {@link LocalEffects#workflow(Workflow)}.
  *
  * <p>Name a phase after what it leaves behind ({@code order_created}, {@code charge_created}), since
  * its recovery point records exactly that. Immutable and thread-safe once built.
@@ -55,7 +58,8 @@ public final class Workflow {
     public interface RemoteStep {
         /**
          * Calls the other system, passing {@code downstreamKey} as its idempotency key (the same for every
-         * retry of this step of this call); returns what the recovery point records, such as a charge id.
+         * retry of this step of this request, another for a request with another fingerprint on the same
+         * key); returns what the recovery point records, such as a charge id.
          */
         String run(Progress progress, String downstreamKey, IdempotencyContext context) throws Exception;
     }

@@ -1,6 +1,7 @@
--- Idempotency store schema, version 3.
--- Applied by PostgresIdempotencyStore when it starts. A table of version 2 is upgraded in place first
--- (SchemaScript adds the watched column); a table of any other version is refused (see SchemaScript).
+-- Idempotency store schema, version 4.
+-- Applied by PostgresIdempotencyStore when it starts. A table of version 2 or 3 is upgraded in place first
+-- (SchemaScript adds what each later version added: the watched column in 3, the recovery points'
+-- fingerprint in 4); a table of any other version is refused (see SchemaScript).
 -- Every statement is idempotent, so applying it again (or from several clients at once, under an
 -- advisory lock) changes nothing.
 -- ${table} is replaced by the configured table name, a checked plain identifier.
@@ -174,17 +175,22 @@ $$;
 
 -- Recovery points of multi-step operations (LocalEffects' workflows): one row per step a holder
 -- finished, written in the transaction of the step's own local effect (or right after a remote step),
--- so that a retry of the namespace resumes after the last one. The transaction that completes the
--- record deletes them; expires_at bounds what an operation nobody retries leaves, for the sweep.
+-- so that a retry of the same request resumes after the last one. A point belongs to one request: its
+-- namespace and its fingerprint. A run reads only the points of its own fingerprint, and its first
+-- recovery point deletes, in the same fenced transaction, those of any other request that used the key
+-- before it. The transaction that completes the record deletes them all; expires_at bounds what an
+-- operation nobody retries leaves, for the sweep. fingerprint is NULL only on a point written before
+-- version 4, which no request resumes.
 CREATE TABLE IF NOT EXISTS ${table}_steps (
-    namespace  text        NOT NULL,
-    step       integer     NOT NULL,
-    phase      text        NOT NULL,
-    output     text,
-    expires_at timestamptz NOT NULL,
+    namespace   text        NOT NULL,
+    step        integer     NOT NULL,
+    phase       text        NOT NULL,
+    output      text,
+    expires_at  timestamptz NOT NULL,
+    fingerprint text,
     PRIMARY KEY (namespace, step)
 );
 
 CREATE INDEX IF NOT EXISTS ${table}_steps_expires_at_idx ON ${table}_steps (expires_at);
 
-COMMENT ON TABLE ${table} IS 'idempotency records, schema version 3';
+COMMENT ON TABLE ${table} IS 'idempotency records, schema version 4';

@@ -69,6 +69,20 @@ final class PostgresTable {
                 + "VALUES (?, 'completed', ?, ?, now() + interval '1 hour')", store.keyOf(namespace), fingerprint, json);
     }
 
+    /**
+     * Creates a table as schema version 3 made it, with the recovery points' table as version 3 had it
+     * (no fingerprint), holding one recovery point that an unfinished workflow of {@code namespace} left.
+     */
+    void createVersionThreeTable(String name, String namespace, String phase, String output) {
+        createVersionTwoTable(name, "unused:" + java.util.UUID.randomUUID(), "-", "\"-\"");
+        execute("ALTER TABLE " + name + " ADD COLUMN watched boolean NOT NULL DEFAULT false");
+        execute("COMMENT ON TABLE " + name + " IS 'idempotency records, schema version 3'");
+        execute("CREATE TABLE " + name + "_steps (namespace text NOT NULL, step integer NOT NULL, phase text NOT NULL, "
+                + "output text, expires_at timestamptz NOT NULL, PRIMARY KEY (namespace, step))");
+        execute("INSERT INTO " + name + "_steps (namespace, step, phase, output, expires_at) "
+                + "VALUES (?, 0, ?, ?, now() + interval '1 hour')", store.keyOf(namespace), phase, output);
+    }
+
     /** Whether a waiter marked the record as watched, so that its ending is notified. */
     boolean watched(String namespace) {
         try (Connection connection = connect();
