@@ -8,6 +8,7 @@ import dev.idemlab.lab.nemesis.NemesisResult;
 import dev.idemlab.lab.nemesis.NemesisRun;
 import dev.idemlab.lab.nemesis.NemesisSettings;
 import dev.idemlab.lab.nemesis.Sabotage;
+import dev.idemlab.lab.nemesis.Through;
 import dev.idemlab.lab.report.ReportFormat;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
@@ -68,8 +69,23 @@ final class NemesisCommand implements Callable<Integer> {
     @Option(names = "--sabotage", paramLabel = "WHAT", defaultValue = "none", converter = SabotageConverter.class,
             description = "Break something on purpose, to see the checker fail: none, result-cache (the post's "
                     + "result cache as the coordinator), forgetful-store (a store that now and then grants a "
-                    + "pending key). Default: ${DEFAULT-VALUE}.")
+                    + "pending key), shared-scope (with --through http: the filter puts every client in one scope). "
+                    + "Default: ${DEFAULT-VALUE}.")
     Sabotage sabotage;
+
+    @Option(names = "--through", paramLabel = "LAYER", defaultValue = "coordinator", converter = ThroughConverter.class,
+            description = "The layer the calls go through: coordinator (call and callAsync), proxy (an @Idempotent "
+                    + "interface made by Idempotency.proxy, a synchronous and an asynchronous method; cancels reach "
+                    + "the stage the proxy returned), http (the demo API's filter over HTTP on 127.0.0.1, one server "
+                    + "per policy and store-failure mode, three bearer clients sending the same keys for their own "
+                    + "orders, checked per client; asynchronous callers that cancel give up their exchange). "
+                    + "Default: ${DEFAULT-VALUE}.")
+    Through through;
+
+    @Option(names = "--clients", paramLabel = "WHO", defaultValue = "bearer",
+            description = "With --through http: bearer (three clients with bearer tokens) or anonymous (two with "
+                    + "tokens and one without, on a route that allows anonymous clients). Default: ${DEFAULT-VALUE}.")
+    String clients;
 
     @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
             description = "table (the report as text) or markdown (the results page's row, then the report). "
@@ -97,15 +113,17 @@ final class NemesisCommand implements Callable<Integer> {
         if (format == ReportFormat.JSON) {
             throw new UsageException("--format must be table or markdown, got 'json'");
         }
+        boolean anonymous = anonymousClients();
         OutputOptions output = new OutputOptions();
         output.format = format;
         output.out = out;
         output.validate();
         long chosenSeed = seed != null ? seed : System.nanoTime() ^ Double.doubleToLongBits(Math.random());
         NemesisSettings settings = new NemesisSettings(chosenSeed, duration, Duration.ofMillis(leaseMillis),
-                downstreamKey, sabotage);
+                downstreamKey, sabotage, through, anonymous);
         PrintWriter err = spec.commandLine().getErr();
-        err.println("nemesis: seed " + chosenSeed + " on " + name + " for " + duration.toSeconds() + " s");
+        err.println("nemesis: seed " + chosenSeed + " on " + name + " through " + through.id() + " for "
+                + duration.toSeconds() + " s");
         err.flush();
         NemesisResult result;
         try (StoreBackend backend = open(name)) {
@@ -117,6 +135,23 @@ final class NemesisCommand implements Callable<Integer> {
         output.emit(format == ReportFormat.MARKDOWN ? NemesisReport.markdown(result) : NemesisReport.text(result),
                 spec.commandLine().getOut());
         return result.passed() ? 0 : 1;
+    }
+
+    /** Whether {@code --clients} asks for an anonymous client; refuses a value or a layer that cannot have one. */
+    private boolean anonymousClients() {
+        String who = clients.trim().toLowerCase(Locale.ROOT);
+        if (!who.equals("bearer") && !who.equals("anonymous")) {
+            throw new UsageException("--clients must be bearer or anonymous, got '" + clients + "'");
+        }
+        if (who.equals("anonymous") && through != Through.HTTP) {
+            throw new UsageException("--clients anonymous is a route's setting: it needs --through http, got --through "
+                    + through.id());
+        }
+        if (sabotage == Sabotage.SHARED_SCOPE && through != Through.HTTP) {
+            throw new UsageException("--sabotage shared-scope breaks the HTTP filter's scoping: it needs --through http, "
+                    + "got --through " + through.id());
+        }
+        return who.equals("anonymous");
     }
 
     private StoreBackend open(String name) {
@@ -134,13 +169,24 @@ final class NemesisCommand implements Callable<Integer> {
         }
     }
 
-    /** {@code none}, {@code result-cache}, {@code forgetful-store}. */
+    /** {@code none}, {@code result-cache}, {@code forgetful-store}, {@code shared-scope}. */
     static final class SabotageConverter implements ITypeConverter<Sabotage> {
         @Override
         public Sabotage convert(String text) {
             String wanted = text.trim().toLowerCase(Locale.ROOT);
             return Arrays.stream(Sabotage.values()).filter(each -> each.id().equals(wanted)).findFirst()
-                    .orElseThrow(() -> new TypeConversionException("must be none, result-cache or forgetful-store, got '"
+                    .orElseThrow(() -> new TypeConversionException("must be none, result-cache, forgetful-store or "
+                            + "shared-scope, got '" + text + "'"));
+        }
+    }
+
+    /** {@code coordinator}, {@code proxy}, {@code http}. */
+    static final class ThroughConverter implements ITypeConverter<Through> {
+        @Override
+        public Through convert(String text) {
+            String wanted = text.trim().toLowerCase(Locale.ROOT);
+            return Arrays.stream(Through.values()).filter(each -> each.id().equals(wanted)).findFirst()
+                    .orElseThrow(() -> new TypeConversionException("must be coordinator, proxy or http, got '"
                             + text + "'"));
         }
     }

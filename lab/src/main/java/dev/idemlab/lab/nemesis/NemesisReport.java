@@ -55,7 +55,9 @@ public final class NemesisReport {
                 + (result.downstreamPass() == null ? 0 : result.downstreamPass().verdict().violations().size());
         long keys = history.calls().stream().mapToInt(call -> call.key).distinct().count();
         String row = String.format(Locale.ROOT, "| %s | %s | %d | %d s | %,d | %,d | %s | %s | %,d | %d (%d) | %d |",
-                history.server().store(), history.server().describeWithDurability(), history.settings().seed(),
+                history.server().store() + (history.settings().through() == Through.COORDINATOR ? ""
+                        : ", through " + through(history.settings())),
+                history.server().describeWithDurability(), history.settings().seed(),
                 history.settings().duration().toSeconds(), history.calls().size(), keys, faults(history),
                 stallsCell(history),
                 ledger.charges(), ledger.duplicateCharges(), result.verdict().explainedDuplicates(), violations);
@@ -71,6 +73,8 @@ public final class NemesisReport {
         NemesisSettings settings = history.settings();
         return "java -jar lab/target/lab.jar nemesis --store " + history.server().store() + " --seed " + settings.seed()
                 + " --duration " + settings.duration().toSeconds() + "s"
+                + (settings.through() == Through.COORDINATOR ? "" : " --through " + settings.through().id())
+                + (settings.anonymousClients() ? " --clients anonymous" : "")
                 + (settings.sabotage() == Sabotage.NONE ? "" : " --sabotage " + settings.sabotage().id())
                 + (settings.downstreamKey() ? " --downstream-key" : "");
     }
@@ -80,8 +84,8 @@ public final class NemesisReport {
         NemesisVerdict verdict = result.verdict();
         LedgerCheck ledger = verdict.ledgerCheck();
         String nl = System.lineSeparator();
-        out.append(indent).append(String.format(Locale.ROOT, "nemesis  store: %s  seed %d  %d s of requests, %.1f s in all%n",
-                history.server().describeWithDurability(), history.settings().seed(),
+        out.append(indent).append(String.format(Locale.ROOT, "nemesis  store: %s  through: %s  seed %d  %d s of requests, %.1f s in all%n",
+                history.server().describeWithDurability(), through(history.settings()), history.settings().seed(),
                 history.settings().duration().toSeconds(), history.elapsedNanos() / 1e9));
         out.append(indent).append(workload(history)).append(nl);
         out.append(indent).append("faults injected: ").append(faults(history)).append(nl);
@@ -96,6 +100,18 @@ public final class NemesisReport {
                 verdict.explanations().isEmpty() ? "" : " " + verdict.explanations(), ledger.responsesNotInLedger()));
         out.append(indent).append("violations: ").append(verdict.violations().size()).append(nl);
         violations(out, history, verdict, indent);
+    }
+
+    /**
+     * The layer the calls went through, in words: {@code coordinator}, {@code proxy}, or {@code http} with
+     * its clients (which share their keys on purpose).
+     */
+    static String through(NemesisSettings settings) {
+        if (settings.through() != Through.HTTP) {
+            return settings.through().id();
+        }
+        return "http (clients " + String.join(", ", HttpClients.of(settings.anonymousClients()).names())
+                + ", each sending every key for its own order)";
     }
 
     private static String workload(NemesisHistory history) {

@@ -12,8 +12,12 @@ import java.util.Objects;
  * @param lease the coordinator's lease, short so that holders outlive it and waiters wait it out
  * @param downstreamKey whether the provider deduplicates on the key the action passes it
  * @param sabotage what is broken on purpose
+ * @param through the layer the calls go through
+ * @param anonymousClients over HTTP only: the route allows clients that name themselves to nobody, and
+ *     one of the clients sends no bearer token
  */
-public record NemesisSettings(long seed, Duration duration, Duration lease, boolean downstreamKey, Sabotage sabotage) {
+public record NemesisSettings(long seed, Duration duration, Duration lease, boolean downstreamKey, Sabotage sabotage,
+                              Through through, boolean anonymousClients) {
 
     /** The lease a nemesis run uses unless told otherwise. */
     public static final Duration DEFAULT_LEASE = Duration.ofSeconds(3);
@@ -22,13 +26,37 @@ public record NemesisSettings(long seed, Duration duration, Duration lease, bool
         Objects.requireNonNull(duration, "duration");
         Objects.requireNonNull(lease, "lease");
         Objects.requireNonNull(sabotage, "sabotage");
+        Objects.requireNonNull(through, "through");
         if (duration.isNegative() || duration.isZero()) {
             throw new IllegalArgumentException("a nemesis run needs a positive duration, got " + duration);
         }
+        if (anonymousClients && through != Through.HTTP) {
+            throw new IllegalArgumentException("anonymous clients are an HTTP route's setting: they need through "
+                    + "http, got " + through.id());
+        }
+        if (sabotage == Sabotage.SHARED_SCOPE && through != Through.HTTP) {
+            throw new IllegalArgumentException("the sabotage " + sabotage.id() + " breaks the HTTP filter's "
+                    + "scoping: it needs through http, got " + through.id());
+        }
+    }
+
+    /** Settings for calls straight to the coordinator, as every run sent them before the layers. */
+    public NemesisSettings(long seed, Duration duration, Duration lease, boolean downstreamKey, Sabotage sabotage) {
+        this(seed, duration, lease, downstreamKey, sabotage, Through.COORDINATOR, false);
+    }
+
+    /** These settings with the calls going through {@code layer}. */
+    public NemesisSettings through(Through layer) {
+        return new NemesisSettings(seed, duration, lease, downstreamKey, sabotage, layer, anonymousClients);
+    }
+
+    /** These settings with one of the HTTP clients anonymous, on a route that allows it. */
+    public NemesisSettings withAnonymousClients() {
+        return new NemesisSettings(seed, duration, lease, downstreamKey, sabotage, through, true);
     }
 
     /** These settings with the provider deduplicating on the key: the second pass of the same schedule. */
     public NemesisSettings withDownstreamKey() {
-        return new NemesisSettings(seed, duration, lease, true, sabotage);
+        return new NemesisSettings(seed, duration, lease, true, sabotage, through, anonymousClients);
     }
 }
