@@ -19,6 +19,8 @@ import java.util.stream.Collectors;
 public final class NemesisReport {
 
     private static final int KEYS_SHOWN = 3;
+    /** The violations listed one by one; the rest are counted by rule. */
+    private static final int VIOLATIONS_LISTED = 30;
     private static final List<String> GRAVITY = List.of("duplicate-charge", "answer-not-in-ledger", "action-after-cancel",
             "no-answer", "outlived-bound");
 
@@ -183,9 +185,15 @@ public final class NemesisReport {
 
     private static void violations(StringBuilder out, NemesisHistory history, NemesisVerdict verdict, String indent) {
         String nl = System.lineSeparator();
-        for (Violation violation : verdict.violations()) {
-            out.append(indent).append("  ").append(violation.rule()).append(" key ").append(violation.key())
-                    .append(": ").append(violation.detail()).append(nl);
+        verdict.violations().stream().limit(VIOLATIONS_LISTED).forEach(violation -> out.append(indent).append("  ")
+                .append(violation.rule()).append(" key ").append(violation.key()).append(": ")
+                .append(violation.detail()).append(nl));
+        if (verdict.violations().size() > VIOLATIONS_LISTED) {
+            // A broken layer breaks a rule on most keys: the first few say what, the counts say how often.
+            Map<String, Long> byRule = verdict.violations().stream()
+                    .collect(Collectors.groupingBy(Violation::rule, TreeMap::new, Collectors.counting()));
+            out.append(indent).append("  and ").append(verdict.violations().size() - VIOLATIONS_LISTED)
+                    .append(" more; by rule: ").append(byRule).append(nl);
         }
         // The keys shown first are those that broke the gravest rule: a second charge before a late answer.
         verdict.violations().stream().sorted(java.util.Comparator.comparingInt(v -> GRAVITY.indexOf(v.rule())))
