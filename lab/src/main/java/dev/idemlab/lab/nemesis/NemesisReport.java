@@ -57,8 +57,7 @@ public final class NemesisReport {
                 + (result.downstreamPass() == null ? 0 : result.downstreamPass().verdict().violations().size());
         long keys = history.calls().stream().mapToInt(call -> call.key).distinct().count();
         String row = String.format(Locale.ROOT, "| %s | %s | %d | %d s | %,d | %,d | %s | %s | %,d | %d (%d) | %d |",
-                history.server().store() + (history.settings().through() == Through.COORDINATOR ? ""
-                        : ", through " + through(history.settings())),
+                history.server().store() + layerCell(history.settings()),
                 history.server().describeWithDurability(), history.settings().seed(),
                 history.settings().duration().toSeconds(), history.calls().size(), keys, faults(history),
                 stallsCell(history),
@@ -102,6 +101,13 @@ public final class NemesisReport {
                 verdict.explanations().isEmpty() ? "" : " " + verdict.explanations(), ledger.responsesNotInLedger()));
         out.append(indent).append("violations: ").append(verdict.violations().size()).append(nl);
         violations(out, history, verdict, indent);
+    }
+
+    /** For the results page's store cell: the layer, when not the bare coordinator, and what was broken on purpose. */
+    private static String layerCell(NemesisSettings settings) {
+        return (settings.through() == Through.COORDINATOR ? "" : ", through " + settings.through().id())
+                + (settings.anonymousClients() ? " with an anonymous client" : "")
+                + (settings.sabotage() == Sabotage.NONE ? "" : ", sabotage " + settings.sabotage().id());
     }
 
     /**
