@@ -3,6 +3,7 @@ package dev.idemlab.lab.cli;
 import dev.idemlab.lab.infra.ProvisioningException;
 import dev.idemlab.lab.infra.StoreBackend;
 import dev.idemlab.lab.infra.StoreBackends;
+import dev.idemlab.lab.nemesis.Clients;
 import dev.idemlab.lab.nemesis.NemesisReport;
 import dev.idemlab.lab.nemesis.NemesisResult;
 import dev.idemlab.lab.nemesis.NemesisRun;
@@ -82,10 +83,12 @@ final class NemesisCommand implements Callable<Integer> {
                     + "Default: ${DEFAULT-VALUE}.")
     Through through;
 
-    @Option(names = "--clients", paramLabel = "WHO", defaultValue = "bearer",
-            description = "With --through http: bearer (three clients with bearer tokens) or anonymous (two with "
-                    + "tokens and one without, on a route that allows anonymous clients). Default: ${DEFAULT-VALUE}.")
-    String clients;
+    @Option(names = "--clients", paramLabel = "WHO", defaultValue = "bearer", converter = ClientsConverter.class,
+            description = "With --through http: bearer (three clients with bearer tokens), anonymous (two with "
+                    + "tokens and one without, on a route that allows anonymous clients) or named-anonymous (as "
+                    + "anonymous, one of the two authenticated as a principal named anonymous). "
+                    + "Default: ${DEFAULT-VALUE}.")
+    Clients clients;
 
     @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
             description = "table (the report as text) or markdown (the results page's row, then the report). "
@@ -113,14 +116,14 @@ final class NemesisCommand implements Callable<Integer> {
         if (format == ReportFormat.JSON) {
             throw new UsageException("--format must be table or markdown, got 'json'");
         }
-        boolean anonymous = anonymousClients();
+        validateLayer();
         OutputOptions output = new OutputOptions();
         output.format = format;
         output.out = out;
         output.validate();
         long chosenSeed = seed != null ? seed : System.nanoTime() ^ Double.doubleToLongBits(Math.random());
         NemesisSettings settings = new NemesisSettings(chosenSeed, duration, Duration.ofMillis(leaseMillis),
-                downstreamKey, sabotage, through, anonymous);
+                downstreamKey, sabotage, through, clients);
         PrintWriter err = spec.commandLine().getErr();
         err.println("nemesis: seed " + chosenSeed + " on " + name + " through " + through.id() + " for "
                 + duration.toSeconds() + " s");
@@ -137,21 +140,16 @@ final class NemesisCommand implements Callable<Integer> {
         return result.passed() ? 0 : 1;
     }
 
-    /** Whether {@code --clients} asks for an anonymous client; refuses a value or a layer that cannot have one. */
-    private boolean anonymousClients() {
-        String who = clients.trim().toLowerCase(Locale.ROOT);
-        if (!who.equals("bearer") && !who.equals("anonymous")) {
-            throw new UsageException("--clients must be bearer or anonymous, got '" + clients + "'");
-        }
-        if (who.equals("anonymous") && through != Through.HTTP) {
-            throw new UsageException("--clients anonymous is a route's setting: it needs --through http, got --through "
-                    + through.id());
+    /** Refuses {@code --clients} or a sabotage that the layer cannot have. */
+    private void validateLayer() {
+        if (clients != Clients.BEARER && through != Through.HTTP) {
+            throw new UsageException("--clients " + clients.id() + " is a route's setting: it needs --through http, "
+                    + "got --through " + through.id());
         }
         if (sabotage == Sabotage.SHARED_SCOPE && through != Through.HTTP) {
             throw new UsageException("--sabotage shared-scope breaks the HTTP filter's scoping: it needs --through http, "
                     + "got --through " + through.id());
         }
-        return who.equals("anonymous");
     }
 
     private StoreBackend open(String name) {
@@ -177,6 +175,17 @@ final class NemesisCommand implements Callable<Integer> {
             return Arrays.stream(Sabotage.values()).filter(each -> each.id().equals(wanted)).findFirst()
                     .orElseThrow(() -> new TypeConversionException("must be none, result-cache, forgetful-store or "
                             + "shared-scope, got '" + text + "'"));
+        }
+    }
+
+    /** {@code bearer}, {@code anonymous}, {@code named-anonymous}. */
+    static final class ClientsConverter implements ITypeConverter<Clients> {
+        @Override
+        public Clients convert(String text) {
+            String wanted = text.trim().toLowerCase(Locale.ROOT);
+            return Arrays.stream(Clients.values()).filter(each -> each.id().equals(wanted)).findFirst()
+                    .orElseThrow(() -> new TypeConversionException("must be bearer, anonymous or named-anonymous, got '"
+                            + text + "'"));
         }
     }
 

@@ -10,12 +10,13 @@ import java.util.List;
  * and key; the stride is a multiple of the load's amount cycle, so every client's copy asks the same
  * amount, and the requests are alike but for the client. Immutable.
  *
- * @param names each client's name: a bearer token, or {@link #ANONYMOUS} for one that sends none
+ * @param names each client's name in the history: its bearer token, or {@link #TOKENLESS}
+ * @param tokenless the index of the client that sends no bearer token, or -1
  */
-record HttpClients(List<String> names) {
+record HttpClients(List<String> names, int tokenless) {
 
-    /** The history's name of a client that sends no bearer token. */
-    static final String ANONYMOUS = "anonymous";
+    /** The history's name of the client that sends no bearer token. */
+    static final String TOKENLESS = "(anonymous)";
     /** How far apart two clients' keys sit in the history: 100 of the load's amount cycles of 9,900. */
     static final int STRIDE = 990_000;
 
@@ -23,9 +24,13 @@ record HttpClients(List<String> names) {
         names = List.copyOf(names);
     }
 
-    /** Three bearer clients, or two and an anonymous one. */
-    static HttpClients of(boolean anonymous) {
-        return new HttpClients(List.of("client-a", "client-b", anonymous ? ANONYMOUS : "client-c"));
+    /** The three clients of {@code mode}. */
+    static HttpClients of(Clients mode) {
+        return switch (mode) {
+            case BEARER -> new HttpClients(List.of("client-a", "client-b", "client-c"), -1);
+            case ANONYMOUS -> new HttpClients(List.of("client-a", "client-b", TOKENLESS), 2);
+            case NAMED_ANONYMOUS -> new HttpClients(List.of("client-a", "anonymous", TOKENLESS), 2);
+        };
     }
 
     /** The history's key of request {@code request} sent by client {@code client}. */
@@ -47,12 +52,21 @@ record HttpClients(List<String> names) {
         return historyKey / STRIDE;
     }
 
-    /** The index of the client the server knows by {@code principal}, ({@code null}: no bearer token), or -1. */
+    /** The index of the client the server knows by {@code principal} ({@code null}: no bearer token), or -1. */
     int indexOf(String principal) {
-        return names.indexOf(principal == null ? ANONYMOUS : principal);
+        if (principal == null) {
+            return tokenless;
+        }
+        for (int i = 0; i < names.size(); i++) {
+            if (i != tokenless && names.get(i).equals(principal)) {
+                return i;
+            }
+        }
+        return -1;
     }
 
+    /** Whether client {@code client} sends no bearer token. */
     boolean anonymous(int client) {
-        return names.get(client).equals(ANONYMOUS);
+        return client == tokenless;
     }
 }

@@ -43,12 +43,16 @@ import java.util.concurrent.TimeUnit;
  * store's faults reach the filter's coordinator exactly as they reach the bare one. Each request is sent
  * by every client with the same key for its own order ({@link HttpClients}). Synchronous callers block
  * on the response; asynchronous ones send without blocking and, where the workload cancels, give up:
- * the client closes its exchange, and the server goes on (HTTP has no cancel), so a client that gave up
+ * the client cancels its exchange, which the JDK's client aborts, and the server goes on (HTTP has no
+ * cancel), so a client that gave up
  * is an error of the history's ("client-gave-up"), never a cancelled call. Holders in child JVMs call the
  * bare coordinator under another scope than the filter's, and the nemesis's rejecting executor has no
  * stage here: those faults are left out. Thread-safe; {@link #close()} stops the servers.
  */
 final class HttpPath implements CallPath {
+
+    /** The history's error of a request the provider refused (a 502): its downstream key was another request's. */
+    static final String PROVIDER_REFUSED = "provider-refused";
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -76,13 +80,13 @@ final class HttpPath implements CallPath {
      */
     static HttpPath start(NemesisSettings settings, IdempotencyStore store, IdempotencyConfig config,
                           FakePaymentProvider provider, Callers callers) throws IOException {
-        HttpClients clients = HttpClients.of(settings.anonymousClients());
+        HttpClients clients = HttpClients.of(settings.clients());
         HttpServerSide side = new HttpServerSide(callers, clients);
         // The double whose scoping broke: one client for everyone, whoever authenticated.
         ClientResolver resolver = settings.sabotage() == Sabotage.SHARED_SCOPE ? request -> "everyone"
                 : ClientResolver.PRINCIPAL;
         DemoServer.Harness harness = new DemoServer.Harness(side::observe, side.tagger(), resolver,
-                settings.anonymousClients());
+                settings.clients() != Clients.BEARER);
         Map<String, DemoServer> servers = new HashMap<>();
         try {
             for (InFlightPolicy policy : InFlightPolicy.values()) {
@@ -207,9 +211,6 @@ final class HttpPath implements CallPath {
             default -> record.failed(now, "http-" + status);
         }
     }
-
-    /** The history's error of a request the provider refused (a 502): its downstream key was another request's. */
-    static final String PROVIDER_REFUSED = "provider-refused";
 
     @Override
     public IdempotencyStats stats() {

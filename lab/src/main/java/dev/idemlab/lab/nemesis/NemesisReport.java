@@ -75,7 +75,7 @@ public final class NemesisReport {
         return "java -jar lab/target/lab.jar nemesis --store " + history.server().store() + " --seed " + settings.seed()
                 + " --duration " + settings.duration().toSeconds() + "s"
                 + (settings.through() == Through.COORDINATOR ? "" : " --through " + settings.through().id())
-                + (settings.anonymousClients() ? " --clients anonymous" : "")
+                + (settings.clients() == Clients.BEARER ? "" : " --clients " + settings.clients().id())
                 + (settings.sabotage() == Sabotage.NONE ? "" : " --sabotage " + settings.sabotage().id())
                 + (settings.downstreamKey() ? " --downstream-key" : "");
     }
@@ -106,7 +106,8 @@ public final class NemesisReport {
     /** For the results page's store cell: the layer, when not the bare coordinator, and what was broken on purpose. */
     private static String layerCell(NemesisSettings settings) {
         return (settings.through() == Through.COORDINATOR ? "" : ", through " + settings.through().id())
-                + (settings.anonymousClients() ? " with an anonymous client" : "")
+                + (settings.clients() == Clients.ANONYMOUS ? " with an anonymous client" : "")
+                + (settings.clients() == Clients.NAMED_ANONYMOUS ? " with an anonymous client and one named anonymous" : "")
                 + (settings.sabotage() == Sabotage.NONE ? "" : ", sabotage " + settings.sabotage().id());
     }
 
@@ -118,7 +119,7 @@ public final class NemesisReport {
         if (settings.through() != Through.HTTP) {
             return settings.through().id();
         }
-        return "http (clients " + String.join(", ", HttpClients.of(settings.anonymousClients()).names())
+        return "http (clients " + String.join(", ", HttpClients.of(settings.clients()).names())
                 + ", each sending every key for its own order)";
     }
 

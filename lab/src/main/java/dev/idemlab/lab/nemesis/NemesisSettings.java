@@ -13,11 +13,11 @@ import java.util.Objects;
  * @param downstreamKey whether the provider deduplicates on the key the action passes it
  * @param sabotage what is broken on purpose
  * @param through the layer the calls go through
- * @param anonymousClients over HTTP only: the route allows clients that name themselves to nobody, and
- *     one of the clients sends no bearer token
+ * @param clients over HTTP: who sends the requests, and whether the route allows clients that name
+ *     themselves to nobody ({@link Clients#BEARER} for every other layer)
  */
 public record NemesisSettings(long seed, Duration duration, Duration lease, boolean downstreamKey, Sabotage sabotage,
-                              Through through, boolean anonymousClients) {
+                              Through through, Clients clients) {
 
     /** The lease a nemesis run uses unless told otherwise. */
     public static final Duration DEFAULT_LEASE = Duration.ofSeconds(3);
@@ -27,12 +27,13 @@ public record NemesisSettings(long seed, Duration duration, Duration lease, bool
         Objects.requireNonNull(lease, "lease");
         Objects.requireNonNull(sabotage, "sabotage");
         Objects.requireNonNull(through, "through");
+        Objects.requireNonNull(clients, "clients");
         if (duration.isNegative() || duration.isZero()) {
             throw new IllegalArgumentException("a nemesis run needs a positive duration, got " + duration);
         }
-        if (anonymousClients && through != Through.HTTP) {
-            throw new IllegalArgumentException("anonymous clients are an HTTP route's setting: they need through "
-                    + "http, got " + through.id());
+        if (clients != Clients.BEARER && through != Through.HTTP) {
+            throw new IllegalArgumentException("clients " + clients.id() + " are an HTTP route's setting: they need "
+                    + "through http, got " + through.id());
         }
         if (sabotage == Sabotage.SHARED_SCOPE && through != Through.HTTP) {
             throw new IllegalArgumentException("the sabotage " + sabotage.id() + " breaks the HTTP filter's "
@@ -42,21 +43,21 @@ public record NemesisSettings(long seed, Duration duration, Duration lease, bool
 
     /** Settings for calls straight to the coordinator, as every run sent them before the layers. */
     public NemesisSettings(long seed, Duration duration, Duration lease, boolean downstreamKey, Sabotage sabotage) {
-        this(seed, duration, lease, downstreamKey, sabotage, Through.COORDINATOR, false);
+        this(seed, duration, lease, downstreamKey, sabotage, Through.COORDINATOR, Clients.BEARER);
     }
 
     /** These settings with the calls going through {@code layer}. */
     public NemesisSettings through(Through layer) {
-        return new NemesisSettings(seed, duration, lease, downstreamKey, sabotage, layer, anonymousClients);
+        return new NemesisSettings(seed, duration, lease, downstreamKey, sabotage, layer, clients);
     }
 
-    /** These settings with one of the HTTP clients anonymous, on a route that allows it. */
-    public NemesisSettings withAnonymousClients() {
-        return new NemesisSettings(seed, duration, lease, downstreamKey, sabotage, through, true);
+    /** These settings with the HTTP clients of {@code mode}. */
+    public NemesisSettings with(Clients mode) {
+        return new NemesisSettings(seed, duration, lease, downstreamKey, sabotage, through, mode);
     }
 
     /** These settings with the provider deduplicating on the key: the second pass of the same schedule. */
     public NemesisSettings withDownstreamKey() {
-        return new NemesisSettings(seed, duration, lease, true, sabotage, through, anonymousClients);
+        return new NemesisSettings(seed, duration, lease, true, sabotage, through, clients);
     }
 }

@@ -62,12 +62,12 @@ class NemesisThroughTheLayersTest {
 
     @Test
     void throughHttpWithAnAnonymousClientNothingIsFound() throws Exception {
-        NemesisResult result = run(settings(Through.HTTP).withAnonymousClients());
+        NemesisResult result = run(settings(Through.HTTP).with(Clients.ANONYMOUS));
         String report = NemesisReport.text(result);
         assertThat(result.verdict().passed()).as(report).isTrue();
         assertThat(report).contains("--clients anonymous");
         assertThat(result.history().calls()).as(report)
-                .anyMatch(call -> HttpClients.ANONYMOUS.equals(call.client()) && call.chargeId() != null);
+                .anyMatch(call -> HttpClients.TOKENLESS.equals(call.client()) && call.chargeId() != null);
     }
 
     @ParameterizedTest(name = "through {0} on Redis nothing is found")
@@ -91,7 +91,7 @@ class NemesisThroughTheLayersTest {
             + "key is derived from the scoped key")
     void withAProviderThatDeduplicatesOnTheDownstreamKeyEveryClientIsCharged() throws Exception {
         NemesisSettings settings = new NemesisSettings(seed(), SHORT, NemesisSettings.DEFAULT_LEASE, true,
-                Sabotage.NONE, Through.HTTP, false);
+                Sabotage.NONE, Through.HTTP, Clients.BEARER);
         NemesisResult result = run(settings);
         String report = NemesisReport.text(result);
         assertThat(result.passed()).as(report).isTrue();
@@ -100,9 +100,21 @@ class NemesisThroughTheLayersTest {
     }
 
     @Test
+    @Disabled("issue 39, defect 3: the filter tells the anonymous scope apart from a principal by the name "
+            + "'anonymous', so the client authenticated as anonymous is answered with the tokenless client's "
+            + "charges (foreign-response); enable once the two scopes are apart by construction")
+    void aPrincipalNamedAnonymousNeverSharesTheAnonymousClientsScope() throws Exception {
+        NemesisResult result = run(settings(Through.HTTP).with(Clients.NAMED_ANONYMOUS));
+        String report = NemesisReport.text(result);
+        assertThat(result.verdict().passed()).as(report).isTrue();
+        assertThat(result.history().calls()).as(report)
+                .anyMatch(call -> "anonymous".equals(call.client()) && call.chargeId() != null);
+    }
+
+    @Test
     void aFilterThatPutsEveryClientInOneScopeIsFlagged() throws Exception {
         NemesisSettings broken = new NemesisSettings(seed(), SHORT, NemesisSettings.DEFAULT_LEASE, false,
-                Sabotage.SHARED_SCOPE, Through.HTTP, false);
+                Sabotage.SHARED_SCOPE, Through.HTTP, Clients.BEARER);
         NemesisResult result = run(broken);
         String report = NemesisReport.text(result);
         assertThat(result.passed()).as(report).isFalse();
@@ -112,7 +124,8 @@ class NemesisThroughTheLayersTest {
     }
 
     private static NemesisSettings settings(Through through) {
-        return new NemesisSettings(seed(), SHORT, NemesisSettings.DEFAULT_LEASE, false, Sabotage.NONE, through, false);
+        return new NemesisSettings(seed(), SHORT, NemesisSettings.DEFAULT_LEASE, false, Sabotage.NONE, through,
+                Clients.BEARER);
     }
 
     private static long seed() {
