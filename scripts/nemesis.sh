@@ -5,7 +5,12 @@
 # Usage: bash scripts/nemesis.sh [DURATION] [STORE...]   (default: 30m on memory, redis, postgres and
 # redis-cluster (the lab's own local cluster),
 # the stores run one after the other; NEMESIS_PARALLEL=1 runs them at once, each in its own JVM).
-# Seeds are fresh and printed; rerun one with: java -jar lab/target/lab.jar nemesis --store S --seed N.
+# Then the same on every store through the layers users adopt (NEMESIS_THROUGH, default "proxy http":
+# the @Idempotent proxy, the HTTP filter with three bearer clients sharing their keys), each for
+# NEMESIS_THROUGH_DURATION (default DURATION); then on memory the filter with an anonymous client, and
+# the filter with its scoping broken on purpose (--sabotage shared-scope, 30 s), which must be flagged.
+# Seeds are fresh and printed; rerun one with: java -jar lab/target/lab.jar nemesis --store S --seed N
+# (and the --through, --clients, --sabotage its row's report names).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/page.sh
@@ -24,23 +29,58 @@ mkdir -p "$out"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 # The commit and the jar as they are now: the runs take half an hour, and the tree may move meanwhile.
-header="$(page_header "$( [[ "${NEMESIS_PARALLEL:-0}" == 1 ]] && printf 'NEMESIS_PARALLEL=1 ')bash scripts/nemesis.sh $duration ${stores[*]}" "${stores[@]}")"
+settings=""
+[[ "${NEMESIS_PARALLEL:-0}" == 1 ]] && settings+="NEMESIS_PARALLEL=1 "
+[[ -n "${NEMESIS_THROUGH+set}" ]] && settings+="NEMESIS_THROUGH='$NEMESIS_THROUGH' "
+[[ -n "${NEMESIS_THROUGH_DURATION:-}" ]] && settings+="NEMESIS_THROUGH_DURATION=$NEMESIS_THROUGH_DURATION "
+header="$(page_header "${settings}bash scripts/nemesis.sh $duration ${stores[*]}" "${stores[@]}")"
 cp "$jar" "$work/lab.jar"
 jar="$work/lab.jar"
 
-run_store() {
-  local store="$1" seed
+layers=(${NEMESIS_THROUGH-proxy http})
+through_duration="${NEMESIS_THROUGH_DURATION:-$duration}"
+
+# run NAME DURATION ARGS...: one run, its page fragment in $work/NAME.md, its exit status (if not 0) in NAME.status.
+run() {
+  local name="$1" length="$2" seed
+  shift 2
   seed="$(od -An -N6 -tu8 /dev/urandom | tr -d ' ')"
-  echo "nemesis on $store for $duration, seed $seed"
-  java -jar "$jar" nemesis --store "$store" --seed "$seed" --duration "$duration" --format markdown \
-    --out "$work/$store.md" 2> "$work/$store.err" || echo $? > "$work/$store.status"
+  echo "nemesis $name for $length, seed $seed"
+  java -jar "$jar" nemesis "$@" --seed "$seed" --duration "$length" --format markdown \
+    --out "$work/$name.md" 2> "$work/$name.err" || echo $? > "$work/$name.status"
 }
 
-if [[ "${NEMESIS_PARALLEL:-0}" == 1 ]]; then
-  for store in "${stores[@]}"; do run_store "$store" & done
+# runs LENGTH LAYER: every store through LAYER, at once under NEMESIS_PARALLEL=1.
+runs() {
+  local length="$1" layer="$2" store name
+  for store in "${stores[@]}"; do
+    name="$store"
+    [[ "$layer" == coordinator ]] || name="$store-$layer"
+    names+=("$name")
+    if [[ "${NEMESIS_PARALLEL:-0}" == 1 ]]; then
+      run "$name" "$length" --store "$store" --through "$layer" &
+    else
+      run "$name" "$length" --store "$store" --through "$layer"
+    fi
+  done
   wait
-else
-  for store in "${stores[@]}"; do run_store "$store"; done
+}
+
+names=()
+runs "$duration" coordinator
+for layer in "${layers[@]}"; do runs "$through_duration" "$layer"; done
+if [[ " ${layers[*]} " == *" http "* ]]; then
+  names+=(memory-http-anonymous)
+  run memory-http-anonymous "$through_duration" --store memory --through http --clients anonymous
+  # The double whose scoping is broken on purpose: its violations are the point, its passing a failure.
+  run memory-http-shared-scope 30s --store memory --through http --sabotage shared-scope
+  if [[ -f "$work/memory-http-shared-scope.status" ]]; then
+    rm "$work/memory-http-shared-scope.status"
+  else
+    echo "the filter with its scoping broken on purpose was not flagged" >&2
+    echo 1 > "$work/memory-http-shared-scope.status"
+  fi
+  names+=(memory-http-shared-scope)
 fi
 
 status=0
@@ -61,6 +101,18 @@ status=0
   echo "answers within its bound; no cancelled stage runs its action. The seed in each row replays the same"
   echo "workload and fault schedules (the threads' interleaving is the machine's)."
   echo
+  echo "A row whose store cell says \"through proxy\" sent the same workload through an \`@Idempotent\` interface"
+  echo "made by \`Idempotency.proxy\` (a synchronous and an asynchronous method; cancels go to the stage the proxy"
+  echo "returned); \"through http\" through the demo API's servlet filter over HTTP on 127.0.0.1, one server per"
+  echo "policy and store-failure mode (RAISE is the route's 409, WAIT its opt-in wait), every request sent by"
+  echo "three clients with the same key for their own orders, checked per client and key: one charge each, and"
+  echo "no client ever answered with another's charge (\`foreign-response\`), refused for another's request"
+  echo "(\`foreign-refusal\`), or refused by the provider for another's key (\`downstream-key-collision\`). Over"
+  echo "HTTP an asynchronous caller that cancels gives up its exchange (HTTP has no cancel: the server goes on),"
+  echo "and holders in child JVMs are left out (they call the bare coordinator, under another scope). The"
+  echo "shared-scope row runs the filter with its scoping broken on purpose (every client in one scope): it"
+  echo "must be flagged, and is counted a failure of this script if it is not."
+  echo
   echo "Faults, by the names the lab uses everywhere:"
   echo
   java -cp "$jar" dev.idemlab.lab.faults.FaultKindList
@@ -72,26 +124,27 @@ status=0
   printf '%s' "| store | server | seed | requests for | calls | keys | faults injected, by kind | stalls observed | charges | beyond one per key (explained) | violations |
 |---|---|---|---|---|---|---|---|---|---|---|
 "
-  for store in "${stores[@]}"; do
-    if [[ -s "$work/$store.md" ]]; then
-      head -n 1 "$work/$store.md"
+  for name in "${names[@]}"; do
+    if [[ -s "$work/$name.md" ]]; then
+      head -n 1 "$work/$name.md"
     else
-      echo "| $store | could not be run: $(tail -n 1 "$work/$store.err" 2>/dev/null) | | | | | | | | | |"
+      echo "| $name | could not be run: $(tail -n 1 "$work/$name.err" 2>/dev/null) | | | | | | | | | |"
     fi
   done
-  for store in "${stores[@]}"; do
-    [[ -f "$work/$store.status" ]] && status=1
-    if [[ -s "$work/$store.md" ]]; then
+  for name in "${names[@]}"; do
+    [[ -f "$work/$name.status" ]] && status=1
+    if [[ -s "$work/$name.md" ]]; then
       echo
-      echo "## $store"
+      echo "## $name"
       echo
-      tail -n +3 "$work/$store.md"
+      tail -n +3 "$work/$name.md"
     fi
   done
   echo
   echo "## How it was run"
   echo
   echo "* per store: \`java -jar lab/target/lab.jar nemesis --store S --seed N --duration $duration --format markdown\`"
+  echo "* through a layer: the same with \`--through L\` for $through_duration (\`--clients anonymous\`, \`--sabotage shared-scope\` where the row says)"
   echo "* servers: the ones each row names, private servers the lab provisioned on 127.0.0.1; the store's"
   echo "  client connects through a TCP proxy of the nemesis's own (NetCrusher), its admin connection straight"
   echo "  to the server"

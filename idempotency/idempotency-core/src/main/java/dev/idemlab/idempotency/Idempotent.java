@@ -14,7 +14,8 @@ import java.lang.annotation.Target;
  *
  * <p>The result is stored by {@link ResultCodec#json} of the method's return type (Jackson on the class
  * path); a method returning {@code CompletableFuture<R>} or {@code CompletionStage<R>} runs through
- * {@link IdempotencyCoordinator#callAsync} and stores {@code R}. A parameter of type
+ * {@link IdempotencyCoordinator#callAsync} and stores {@code R}; cancelling the stage it returns is
+ * cancelling that call: {@code true} means the method never runs, and once it runs a cancel is refused. A parameter of type
  * {@link IdempotencyContext} receives the call's context (the fencing number, the downstream key to
  * pass on); whatever the caller passed there is ignored. Everything else the proxy checks when it is
  * created, naming the method and the rule.

@@ -3,11 +3,13 @@ package dev.idemlab.lab.cli;
 import dev.idemlab.lab.infra.ProvisioningException;
 import dev.idemlab.lab.infra.StoreBackend;
 import dev.idemlab.lab.infra.StoreBackends;
+import dev.idemlab.lab.nemesis.Clients;
 import dev.idemlab.lab.nemesis.NemesisReport;
 import dev.idemlab.lab.nemesis.NemesisResult;
 import dev.idemlab.lab.nemesis.NemesisRun;
 import dev.idemlab.lab.nemesis.NemesisSettings;
 import dev.idemlab.lab.nemesis.Sabotage;
+import dev.idemlab.lab.nemesis.Through;
 import dev.idemlab.lab.report.ReportFormat;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
@@ -68,7 +70,8 @@ final class NemesisCommand implements Callable<Integer> {
     @Option(names = "--sabotage", paramLabel = "WHAT", defaultValue = "none", converter = SabotageConverter.class,
             description = "Break something on purpose, to see the checker fail: none, result-cache (the post's "
                     + "result cache as the coordinator), forgetful-store (a store that now and then grants a "
-                    + "pending key). Default: ${DEFAULT-VALUE}.")
+                    + "pending key), shared-scope (with --through http: the filter puts every client in one scope). "
+                    + "Default: ${DEFAULT-VALUE}.")
     Sabotage sabotage;
 
     @Option(names = "--effects", paramLabel = "WHERE", defaultValue = "none",
@@ -80,6 +83,22 @@ final class NemesisCommand implements Callable<Integer> {
                     + "(--downstream-key is implied). postgres only; holders in child JVMs are not played. "
                     + "Default: ${DEFAULT-VALUE}.")
     String effects;
+
+    @Option(names = "--through", paramLabel = "LAYER", defaultValue = "coordinator", converter = ThroughConverter.class,
+            description = "The layer the calls go through: coordinator (call and callAsync), proxy (an @Idempotent "
+                    + "interface made by Idempotency.proxy, a synchronous and an asynchronous method; cancels reach "
+                    + "the stage the proxy returned), http (the demo API's filter over HTTP on 127.0.0.1, one server "
+                    + "per policy and store-failure mode, three bearer clients sending the same keys for their own "
+                    + "orders, checked per client; asynchronous callers that cancel give up their exchange). "
+                    + "Default: ${DEFAULT-VALUE}.")
+    Through through;
+
+    @Option(names = "--clients", paramLabel = "WHO", defaultValue = "bearer", converter = ClientsConverter.class,
+            description = "With --through http: bearer (three clients with bearer tokens), anonymous (two with "
+                    + "tokens and one without, on a route that allows anonymous clients) or named-anonymous (as "
+                    + "anonymous, one of the two authenticated as a principal named anonymous). "
+                    + "Default: ${DEFAULT-VALUE}.")
+    Clients clients;
 
     @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
             description = "table (the report as text) or markdown (the results page's row, then the report). "
@@ -113,6 +132,10 @@ final class NemesisCommand implements Callable<Integer> {
             throw new UsageException("--effects local needs --store postgres: the orders live in the store's own "
                     + "database, got --store " + name);
         }
+        if (localEffects && through != Through.COORDINATOR) {
+            throw new UsageException("--effects local calls the coordinator with the workflow: --through must be "
+                    + "coordinator, got " + through.id());
+        }
         if (localEffects && sabotage != Sabotage.NONE) {
             throw new UsageException("--effects local runs the library as a team would: --sabotage must be none, got "
                     + sabotage.id());
@@ -120,16 +143,17 @@ final class NemesisCommand implements Callable<Integer> {
         if (format == ReportFormat.JSON) {
             throw new UsageException("--format must be table or markdown, got 'json'");
         }
+        validateLayer();
         OutputOptions output = new OutputOptions();
         output.format = format;
         output.out = out;
         output.validate();
         long chosenSeed = seed != null ? seed : System.nanoTime() ^ Double.doubleToLongBits(Math.random());
         NemesisSettings settings = new NemesisSettings(chosenSeed, duration, Duration.ofMillis(leaseMillis),
-                downstreamKey || localEffects, sabotage, localEffects);
+                downstreamKey || localEffects, sabotage, through, clients, localEffects);
         PrintWriter err = spec.commandLine().getErr();
-        err.println("nemesis: seed " + chosenSeed + " on " + name + (localEffects ? " with local effects" : "")
-                + " for " + duration.toSeconds() + " s");
+        err.println("nemesis: seed " + chosenSeed + " on " + name + " through " + through.id()
+                + (localEffects ? " with local effects" : "") + " for " + duration.toSeconds() + " s");
         err.flush();
         NemesisResult result;
         try (StoreBackend backend = open(name)) {
@@ -141,6 +165,18 @@ final class NemesisCommand implements Callable<Integer> {
         output.emit(format == ReportFormat.MARKDOWN ? NemesisReport.markdown(result) : NemesisReport.text(result),
                 spec.commandLine().getOut());
         return result.passed() ? 0 : 1;
+    }
+
+    /** Refuses {@code --clients} or a sabotage that the layer cannot have. */
+    private void validateLayer() {
+        if (clients != Clients.BEARER && through != Through.HTTP) {
+            throw new UsageException("--clients " + clients.id() + " is a route's setting: it needs --through http, "
+                    + "got --through " + through.id());
+        }
+        if (sabotage == Sabotage.SHARED_SCOPE && through != Through.HTTP) {
+            throw new UsageException("--sabotage shared-scope breaks the HTTP filter's scoping: it needs --through http, "
+                    + "got --through " + through.id());
+        }
     }
 
     private StoreBackend open(String name) {
@@ -158,13 +194,35 @@ final class NemesisCommand implements Callable<Integer> {
         }
     }
 
-    /** {@code none}, {@code result-cache}, {@code forgetful-store}. */
+    /** {@code none}, {@code result-cache}, {@code forgetful-store}, {@code shared-scope}. */
     static final class SabotageConverter implements ITypeConverter<Sabotage> {
         @Override
         public Sabotage convert(String text) {
             String wanted = text.trim().toLowerCase(Locale.ROOT);
             return Arrays.stream(Sabotage.values()).filter(each -> each.id().equals(wanted)).findFirst()
-                    .orElseThrow(() -> new TypeConversionException("must be none, result-cache or forgetful-store, got '"
+                    .orElseThrow(() -> new TypeConversionException("must be none, result-cache, forgetful-store or "
+                            + "shared-scope, got '" + text + "'"));
+        }
+    }
+
+    /** {@code bearer}, {@code anonymous}, {@code named-anonymous}. */
+    static final class ClientsConverter implements ITypeConverter<Clients> {
+        @Override
+        public Clients convert(String text) {
+            String wanted = text.trim().toLowerCase(Locale.ROOT);
+            return Arrays.stream(Clients.values()).filter(each -> each.id().equals(wanted)).findFirst()
+                    .orElseThrow(() -> new TypeConversionException("must be bearer, anonymous or named-anonymous, got '"
+                            + text + "'"));
+        }
+    }
+
+    /** {@code coordinator}, {@code proxy}, {@code http}. */
+    static final class ThroughConverter implements ITypeConverter<Through> {
+        @Override
+        public Through convert(String text) {
+            String wanted = text.trim().toLowerCase(Locale.ROOT);
+            return Arrays.stream(Through.values()).filter(each -> each.id().equals(wanted)).findFirst()
+                    .orElseThrow(() -> new TypeConversionException("must be coordinator, proxy or http, got '"
                             + text + "'"));
         }
     }

@@ -3,6 +3,7 @@ package dev.idemlab.lab.http;
 import dev.idemlab.idempotency.IdempotencyConfig;
 import dev.idemlab.idempotency.IdempotencyCoordinator;
 import dev.idemlab.idempotency.InFlightPolicy;
+import dev.idemlab.idempotency.servlet.ClientResolver;
 import dev.idemlab.idempotency.servlet.IdempotencyFilter;
 import dev.idemlab.idempotency.servlet.IdempotentRoute;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
@@ -79,6 +80,12 @@ public final class DemoServer implements AutoCloseable {
     public static DemoServer start(IdempotencyStore store, LabPolicy policy, IdempotencyConfig config,
                                    PaymentProvider provider, IntConsumer failNext, int port, boolean guarded)
             throws IOException {
+        return start(store, policy, config, provider, failNext, port, guarded, Harness.NONE);
+    }
+
+    private static DemoServer start(IdempotencyStore store, LabPolicy policy, IdempotencyConfig config,
+                                    PaymentProvider provider, IntConsumer failNext, int port, boolean guarded,
+                                    Harness harness) throws IOException {
         Objects.requireNonNull(provider, "provider");
         IdempotencyCoordinator coordinator = CoordinatorFactory.LIBRARY.create(store, policy,
                 config.toBuilder().policy(InFlightPolicy.RAISE).build());
@@ -93,12 +100,15 @@ public final class DemoServer implements AutoCloseable {
         // Bound first, so that the route's documentation link can name the real port.
         connector.open();
         URI uri = URI.create("http://" + HOST + ":" + connector.getLocalPort());
-        IdempotentRoute route = IdempotentRoute.custom(OPERATION, coordinator)
+        IdempotencyCoordinator filtered = harness.coordinator().apply(coordinator);
+        IdempotentRoute route = IdempotentRoute.custom(OPERATION, filtered)
                 .documentation(uri.resolve("/docs/idempotency"))
                 .allowWaiting(policy == LabPolicy.WAIT)
+                .clients(harness.clients())
+                .allowAnonymousClients(harness.anonymousClients())
                 .build();
         // As Stripe's API takes it: the key optional and sent bare, a reused key 400, Stripe's error objects.
-        IdempotentRoute stripe = IdempotentRoute.custom(STRIPE_OPERATION, coordinator)
+        IdempotentRoute stripe = IdempotentRoute.custom(STRIPE_OPERATION, filtered)
                 .documentation(uri.resolve("/docs/idempotency"))
                 .keyRequired(false)
                 .acceptBareKeys(true)
@@ -110,6 +120,9 @@ public final class DemoServer implements AutoCloseable {
         EnumSet<DispatcherType> requests = EnumSet.of(DispatcherType.REQUEST);
         ServletContextHandler context = new ServletContextHandler();
         context.addFilter(new FilterHolder(new BearerClients()), "/*", requests);
+        if (harness.beforeFilter() != null) {
+            context.addFilter(new FilterHolder(harness.beforeFilter()), "/*", requests);
+        }
         context.addFilter(new FilterHolder(stripeAttempts), StripeChargesApi.PATH, requests);
         if (guarded) {
             context.addFilter(new FilterHolder(new IdempotencyFilter(route)), "/orders/*", requests);
@@ -130,6 +143,40 @@ public final class DemoServer implements AutoCloseable {
             throw new IOException("the demo server could not start on " + uri, e);
         }
         return new DemoServer(server, uri, coordinator, stripeAttempts);
+    }
+
+    /**
+     * What a harness puts around the demo's own pieces, to watch it or to break it on purpose: the lab's
+     * nemesis records each request's reservation and outcome, names the account behind each request, and
+     * runs a double whose scoping is broken. Immutable.
+     *
+     * @param coordinator wraps the coordinator the routes' filters call: an observer passes every call on
+     * @param beforeFilter a filter between the client authentication and the idempotency filter, or {@code null}
+     * @param clients names the client of a request for the payment route's scoping
+     * @param anonymousClients whether the payment route lets requests that name no client share one scope
+     */
+    public record Harness(java.util.function.UnaryOperator<IdempotencyCoordinator> coordinator,
+                          jakarta.servlet.Filter beforeFilter, ClientResolver clients, boolean anonymousClients) {
+
+        /** The demo as {@code lab serve} runs it. */
+        public static final Harness NONE = new Harness(java.util.function.UnaryOperator.identity(), null,
+                ClientResolver.PRINCIPAL, false);
+
+        public Harness {
+            Objects.requireNonNull(coordinator, "coordinator");
+            Objects.requireNonNull(clients, "clients");
+        }
+    }
+
+    /**
+     * The demo with {@code harness} around it, on an ephemeral port, behind the idempotency filter; the
+     * provider's fault hook does nothing.
+     *
+     * @throws IOException when no port can be bound
+     */
+    public static DemoServer start(IdempotencyStore store, LabPolicy policy, IdempotencyConfig config,
+                                   PaymentProvider provider, Harness harness) throws IOException {
+        return start(store, policy, config, provider, count -> { }, 0, true, harness);
     }
 
     /** {@code http://127.0.0.1:PORT}. */

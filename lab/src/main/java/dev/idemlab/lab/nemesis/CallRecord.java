@@ -209,4 +209,16 @@ public final class CallRecord {
         return chargeId != null ? chargeId + " " + outcome.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-')
                 : error;
     }
+
+    /** The HTTP client that sent this call ({@code anonymous} for none), or {@code null} for a call made in process. */
+    private volatile String client;
+
+    void sentBy(String name) {
+        client = name;
+    }
+
+    /** The HTTP client that sent this call ({@code anonymous} for none), or {@code null} for a call made in process. */
+    public String client() {
+        return client;
+    }
 }

@@ -19,6 +19,8 @@ import java.util.stream.Collectors;
 public final class NemesisReport {
 
     private static final int KEYS_SHOWN = 3;
+    /** The violations listed one by one; the rest are counted by rule. */
+    private static final int VIOLATIONS_LISTED = 30;
     private static final List<String> GRAVITY = List.of("duplicate-charge", "answer-not-in-ledger", "answer-of-another-request",
             "fence-repeated", "fence-not-increasing", "action-after-cancel",
             "no-answer", "outlived-bound");
@@ -56,7 +58,8 @@ public final class NemesisReport {
                 + (result.downstreamPass() == null ? 0 : result.downstreamPass().verdict().violations().size());
         long keys = history.calls().stream().mapToInt(call -> call.key).distinct().count();
         String row = String.format(Locale.ROOT, "| %s | %s | %d | %d s | %,d | %,d | %s | %s | %,d | %d (%d) | %d |",
-                history.server().store(), history.server().describeWithDurability(), history.settings().seed(),
+                history.server().store() + layerCell(history.settings()),
+                history.server().describeWithDurability(), history.settings().seed(),
                 history.settings().duration().toSeconds(), history.calls().size(), keys, faults(history),
                 stallsCell(history),
                 ledger.charges(), ledger.duplicateCharges(), result.verdict().explainedDuplicates(), violations);
@@ -72,6 +75,8 @@ public final class NemesisReport {
         NemesisSettings settings = history.settings();
         return "java -jar lab/target/lab.jar nemesis --store " + history.server().store() + " --seed " + settings.seed()
                 + " --duration " + settings.duration().toSeconds() + "s"
+                + (settings.through() == Through.COORDINATOR ? "" : " --through " + settings.through().id())
+                + (settings.clients() == Clients.BEARER ? "" : " --clients " + settings.clients().id())
                 + (settings.sabotage() == Sabotage.NONE ? "" : " --sabotage " + settings.sabotage().id())
                 + (settings.localEffects() ? " --effects local" : "")
                 + (settings.downstreamKey() ? " --downstream-key" : "");
@@ -82,8 +87,8 @@ public final class NemesisReport {
         NemesisVerdict verdict = result.verdict();
         LedgerCheck ledger = verdict.ledgerCheck();
         String nl = System.lineSeparator();
-        out.append(indent).append(String.format(Locale.ROOT, "nemesis  store: %s  seed %d  %d s of requests, %.1f s in all%n",
-                history.server().describeWithDurability(), history.settings().seed(),
+        out.append(indent).append(String.format(Locale.ROOT, "nemesis  store: %s  through: %s  seed %d  %d s of requests, %.1f s in all%n",
+                history.server().describeWithDurability(), through(history.settings()), history.settings().seed(),
                 history.settings().duration().toSeconds(), history.elapsedNanos() / 1e9));
         out.append(indent).append(workload(history)).append(nl);
         out.append(indent).append("faults injected: ").append(faults(history)).append(nl);
@@ -117,6 +122,27 @@ public final class NemesisReport {
             return calls.stream().filter(CallRecord::answered).mapToLong(CallRecord::answeredAt).min()
                     .orElse(history.elapsedNanos());
         }).min();
+    }
+
+    /** For the results page's store cell: the layer, when not the bare coordinator, and what was broken on purpose. */
+    private static String layerCell(NemesisSettings settings) {
+        return (settings.through() == Through.COORDINATOR ? "" : ", through " + settings.through().id())
+                + (settings.clients() == Clients.ANONYMOUS ? " with an anonymous client" : "")
+                + (settings.clients() == Clients.NAMED_ANONYMOUS ? " with an anonymous client and one named anonymous" : "")
+                + (settings.localEffects() ? ", local effects (orders through a workflow)" : "")
+                + (settings.sabotage() == Sabotage.NONE ? "" : ", sabotage " + settings.sabotage().id());
+    }
+
+    /**
+     * The layer the calls went through, in words: {@code coordinator}, {@code proxy}, or {@code http} with
+     * its clients (which share their keys on purpose).
+     */
+    static String through(NemesisSettings settings) {
+        if (settings.through() != Through.HTTP) {
+            return settings.through().id();
+        }
+        return "http (clients " + String.join(", ", HttpClients.of(settings.clients()).names())
+                + ", each sending every key for its own order)";
     }
 
     private static String workload(NemesisHistory history) {
@@ -190,12 +216,19 @@ public final class NemesisReport {
 
     private static void violations(StringBuilder out, NemesisHistory history, NemesisVerdict verdict, String indent) {
         String nl = System.lineSeparator();
-        for (Violation violation : verdict.violations()) {
+        verdict.violations().stream().limit(VIOLATIONS_LISTED).forEach(violation -> {
             out.append(indent).append("  ").append(violation.rule()).append(" key ").append(violation.key())
                     .append(": ").append(violation.detail()).append(nl);
             for (String line : violation.witness()) {
                 out.append(indent).append("    witness: ").append(line).append(nl);
             }
+        });
+        if (verdict.violations().size() > VIOLATIONS_LISTED) {
+            // A broken layer breaks a rule on most keys: the first few say what, the counts say how often.
+            Map<String, Long> byRule = verdict.violations().stream()
+                    .collect(Collectors.groupingBy(Violation::rule, TreeMap::new, Collectors.counting()));
+            out.append(indent).append("  and ").append(verdict.violations().size() - VIOLATIONS_LISTED)
+                    .append(" more; by rule: ").append(byRule).append(nl);
         }
         // The keys shown first are those that broke the gravest rule: a second charge before a late answer.
         verdict.violations().stream().sorted(java.util.Comparator.comparingInt(v -> GRAVITY.indexOf(v.rule())))

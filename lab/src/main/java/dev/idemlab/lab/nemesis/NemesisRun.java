@@ -1,36 +1,17 @@
 package dev.idemlab.lab.nemesis;
 
-import dev.idemlab.idempotency.ContextualAction;
-import dev.idemlab.idempotency.Fingerprint;
 import dev.idemlab.idempotency.IdempotencyConfig;
-import dev.idemlab.idempotency.IdempotencyCoordinator;
-import dev.idemlab.idempotency.IdempotentCall;
-import dev.idemlab.idempotency.IdempotentResult;
-import dev.idemlab.idempotency.InFlightPolicy;
-import dev.idemlab.idempotency.ResultCodec;
-import dev.idemlab.idempotency.StoreFailureMode;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
-import dev.idemlab.idempotency.store.postgres.LocalEffects;
-import dev.idemlab.idempotency.store.postgres.PostgresIdempotencyStore;
-import dev.idemlab.idempotency.store.postgres.Workflow;
 import dev.idemlab.lab.faults.FaultKind;
 import dev.idemlab.lab.infra.StoreBackend;
-import dev.idemlab.lab.load.LoadKeys;
-import dev.idemlab.lab.policy.LabPolicy;
-import dev.idemlab.lab.scenario.CoordinatorFactory;
 import dev.idemlab.lab.scenario.StoreEndpoint;
-import dev.idemlab.provider.Charge;
 import dev.idemlab.provider.FakePaymentProvider;
-import dev.idemlab.provider.ProviderTimeoutException;
 import dev.idemlab.provider.http.ProviderService;
 
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -40,16 +21,16 @@ import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
- * One nemesis run: the workload's callers sent on their schedule against one store while the nemesis
- * injects its faults on its own, every call and fault written into the history, then the history laid
- * against the provider's ledger by the {@link NemesisChecker}. Sync callers run on one pool, async
- * callers' stages on two others (one of which the nemesis makes reject tasks); some stages are
- * cancelled. Not thread-safe: one run at a time.
+ * One nemesis run: the workload's callers sent on their schedule against one store, through the layer
+ * the settings name ({@link CallPath}: the bare coordinator, the {@code @Idempotent} proxy, or the HTTP
+ * filter with several clients), while the nemesis injects its faults on its own, every call and fault
+ * written into the history, then the history laid against the provider's ledger by the
+ * {@link NemesisChecker} (and, where calls name their clients, the {@link ClientIsolationCheck}). Sync
+ * callers run on one pool, async callers' stages on two others (one of which the nemesis makes reject
+ * tasks); some stages are cancelled. Not thread-safe: one run at a time.
  */
 public final class NemesisRun {
 
-    private static final ResultCodec<Charge> CHARGE = ResultCodec.json(Charge.class);
-    private static final ResultCodec<Workflow.Progress> PROGRESS = ResultCodec.json(Workflow.Progress.class);
     /** Beyond a call's own bound: a noisy machine's slack, so that only a call that hangs is reported. */
     private static final Duration SLACK = Duration.ofSeconds(10);
     /** A child JVM's call: its start on a loaded machine, its long action, its pause, and the patience for its lines. */
@@ -65,9 +46,6 @@ public final class NemesisRun {
     private final ExecutorService asyncStages = pool("nemesis-async");
     private final RejectingExecutor rejectingStages = new RejectingExecutor(pool("nemesis-async-rejecting"));
     private final ScheduledExecutorService launcher = Executors.newScheduledThreadPool(2, daemon("nemesis-launch"));
-    /** Where requests place their orders, with local effects; {@code null} when calls only charge. */
-    private OrderBook orders;
-    private LocalEffects local;
 
     private NemesisRun(StoreBackend backend, NemesisSettings settings, Consumer<String> progress,
                        Predicate<FaultKind> faults) {
@@ -112,40 +90,42 @@ public final class NemesisRun {
         List<StallWatch.Stall> stalls;
         dev.idemlab.idempotency.IdempotencyStats stats;
         dev.idemlab.lab.infra.ServerInfo server;
-        List<Violation> orderViolations = List.of();
+        List<Violation> pathViolations;
         ProviderService providerService = null;
+        CallPath closing = null;
+        Callers callers = new Callers(syncCallers, asyncStages, rejectingStages, launcher, start);
         try (NemesisTarget target = NemesisTarget.open(backend, settings.lease(), settings.seed());
              StallWatch watch = StallWatch.start(target.store(), start)) {
             IdempotencyStore store = settings.sabotage() == Sabotage.FORGETFUL_STORE
                     ? new ForgetfulStore(target.store(), settings.seed()) : target.store();
-            Map<String, IdempotencyCoordinator> coordinators = coordinators(store, config);
-            if (settings.localEffects()) {
-                openOrders(target);
-            }
+            CallPath path = CallPath.open(settings, store, config, provider, callers);
+            closing = path;
             FaultSchedule schedule = FaultSchedule.draw(settings.seed(), settings.duration(),
-                    Nemesis.kinds(target).stream().filter(faultFilter)
-                            .filter(kind -> !settings.localEffects() || !kind.onChildHolder()).toList());
+                    Nemesis.kinds(target).stream().filter(faultFilter).filter(path::plays).toList());
             List<ChildHolderFaults.Planned> holderFaults = planHolders(schedule, workload, config, calls);
-            CountDownLatch answered = new CountDownLatch(workload.calls() + holderFaults.stream()
-                    .mapToInt(planned -> 1 + planned.retries().size()).sum());
+            CountDownLatch answered = new CountDownLatch(workload.calls() * path.clients().size()
+                    + holderFaults.stream().mapToInt(planned -> 1 + planned.retries().size()).sum());
             if (!holderFaults.isEmpty()) {
                 providerService = ProviderService.start(provider);
             }
             ChildHolderFaults holders = holderFaults.isEmpty() ? null : new ChildHolderFaults(
                     StoreEndpoint.sameAs(target.store()).orElseThrow(), StoreEndpoint.prefixOf(target.store()),
                     providerService.uri(), settings.lease(), start, holderFaults,
-                    planned -> sendRetries(planned, coordinators, provider, answered), answered::countDown);
+                    planned -> sendRetries(planned, path, answered), answered::countDown);
             Nemesis nemesis = new Nemesis(target, rejectingStages, schedule, holders, start);
             long bound = 0;
             for (Workload.Request request : workload.requests()) {
-                for (int i = 0; i < request.callers().size(); i++) {
-                    Workload.Caller caller = request.callers().get(i);
-                    CallRecord record = new CallRecord(calls.size(), request.key(), i, caller.async(), caller.policy(), onStoreFailure(caller),
-                            bound(config, caller));
-                    bound = Math.max(bound, record.boundNanos);
-                    calls.add(record);
-                    launcher.schedule(() -> send(coordinators.get(caller.policy() + "/" + onStoreFailure(caller)), provider, caller, record, answered),
-                            caller.atMillis(), TimeUnit.MILLISECONDS);
+                for (int client = 0; client < path.clients().size(); client++) {
+                    for (int i = 0; i < request.callers().size(); i++) {
+                        Workload.Caller caller = request.callers().get(i);
+                        CallRecord record = new CallRecord(calls.size(), path.historyKey(request.key(), client), i,
+                                caller.async(), caller.policy(), path.onStoreFailure(caller), bound(config, caller));
+                        record.sentBy(path.clients().get(client));
+                        bound = Math.max(bound, record.boundNanos);
+                        calls.add(record);
+                        launcher.schedule(() -> path.send(caller, record, answered::countDown),
+                                caller.atMillis(), TimeUnit.MILLISECONDS);
+                    }
                 }
             }
             nemesis.start();
@@ -162,12 +142,14 @@ public final class NemesisRun {
                     calls.removeAll(planned.retries());
                 }
             }
-            orderViolations = checkOrders(calls);
+            pathViolations = path.check(calls);
             // After the faults: a target that restarted its server reports the one that runs now.
             server = target.server();
-            stats = NemesisHistory.sum(new java.util.HashSet<>(coordinators.values()).stream()
-                    .map(IdempotencyCoordinator::stats).toList());
+            stats = path.stats();
         } finally {
+            if (closing != null) {
+                closing.close();
+            }
             if (providerService != null) {
                 providerService.close();
             }
@@ -178,32 +160,8 @@ public final class NemesisRun {
         }
         NemesisHistory history = new NemesisHistory(settings, server, calls, faults, provider.ledger(),
                 System.nanoTime() - start, stats, stalls);
-        return new NemesisResult(history, NemesisChecker.check(history).with(orderViolations), null);
-    }
-
-    /** The orders read back beside the answers, then their table dropped; none without local effects. */
-    private List<Violation> checkOrders(List<CallRecord> calls) throws IOException {
-        if (orders == null) {
-            return List.of();
-        }
-        try (OrderBook book = orders) {
-            return book.check(calls);
-        } catch (java.sql.SQLException e) {
-            throw new IOException("the nemesis could not read its orders back: " + e.getMessage(), e);
-        }
-    }
-
-    /** Local effects: the orders' table in the store's own database, and the workflows' transactions. */
-    private void openOrders(NemesisTarget target) throws IOException {
-        if (!(target.store() instanceof PostgresIdempotencyStore postgres)) {
-            throw new IllegalArgumentException("local effects live in the store's own PostgreSQL: run them on postgres");
-        }
-        local = LocalEffects.of(postgres);
-        try {
-            orders = new OrderBook(local.dataSource());
-        } catch (java.sql.SQLException e) {
-            throw new IOException("the nemesis could not make its orders' table: " + e.getMessage(), e);
-        }
+        return new NemesisResult(history, ClientIsolationCheck.addTo(NemesisChecker.check(history), history)
+                .with(pathViolations), null);
     }
 
     /**
@@ -230,36 +188,13 @@ public final class NemesisRun {
     }
 
     /** Sends a holder fault's in-process retries, each at its time from now (the child holds the key). */
-    private void sendRetries(ChildHolderFaults.Planned planned, Map<String, IdempotencyCoordinator> coordinators,
-                             FakePaymentProvider provider, CountDownLatch answered) {
+    private void sendRetries(ChildHolderFaults.Planned planned, CallPath path, CountDownLatch answered) {
         for (int i = 0; i < planned.retries().size(); i++) {
             Workload.Caller caller = planned.plan().retries().get(i);
             CallRecord record = planned.retries().get(i);
-            launcher.schedule(() -> send(coordinators.get(caller.policy() + "/" + onStoreFailure(caller)), provider,
-                    caller, record, answered), caller.atMillis(), TimeUnit.MILLISECONDS);
+            launcher.schedule(() -> path.send(caller, record, answered::countDown), caller.atMillis(),
+                    TimeUnit.MILLISECONDS);
         }
-    }
-
-    /**
-     * What {@code caller} does when the store fails: as drawn, but with local effects, where every caller
-     * fails closed (with their database failing, the order could not be written anyway).
-     */
-    private StoreFailureMode onStoreFailure(Workload.Caller caller) {
-        return settings.localEffects() ? StoreFailureMode.FAIL_CLOSED : caller.onStoreFailure();
-    }
-
-    /** One coordinator per policy and store-failure mode, all over the one store. */
-    private Map<String, IdempotencyCoordinator> coordinators(IdempotencyStore store, IdempotencyConfig config) {
-        Map<String, IdempotencyCoordinator> coordinators = new java.util.HashMap<>();
-        IdempotencyCoordinator cache = CoordinatorFactory.LIBRARY.create(store, LabPolicy.RUN, config);
-        for (InFlightPolicy policy : InFlightPolicy.values()) {
-            for (StoreFailureMode mode : StoreFailureMode.values()) {
-                coordinators.put(policy + "/" + mode, settings.sabotage() == Sabotage.RESULT_CACHE ? cache
-                        : CoordinatorFactory.LIBRARY.create(store, policy == InFlightPolicy.WAIT ? LabPolicy.WAIT
-                                : LabPolicy.RAISE, config.toBuilder().storeFailureMode(mode).build()));
-            }
-        }
-        return coordinators;
     }
 
     /**
@@ -269,105 +204,6 @@ public final class NemesisRun {
     private static long bound(IdempotencyConfig config, Workload.Caller caller) {
         return config.waitTimeout().plus(config.lease().multipliedBy(2)).plus(config.storePatience().multipliedBy(3))
                 .plusMillis(caller.actionMillis()).plus(SLACK).toNanos();
-    }
-
-    private void send(IdempotencyCoordinator coordinator, FakePaymentProvider provider, Workload.Caller caller,
-                      CallRecord record, CountDownLatch answered) {
-        int key = record.key;
-        if (caller.otherBody()) {
-            record.asks(LoadKeys.amount(key) + 1);
-        }
-        long amount = record.amount();
-        IdempotentCall call = IdempotentCall.of(LoadKeys.OPERATION, LoadKeys.key(key),
-                Fingerprint.ofFields(Map.of("order_id", LoadKeys.orderId(key), "amount", amount)));
-        if (orders != null) {
-            ContextualAction<Workflow.Progress, Exception> order = orders.action(local, record, caller.actionMillis(),
-                    caller.actionFails(), provider, this::now);
-            Answer<Workflow.Progress> answer = (progress, how) -> record.answered(now(),
-                    progress.outputs().get("charge_created"), how, progress.outputs().get("order_created"));
-            send(coordinator, call, PROGRESS, order, answer, caller, record, answered);
-            return;
-        }
-        ContextualAction<Charge, Exception> action = context -> {
-            record.actionStarted(now(), context == null ? dev.idemlab.idempotency.IdempotencyContext.NO_FENCE
-                    : context.fence());
-            Thread.sleep(caller.actionMillis());
-            if (caller.actionFails()) {
-                throw new ProviderTimeoutException(LoadKeys.orderId(key));
-            }
-            // The key the coordinator hands the action, as a service passes it on: a provider that deduplicates
-            // on it charges once only if every path of the coordinator passes the same one.
-            String downstream = context != null && context.downstreamKey() != null ? context.downstreamKey()
-                    : LoadKeys.key(key);
-            Charge charge = provider.charge(LoadKeys.orderId(key), amount, downstream);
-            record.charged(charge.id());
-            return charge;
-        };
-        send(coordinator, call, CHARGE, action, (charge, how) -> record.answered(now(), charge.id(), how), caller,
-                record, answered);
-    }
-
-    /** What a caller does with the value it got and how it was produced. */
-    @FunctionalInterface
-    private interface Answer<T> {
-        void got(T value, dev.idemlab.idempotency.Outcome how);
-    }
-
-    private <T> void send(IdempotencyCoordinator coordinator, IdempotentCall call, ResultCodec<T> codec,
-                          ContextualAction<T, Exception> action, Answer<T> answer, Workload.Caller caller,
-                          CallRecord record, CountDownLatch answered) {
-        if (caller.async()) {
-            sendAsync(coordinator, call, codec, action, answer, caller, record, answered);
-        } else {
-            sendSync(coordinator, call, codec, action, answer, record, answered);
-        }
-    }
-
-    private <T> void sendSync(IdempotencyCoordinator coordinator, IdempotentCall call, ResultCodec<T> codec,
-                              ContextualAction<T, Exception> action, Answer<T> answer, CallRecord record,
-                              CountDownLatch answered) {
-        syncCallers.execute(() -> {
-            record.sent(now());
-            try {
-                IdempotentResult<T> result = coordinator.call(call, codec, action);
-                answer.got(result.value(), result.outcome());
-            } catch (Throwable failure) {
-                record.failed(now(), failure);
-            } finally {
-                answered.countDown();
-            }
-        });
-    }
-
-    private <T> void sendAsync(IdempotencyCoordinator coordinator, IdempotentCall call, ResultCodec<T> codec,
-                               ContextualAction<T, Exception> action, Answer<T> answer, Workload.Caller caller,
-                               CallRecord record, CountDownLatch answered) {
-        record.sent(now());
-        CompletableFuture<IdempotentResult<T>> stage;
-        try {
-            stage = coordinator.callAsync(call, codec, action,
-                    record.id % 2 == 0 ? asyncStages : rejectingStages).toCompletableFuture();
-        } catch (Throwable failure) {
-            record.failed(now(), failure);
-            answered.countDown();
-            return;
-        }
-        stage.whenComplete((result, failure) -> {
-            if (failure != null) {
-                record.failed(now(), failure instanceof CompletionException && failure.getCause() != null
-                        ? failure.getCause() : failure);
-            } else {
-                answer.got(result.value(), result.outcome());
-            }
-            answered.countDown();
-        });
-        if (caller.cancels()) {
-            launcher.schedule(() -> {
-                if (stage.cancel(true)) {
-                    record.cancelled(now());
-                }
-            }, caller.cancelAfterMillis(), TimeUnit.MILLISECONDS);
-        }
     }
 
     /**
@@ -393,10 +229,6 @@ public final class NemesisRun {
                 return;
             }
         }
-    }
-
-    private long now() {
-        return System.nanoTime() - start;
     }
 
     private static ExecutorService pool(String name) {

@@ -3,7 +3,8 @@ package dev.idemlab.lab.nemesis;
 /**
  * What a nemesis run breaks on purpose, to prove that its checker can fail: nothing (the library as
  * a team would use it), the coordinator (the post's result cache in place of the reservation), or the
- * store (one that now and then answers a reserve as if a pending key were absent).
+ * store (one that now and then answers a reserve as if a pending key were absent), or the HTTP
+ * filter's scoping (every client in one scope, so one client can read another's stored response).
  */
 public enum Sabotage {
     /** The library's coordinator over a sound store. */
@@ -11,7 +12,13 @@ public enum Sabotage {
     /** The lab's result cache stands in for the coordinator: concurrent identical calls both charge. */
     RESULT_CACHE("result-cache"),
     /** The store now and then grants a reserve although another attempt's reservation is there. */
-    FORGETFUL_STORE("forgetful-store");
+    FORGETFUL_STORE("forgetful-store"),
+    /**
+     * Through HTTP only: the filter's client resolver names one client for every request, so a key is no
+     * longer scoped per client and a client sending another's key with the same request gets that
+     * client's stored response (a test double of a filter whose scoping broke).
+     */
+    SHARED_SCOPE("shared-scope");
 
     private final String id;
 

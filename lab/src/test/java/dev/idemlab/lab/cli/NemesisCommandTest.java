@@ -13,7 +13,9 @@ class NemesisCommandTest {
     @CsvSource({
             "--store, mongo, '--store must be one of memory, redis, postgres, redis-cluster'",
             "--lease-ms, 100, --lease-ms must be from 500 to 60000",
-            "--sabotage, everything, must be none, result-cache or forgetful-store",
+            "--sabotage, everything, must be none, result-cache, forgetful-store or shared-scope",
+            "--through, carrier-pigeon, must be coordinator, proxy or http",
+            "--clients, everyone, 'must be bearer, anonymous or named-anonymous'",
             "--duration, 500ms, --duration must be at least 1s",
             "--format, json, --format must be table or markdown",
             "--format, csv, Invalid value for option '--format'"})

@@ -25,7 +25,7 @@ class LocalEffectsNemesisTest {
         String given = System.getProperty("nemesis.seed");
         long seed = given == null || given.isBlank() ? 5 : NemesisOnEveryStoreTest.seed();
         NemesisSettings settings = new NemesisSettings(seed, Duration.ofSeconds(20), NemesisSettings.DEFAULT_LEASE,
-                true, Sabotage.NONE, true);
+                true, Sabotage.NONE).withLocalEffects();
         System.out.println("nemesis with local effects on postgres: seed " + seed);
         NemesisResult result;
         try (StoreBackend backend = StoreBackends.open("postgres", ProvisioningOptions.defaults())) {

@@ -161,7 +161,8 @@ public record MethodPlan(Method method, String operation, int keyIndex, int cont
         if (!async) {
             return coordinator.execute(call, codec, action);
         }
-        return coordinator.callAsync(call, codec, action).thenApply(IdempotentResult::value).toCompletableFuture();
+        // Not thenApply: a derived stage's cancel would not reach the call, whose action would run anyway.
+        return MethodStage.of(coordinator.callAsync(call, codec, action));
     }
 
     /** One fingerprint entry: a parameter, and the members to read from it one after the other. */

@@ -1,0 +1,27 @@
+package dev.idemlab.lab.nemesis;
+
+/**
+ * Which layer the nemesis's calls go through: the one users adopt decides what the run proves. The
+ * bare coordinator proves the protocol; the {@code @Idempotent} proxy and the HTTP filter prove the
+ * layers on top of it, which map keys, fingerprints, cancels and clients onto the coordinator on their
+ * own and can break what it keeps.
+ */
+public enum Through {
+    /** {@code IdempotencyCoordinator.call} and {@code callAsync}, as the run always sent them. */
+    COORDINATOR("coordinator"),
+    /** An {@code @Idempotent} interface made by {@code Idempotency.proxy}, a synchronous and an asynchronous method. */
+    PROXY("proxy"),
+    /** The demo API's servlet filter over real HTTP on 127.0.0.1, several bearer clients sharing keys. */
+    HTTP("http");
+
+    private final String id;
+
+    Through(String id) {
+        this.id = id;
+    }
+
+    /** The name on the command line: {@code proxy}. */
+    public String id() {
+        return id;
+    }
+}
