@@ -25,6 +25,20 @@ class NemesisCommandTest {
         assertThat(run.err()).contains(message).doesNotContain("Exception");
     }
 
+    @ParameterizedTest(name = "--effects local with {0} is refused naming the rule")
+    @CsvSource(delimiter = '|', value = {
+            "--effects,elsewhere | --effects must be none or local",
+            "--effects,local | --effects local needs --store postgres",
+            "--effects,local,--store,postgres,--through,proxy | --through must be coordinator",
+            "--effects,local,--store,postgres,--sabotage,result-cache | --sabotage must be none"})
+    void localEffectsGoWithPostgresAndTheLibraryAsItIs(String args, String message) {
+        java.util.List<String> all = new java.util.ArrayList<>(java.util.List.of("nemesis"));
+        all.addAll(java.util.List.of(args.split(",")));
+        LabRun run = LabRun.of(all.toArray(String[]::new));
+        assertThat(run.exitCode()).as(run.err()).isEqualTo(2);
+        assertThat(run.err()).contains(message).doesNotContain("Exception");
+    }
+
     @Test
     void aClusterGivenByUrlIsNeverFaulted() {
         LabRun run = LabRun.of("nemesis", "--store", "redis-cluster", "--redis-url", "redis-cluster://127.0.0.1:1");
