@@ -47,7 +47,8 @@ import java.util.Objects;
  *       a record lives under the route's operation, the client ({@link ClientResolver}, by default the
  *       authenticated principal) and the key, so client B sending client A's key runs its own request
  *       and never gets A's stored response. A request that names no client is refused with 401 unless
- *       the route allows anonymous clients.</li>
+ *       the route allows anonymous clients; those share one scope of their own, which no named client
+ *       can enter, whatever its name.</li>
  *   <li><b>Section 2.4, Idempotency Fingerprint.</b> The fingerprint covers method, path and query, the
  *       headers the route names, and the body: canonical JSON (RFC 8785) for a JSON body, the bytes'
  *       SHA-256 otherwise.</li>
@@ -127,14 +128,11 @@ public final class IdempotencyFilter implements Filter {
             refuse(response, 400, Refusal.KEY_INVALID, "Idempotency-Key is invalid", brokenRule, null);
             return;
         }
-        String client = route.clients().clientOf(request);
-        if (client == null || client.isEmpty()) {
-            if (!route.anonymousAllowed()) {
-                refuse(response, 401, "idempotency-client-unknown", "Client not identified",
-                        "idempotency keys are scoped per client, and this request names no client: authenticate", null);
-                return;
-            }
-            client = ClientScope.ANONYMOUS;
+        String operation = scopedOperation(request);
+        if (operation == null) {
+            refuse(response, 401, "idempotency-client-unknown", "Client not identified",
+                    "idempotency keys are scoped per client, and this request names no client: authenticate", null);
+            return;
         }
         byte[] body = CachedBodyRequest.read(request, route.maxBodyBytes());
         if (body == null) {
@@ -142,10 +140,23 @@ public final class IdempotencyFilter implements Filter {
                     "an idempotent request's body must be at most " + route.maxBodyBytes() + " bytes", null);
             return;
         }
-        IdempotentCall call = IdempotentCall.of(ClientScope.operation(route.operation(), client), key,
+        IdempotentCall call = IdempotentCall.of(operation, key,
                 RequestFingerprint.of(request, body, route.fingerprintedHeaders()));
         request.setAttribute(KEY_ATTRIBUTE, key);
         run(call, new CachedBodyRequest(request, body), response, chain);
+    }
+
+    /**
+     * The operation the request's records live under: the route's, scoped to the client the route's
+     * resolver names, or to the anonymous scope, which no named client can share; {@code null} when the
+     * request names no client and the route does not allow anonymous clients.
+     */
+    private String scopedOperation(HttpServletRequest request) {
+        String client = route.clients().clientOf(request);
+        if (client != null && !client.isEmpty()) {
+            return ClientScope.operation(route.operation(), client);
+        }
+        return route.anonymousAllowed() ? ClientScope.anonymousOperation(route.operation()) : null;
     }
 
     private void run(IdempotentCall call, HttpServletRequest request, HttpServletResponse response, FilterChain chain)
