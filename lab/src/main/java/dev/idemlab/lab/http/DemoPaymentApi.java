@@ -25,7 +25,8 @@ import java.util.regex.Pattern;
  *
  * <ul>
  *   <li>{@code POST /orders/{id}/charge} with {@code {"amount": N}}: charges the provider, passing the
- *       client's Idempotency-Key downstream; 201 with {@code {"id","order_id","amount"}} and a Location.
+ *       request's downstream key (derived from the client's scope and Idempotency-Key, see
+ *       {@link IdempotencyFilter#DOWNSTREAM_KEY_ATTRIBUTE}); 201 with {@code {"id","order_id","amount"}} and a Location.
  *       A provider timeout is 504 (not stored by the filter, so a retry charges again).</li>
  *   <li>{@code GET /ledger}: the provider's ledger, every charge it made.</li>
  *   <li>{@code POST /faults} with {@code {"fail_next": n}}: the next n charges time out before charging.</li>
@@ -109,7 +110,9 @@ final class DemoPaymentApi extends HttpServlet {
             problem(response, 400, "amount must be a positive integer in minor units");
             return;
         }
-        String key = (String) request.getAttribute(IdempotencyFilter.KEY_ATTRIBUTE);
+        // The request's downstream key, scoped to the client and the store's key prefix: the client's raw key
+        // would make a provider that deduplicates refuse another client's charge under the same key.
+        String key = (String) request.getAttribute(IdempotencyFilter.DOWNSTREAM_KEY_ATTRIBUTE);
         Charge made;
         try {
             made = provider.charge(charge.group(1), amount.asLong(), key);

@@ -21,8 +21,9 @@ import java.util.Map;
  * {@code POST /v1/charges} as Stripe's API takes it, so that an unmodified Stripe SDK can be pointed at
  * the lab: a form-encoded body ({@code amount}, {@code currency}, {@code metadata[order_id]}), the
  * answer a charge object ({@code id}, {@code object}, {@code amount}, {@code currency}, ...), errors as
- * {@code {"error": {"type": ..., "message": ...}}}. The provider is charged with the client's key passed
- * downstream. Only what the lab's scenarios use is there: no customers, sources or captures.
+ * {@code {"error": {"type": ..., "message": ...}}}. The provider is charged with the request's downstream
+ * key ({@link IdempotencyFilter#DOWNSTREAM_KEY_ATTRIBUTE}: the client's key scoped to the client and the
+ * store's key prefix), never the client's raw key. Only what the lab's scenarios use is there: no customers, sources or captures.
  * Thread-safe.
  */
 final class StripeChargesApi extends HttpServlet {
@@ -65,7 +66,8 @@ final class StripeChargesApi extends HttpServlet {
         String orderId = form.getOrDefault("metadata[order_id]", DEFAULT_ORDER);
         Charge made;
         try {
-            made = provider.charge(orderId, amount, (String) request.getAttribute(IdempotencyFilter.KEY_ATTRIBUTE));
+            made = provider.charge(orderId, amount,
+                    (String) request.getAttribute(IdempotencyFilter.DOWNSTREAM_KEY_ATTRIBUTE));
         } catch (ProviderTimeoutException e) {
             error(response, 500, "api_error", null, "the payment provider timed out: " + e.getMessage());
             return;
