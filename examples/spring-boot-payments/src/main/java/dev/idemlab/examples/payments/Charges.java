@@ -1,5 +1,7 @@
 package dev.idemlab.examples.payments;
 
+import dev.idemlab.idempotency.IdempotencyContext;
+
 /**
  * Charges an order once per client and Idempotency-Key: the service the controller calls. Two
  * implementations, one per {@code payments.idempotency} mode. Implementations are thread-safe.
@@ -18,10 +20,13 @@ public interface Charges {
      *     is refused rather than answered with this client's charge
      * @param request the order and amount
      * @param attempt told whether the charge ran for this request
+     * @param context the call's idempotency context, which the idempotency advice passes in (a caller
+     *     passes {@code null}): its downstream key, scoped like the record and the same on every retry, is
+     *     the key the provider is charged with, never the client's raw key
      * @throws dev.idemlab.idempotency.IdempotencyKeyReuseException when the key was used for another request
      * @throws dev.idemlab.idempotency.IdempotencyInProgressException when a request with the key is in flight
      *     (under {@code idempotency.policy=raise})
      * @throws ProviderException when the provider failed: nothing is stored, a retry charges again
      */
-    Charge charge(String key, String client, ChargeRequest request, ChargeAttempt attempt);
+    Charge charge(String key, String client, ChargeRequest request, ChargeAttempt attempt, IdempotencyContext context);
 }

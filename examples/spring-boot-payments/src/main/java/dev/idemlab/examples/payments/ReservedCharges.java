@@ -1,5 +1,6 @@
 package dev.idemlab.examples.payments;
 
+import dev.idemlab.idempotency.IdempotencyContext;
 import dev.idemlab.idempotency.IdempotencyKey;
 import dev.idemlab.idempotency.Idempotent;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -9,7 +10,7 @@ import org.springframework.stereotype.Service;
  * Charges through the starter's reservation ({@code payments.idempotency=reservation}, the default):
  * the first request with a key reserves it and charges; a retry while it runs waits for its charge
  * ({@code idempotency.policy=wait}) or is refused with 409 ({@code raise}); a later retry replays it.
- * A provider failure releases the key. Thread-safe.
+ * A provider failure releases the key. The provider is charged with the call's downstream key. Thread-safe.
  */
 @Service
 @ConditionalOnProperty(name = "payments.idempotency", havingValue = "reservation", matchIfMissing = true)
@@ -23,7 +24,9 @@ public class ReservedCharges implements Charges {
 
     @Override
     @Idempotent(operation = OPERATION, fingerprint = {"client", "request.orderId", "request.amount"})
-    public Charge charge(@IdempotencyKey String key, String client, ChargeRequest request, ChargeAttempt attempt) {
-        return orders.charge(key, client, request, attempt);
+    public Charge charge(@IdempotencyKey String key, String client, ChargeRequest request, ChargeAttempt attempt,
+                         IdempotencyContext context) {
+        // The advice passes the call's context; without the advice (idempotency.aspect.enabled=false) none.
+        return orders.charge(key, client, request, attempt, context == null ? null : context.downstreamKey());
     }
 }

@@ -3,6 +3,7 @@ package dev.idemlab.examples.payments;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idemlab.idempotency.Fingerprint;
+import dev.idemlab.idempotency.IdempotencyContext;
 import dev.idemlab.idempotency.IdempotencyKeyReuseException;
 import dev.idemlab.idempotency.IdempotentCall;
 import dev.idemlab.idempotency.spi.IdempotencyRecord;
@@ -50,7 +51,8 @@ public class ResultCacheCharges implements Charges {
     }
 
     @Override
-    public Charge charge(String key, String client, ChargeRequest request, ChargeAttempt attempt) {
+    public Charge charge(String key, String client, ChargeRequest request, ChargeAttempt attempt,
+                         IdempotencyContext context) {
         IdempotentCall call = IdempotentCall.of(OPERATION, key, Fingerprint.ofFields(
                 Map.of("client", client, "order_id", request.orderId(), "amount", request.amount())));
         Optional<IdempotencyRecord> cached = store.lookup(call.namespace());
@@ -60,7 +62,8 @@ public class ResultCacheCharges implements Charges {
                 return decode(completed);
             }
         }
-        Charge charge = orders.charge(key, client, request, attempt);
+        // The naive implementation it stands for passes the client's own key on, as it always did.
+        Charge charge = orders.charge(key, client, request, attempt, key);
         Optional<IdempotencyRecord.Completed> first = putIfAbsent(call, encode(charge));
         if (first.isPresent()) {
             requireSameRequest(call, first.get());
