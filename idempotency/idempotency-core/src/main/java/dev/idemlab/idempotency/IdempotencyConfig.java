@@ -16,6 +16,17 @@ public final class IdempotencyConfig {
     public static final InFlightPolicy DEFAULT_POLICY = InFlightPolicy.WAIT;
     /** Longer than the slowest honest attempt. */
     public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
+    /**
+     * The shortest interval at which an owner renews its lease: the stores count leases in whole
+     * milliseconds, and a shorter beat would keep the shared timer busy renewing rather than running.
+     */
+    public static final Duration MIN_HEARTBEAT_INTERVAL = Duration.ofMillis(1);
+    /**
+     * The shortest lease: the derived heartbeat interval, a third of the lease, must be at least
+     * {@link #MIN_HEARTBEAT_INTERVAL}; a shorter lease would derive an interval of zero (or a few
+     * nanoseconds), which no timer can run at.
+     */
+    public static final Duration MIN_LEASE = MIN_HEARTBEAT_INTERVAL.multipliedBy(3);
     /** Longer than a crashed batch job's retry. */
     public static final Duration DEFAULT_TTL = Duration.ofHours(24);
     /** A record shorter-lived than this cannot outlive the request that wrote it. */
@@ -202,8 +213,8 @@ public final class IdempotencyConfig {
         }
 
         /**
-         * How often the owner renews its lease; positive, below half the lease. Default: a third of the
-         * lease. See {@link IdempotencyConfig#heartbeatInterval()} for how many failed renewals a
+         * How often the owner renews its lease; at least {@link IdempotencyConfig#MIN_HEARTBEAT_INTERVAL},
+         * below half the lease. Default: a third of the lease. See {@link IdempotencyConfig#heartbeatInterval()} for how many failed renewals a
          * lease survives.
          */
         public Builder heartbeatInterval(Duration heartbeatInterval) {
@@ -222,7 +233,10 @@ public final class IdempotencyConfig {
             return this;
         }
 
-        /** How long a reservation protects the key; positive, shorter than the ttl. */
+        /**
+         * How long a reservation protects the key; at least {@link IdempotencyConfig#MIN_LEASE} (so that the
+         * heartbeat, at a third of it, has an interval to run at), shorter than the ttl.
+         */
         public Builder lease(Duration lease) {
             this.lease = Objects.requireNonNull(lease, "lease");
             return this;
@@ -262,25 +276,13 @@ public final class IdempotencyConfig {
          * @throws InvalidIdempotencyConfigException naming the rule a value breaks
          */
         public IdempotencyConfig build() {
-            requirePositive("lease", lease);
-            if (ttl.compareTo(MIN_TTL) < 0 || ttl.compareTo(MAX_TTL) > 0) {
-                throw new InvalidIdempotencyConfigException("ttl", ttl,
-                        "ttl must be between " + MIN_TTL + " and " + MAX_TTL);
-            }
-            if (lease.compareTo(ttl) >= 0) {
-                throw new InvalidIdempotencyConfigException("lease", lease,
-                        "lease must be shorter than ttl (" + ttl + ")");
-            }
+            requireLeaseAndTtl();
             if (waitTimeout != null) {
                 requirePositive("waitTimeout", waitTimeout);
                 requireAtMost("waitTimeout", waitTimeout, MAX_WAIT);
             }
             if (heartbeatInterval != null) {
-                requirePositive("heartbeatInterval", heartbeatInterval);
-                if (heartbeatInterval.multipliedBy(2).compareTo(lease) >= 0) {
-                    throw new InvalidIdempotencyConfigException("heartbeatInterval", heartbeatInterval,
-                            "heartbeatInterval must be below half the lease (" + lease + ")");
-                }
+                requireHeartbeatInterval();
             }
             if (storePatience.isNegative()) {
                 throw new InvalidIdempotencyConfigException("storePatience", storePatience,
@@ -300,6 +302,36 @@ public final class IdempotencyConfig {
                         "maxPollInterval must not be shorter than minPollInterval (" + minPollInterval + ")");
             }
             return new IdempotencyConfig(this);
+        }
+
+        private void requireLeaseAndTtl() {
+            requirePositive("lease", lease);
+            if (lease.compareTo(MIN_LEASE) < 0) {
+                throw new InvalidIdempotencyConfigException("lease", lease, "lease must be at least " + MIN_LEASE
+                        + ", so that the heartbeat renewing it at a third of the lease runs at an interval of at least "
+                        + MIN_HEARTBEAT_INTERVAL);
+            }
+            if (ttl.compareTo(MIN_TTL) < 0 || ttl.compareTo(MAX_TTL) > 0) {
+                throw new InvalidIdempotencyConfigException("ttl", ttl,
+                        "ttl must be between " + MIN_TTL + " and " + MAX_TTL);
+            }
+            if (lease.compareTo(ttl) >= 0) {
+                throw new InvalidIdempotencyConfigException("lease", lease,
+                        "lease must be shorter than ttl (" + ttl + ")");
+            }
+        }
+
+        private void requireHeartbeatInterval() {
+            requirePositive("heartbeatInterval", heartbeatInterval);
+            if (heartbeatInterval.compareTo(MIN_HEARTBEAT_INTERVAL) < 0) {
+                throw new InvalidIdempotencyConfigException("heartbeatInterval", heartbeatInterval,
+                        "heartbeatInterval must be at least " + MIN_HEARTBEAT_INTERVAL
+                                + ": the stores count leases in whole milliseconds");
+            }
+            if (heartbeatInterval.multipliedBy(2).compareTo(lease) >= 0) {
+                throw new InvalidIdempotencyConfigException("heartbeatInterval", heartbeatInterval,
+                        "heartbeatInterval must be below half the lease (" + lease + ")");
+            }
         }
 
         private static void requireAtMost(String setting, Duration value, Duration ceiling) {

@@ -14,13 +14,23 @@ package dev.idemlab.idempotency;
  * failed and released it: whatever an action keeps for a retry to pick up (a workflow's recovery
  * points) belongs to the key and the fingerprint together, never to the key alone.
  *
+ * <p>The downstream key's rule: {@code idem_} followed by the first 40 hex characters of the SHA-256
+ * of the record's name in the store, {@code prefix{operation:key}} (the store's
+ * {@link dev.idemlab.idempotency.spi.IdempotencyStore#keyPrefix() key prefix}, then the namespace in
+ * braces, UTF-8). It is derived from everything that scopes the record and nothing else: two tenants
+ * (store key prefixes) or two clients (the HTTP filter puts the client's scope into the operation)
+ * that send the same key get different downstream keys, never one that a provider would deduplicate
+ * or refuse as the other's; and a retry, in this process or another with the same configuration,
+ * gets the same one. Pass it, never the client's raw key, to a provider.
+ *
  * <p>Immutable and thread-safe.
  *
  * @param operation the call's operation
  * @param key the client's idempotency key, or {@code null} when none was given
  * @param fence the reservation's fencing number, or {@link #NO_FENCE} when the action runs without a
  *     reservation (no key, or the store failed and the coordinator failed open)
- * @param downstreamKey a key derived from operation and key for the provider, or {@code null} without a key
+ * @param downstreamKey a key for the provider derived from the store's key prefix, the operation and the
+ *     key (the rule above), or {@code null} without a key
  * @param fingerprint the request's fingerprint as {@link Fingerprint#hex()} gives it, or {@code null} for a
  *     context built without one
  */

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.idemlab.idempotency.IdempotencyConfig;
-import dev.idemlab.idempotency.servlet.IdempotencyFilter;
 import dev.idemlab.provider.Charge;
 import dev.idemlab.provider.PaymentProvider;
 import dev.idemlab.provider.ProviderException;
@@ -25,9 +24,10 @@ import java.util.regex.Pattern;
  *
  * <ul>
  *   <li>{@code POST /orders/{id}/charge} with {@code {"amount": N}}: charges the provider, passing the
- *       client's Idempotency-Key downstream; 201 with {@code {"id","order_id","amount"}} and a Location.
+ *       request's downstream key ({@link RequestKeys}); 201 with {@code {"id","order_id","amount"}} and a Location.
  *       A provider timeout is 504 (not stored by the filter, so a retry charges again).</li>
- *   <li>{@code GET /ledger}: the provider's ledger, every charge it made.</li>
+ *   <li>{@code GET /ledger}: the provider's ledger, every charge it made, with the key it was passed and
+ *       the request's Idempotency-Key that key was derived from ({@code request_key}).</li>
  *   <li>{@code POST /faults} with {@code {"fail_next": n}}: the next n charges time out before charging.</li>
  *   <li>{@code GET /docs/idempotency}: the rules the idempotency filter follows.</li>
  * </ul>
@@ -78,11 +78,13 @@ final class DemoPaymentApi extends HttpServlet {
 
     private final transient PaymentProvider provider;
     private final transient IntConsumer failNext;
+    private final transient RequestKeys requestKeys;
     private final String docs;
 
-    DemoPaymentApi(PaymentProvider provider, IntConsumer failNext, String docs) {
+    DemoPaymentApi(PaymentProvider provider, IntConsumer failNext, String docs, RequestKeys requestKeys) {
         this.provider = provider;
         this.failNext = failNext;
+        this.requestKeys = requestKeys;
         this.docs = docs;
     }
 
@@ -109,7 +111,7 @@ final class DemoPaymentApi extends HttpServlet {
             problem(response, 400, "amount must be a positive integer in minor units");
             return;
         }
-        String key = (String) request.getAttribute(IdempotencyFilter.KEY_ATTRIBUTE);
+        String key = requestKeys.downstreamKeyOf(request);
         Charge made;
         try {
             made = provider.charge(charge.group(1), amount.asLong(), key);
@@ -130,7 +132,7 @@ final class DemoPaymentApi extends HttpServlet {
         switch (request.getRequestURI()) {
             case "/ledger" -> {
                 ArrayNode ledger = JSON.createArrayNode();
-                provider.ledger().forEach(each -> ledger.add(chargeJson(each).put("idempotency_key", each.idempotencyKey())));
+                provider.ledger().forEach(each -> ledger.add(ledgerEntry(each, requestKeys)));
                 write(response, "application/json", JSON.writeValueAsString(ledger));
             }
             case "/docs/idempotency" -> write(response, "text/plain;charset=utf-8", docs);
@@ -151,6 +153,20 @@ final class DemoPaymentApi extends HttpServlet {
         }
         failNext.accept(count.asInt());
         response.setStatus(204);
+    }
+
+    /**
+     * A charge as {@code GET /ledger} lists it: the key the provider was passed ({@code idempotency_key})
+     * and, where that key was derived from a request's Idempotency-Key, the request's key
+     * ({@code request_key}), so that a black-box check can count the charges its key made.
+     */
+    private static ObjectNode ledgerEntry(Charge charge, RequestKeys requestKeys) {
+        ObjectNode json = chargeJson(charge).put("idempotency_key", charge.idempotencyKey());
+        String requestKey = requestKeys.requestKeyOf(charge.idempotencyKey());
+        if (requestKey != null) {
+            json.put("request_key", requestKey);
+        }
+        return json;
     }
 
     private static ObjectNode chargeJson(Charge charge) {

@@ -128,9 +128,10 @@ public final class DemoServer implements AutoCloseable {
             context.addFilter(new FilterHolder(new IdempotencyFilter(route)), "/orders/*", requests);
             context.addFilter(new FilterHolder(new IdempotencyFilter(stripe)), StripeChargesApi.PATH, requests);
         }
-        context.addServlet(new ServletHolder(new StripeChargesApi(provider)), StripeChargesApi.PATH);
+        RequestKeys requestKeys = new RequestKeys();
+        context.addServlet(new ServletHolder(new StripeChargesApi(provider, requestKeys)), StripeChargesApi.PATH);
         context.addServlet(new ServletHolder(new DemoPaymentApi(provider, failNext,
-                DemoPaymentApi.docs(coordinator.config(), guarded))), "/*");
+                DemoPaymentApi.docs(coordinator.config(), guarded), requestKeys)), "/*");
         server.setHandler(context);
         try {
             server.start();

@@ -2,7 +2,6 @@ package dev.idemlab.lab.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.idemlab.idempotency.servlet.IdempotencyFilter;
 import dev.idemlab.provider.Charge;
 import dev.idemlab.provider.PaymentProvider;
 import dev.idemlab.provider.ProviderException;
@@ -21,8 +20,9 @@ import java.util.Map;
  * {@code POST /v1/charges} as Stripe's API takes it, so that an unmodified Stripe SDK can be pointed at
  * the lab: a form-encoded body ({@code amount}, {@code currency}, {@code metadata[order_id]}), the
  * answer a charge object ({@code id}, {@code object}, {@code amount}, {@code currency}, ...), errors as
- * {@code {"error": {"type": ..., "message": ...}}}. The provider is charged with the client's key passed
- * downstream. Only what the lab's scenarios use is there: no customers, sources or captures.
+ * {@code {"error": {"type": ..., "message": ...}}}. The provider is charged with the request's downstream
+ * key ({@link RequestKeys}: the client's key scoped to the client and the store's key prefix), never the
+ * client's raw key. Only what the lab's scenarios use is there: no customers, sources or captures.
  * Thread-safe.
  */
 final class StripeChargesApi extends HttpServlet {
@@ -35,9 +35,11 @@ final class StripeChargesApi extends HttpServlet {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final transient PaymentProvider provider;
+    private final transient RequestKeys requestKeys;
 
-    StripeChargesApi(PaymentProvider provider) {
+    StripeChargesApi(PaymentProvider provider, RequestKeys requestKeys) {
         this.provider = provider;
+        this.requestKeys = requestKeys;
     }
 
     @Override
@@ -65,7 +67,7 @@ final class StripeChargesApi extends HttpServlet {
         String orderId = form.getOrDefault("metadata[order_id]", DEFAULT_ORDER);
         Charge made;
         try {
-            made = provider.charge(orderId, amount, (String) request.getAttribute(IdempotencyFilter.KEY_ATTRIBUTE));
+            made = provider.charge(orderId, amount, requestKeys.downstreamKeyOf(request));
         } catch (ProviderTimeoutException e) {
             error(response, 500, "api_error", null, "the payment provider timed out: " + e.getMessage());
             return;

@@ -12,8 +12,10 @@ import java.util.Map;
 /**
  * Lays a load run's {@link ChargeHistory} against the provider's ledger, the ground truth: how many
  * keys were charged, how many charges went beyond one per key, and which responses the ledger
- * contradicts. Keys come from {@link Charge#idempotencyKey()}, charge numbers from the provider's
- * {@code ch_N} ids.
+ * contradicts. Keys come from {@link Charge#idempotencyKey()} or, where the provider was passed a key
+ * derived from the load's (the demo API behind the HTTP filter passes the request's downstream key),
+ * from the charge's order id, which names the load's key as well; charge numbers come from the
+ * provider's {@code ch_N} ids.
  *
  * <p>Stateless and thread-safe. Memory: one int per charge while it checks.
  */
@@ -36,7 +38,7 @@ public final class HistoryChecker {
         int[] chargedKeys = new int[ledger.size()];
         int attributed = 0;
         for (Charge charge : ledger) {
-            int key = LoadKeys.index(charge.idempotencyKey());
+            int key = keyOf(charge);
             if (key >= 0 && LoadKeys.chargeNumber(charge.id()) >= 0) {
                 chargedKeys[attributed++] = key;
             }
@@ -70,10 +72,16 @@ public final class HistoryChecker {
         for (Charge charge : ledger) {
             int number = LoadKeys.chargeNumber(charge.id());
             if (number >= 0) {
-                keyOfCharge[number] = LoadKeys.index(charge.idempotencyKey());
+                keyOfCharge[number] = keyOf(charge);
             }
         }
         return keyOfCharge;
+    }
+
+    /** The load's key index {@code charge} was made for, or -1. */
+    private static int keyOf(Charge charge) {
+        int key = LoadKeys.index(charge.idempotencyKey());
+        return key >= 0 ? key : LoadKeys.indexOfOrder(charge.orderId());
     }
 
     private static int distinct(int[] values, int length) {

@@ -366,7 +366,7 @@ public final class Probe {
         long raw = 0;
         long value = 0;
         for (JsonNode charge : ledger.get()) {
-            String passed = charge.path("idempotency_key").asText(null);
+            String passed = ProbeClient.requestKey(charge);
             raw += quoted(key).equals(passed) ? 1 : 0;
             value += key.equals(passed) ? 1 : 0;
         }

@@ -104,12 +104,23 @@ final class ProbeClient {
         long count = 0;
         String quoted = "\"" + key + "\"";
         for (JsonNode charge : ledger) {
-            String passed = charge.path("idempotency_key").asText(null);
+            String passed = requestKey(charge);
             if (key.equals(passed) || quoted.equals(passed)) {
                 count++;
             }
         }
         return count;
+    }
+
+    /**
+     * The request key a ledger entry was charged for: its {@code request_key}, where the server passed the
+     * provider a key derived from the request's (scoped to the client, as it should be) and says which;
+     * else the key the provider was passed, {@code idempotency_key}.
+     */
+    static String requestKey(JsonNode charge) {
+        JsonNode requestKey = charge.get("request_key");
+        return requestKey != null && requestKey.isTextual() ? requestKey.asText()
+                : charge.path("idempotency_key").asText(null);
     }
 
     /** Asks the server ({@code POST /faults}) to fail its next charge; false when it offers no such hook. */

@@ -56,21 +56,22 @@ class ProbeCommandTest {
         return LabRun.of(args);
     }
 
-    /** The keys the server passed to its provider, from its {@code GET /ledger}. */
+    /** The request keys the server charged its provider for, from its {@code GET /ledger}. */
     private static List<String> keysCharged(DemoServer server) throws Exception {
         var ledger = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
                 server.uri().resolve("/ledger")).header("Authorization", "Bearer client-a").GET().build(),
                 java.net.http.HttpResponse.BodyHandlers.ofString());
         List<String> keys = new java.util.ArrayList<>();
         new com.fasterxml.jackson.databind.ObjectMapper().readTree(ledger.body()).forEach(charge -> {
-            if (charge.path("idempotency_key").isTextual()) {
-                keys.add(charge.get("idempotency_key").asText());
+            // The request's key a charge was made for: the key the provider got is derived from it.
+            if (charge.path("request_key").isTextual()) {
+                keys.add(charge.get("request_key").asText());
             }
         });
         return keys;
     }
 
-    /** The lengths of the keys the server passed to its provider. */
+    /** The lengths of the request keys the server charged its provider for. */
     private static java.util.Set<Integer> keyLengthsCharged(DemoServer server) throws Exception {
         return keysCharged(server).stream().map(String::length).collect(java.util.stream.Collectors.toCollection(
                 java.util.TreeSet::new));

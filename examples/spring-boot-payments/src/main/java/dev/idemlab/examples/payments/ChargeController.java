@@ -46,8 +46,7 @@ public class ChargeController {
                     "amount must be a positive whole number of minor units, e.g. {\"amount\": 500}");
         }
         ChargeAttempt attempt = new ChargeAttempt();
-        Charge charge = charges.charge(key, client(http), new ChargeRequest(orderId, body.amount()), attempt,
-                null);
+        Charge charge = charges.charge(key, client(http), new ChargeRequest(orderId, body.amount()), attempt, null);
         ResponseEntity.BodyBuilder created = ResponseEntity.status(HttpStatus.CREATED);
         if (attempt.replayed()) {
             created.header(REPLAYED, "true");

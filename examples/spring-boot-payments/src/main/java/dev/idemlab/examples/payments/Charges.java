@@ -20,8 +20,9 @@ public interface Charges {
      *     is refused rather than answered with this client's charge
      * @param request the order and amount
      * @param attempt told whether the charge ran for this request
-     * @param context the call's context, filled in by the {@code @Idempotent} advice (callers pass
-     *     {@code null}): its downstream key is what the provider deduplicates on
+     * @param context the call's idempotency context, which the idempotency advice passes in (a caller
+     *     passes {@code null}): its downstream key, scoped like the record and the same on every retry, is
+     *     the key the provider is charged with, never the client's raw key
      * @throws dev.idemlab.idempotency.IdempotencyKeyReuseException when the key was used for another request
      * @throws dev.idemlab.idempotency.IdempotencyInProgressException when a request with the key is in flight
      *     (under {@code idempotency.policy=raise})

@@ -15,7 +15,8 @@ import java.util.Map;
 
 /**
  * The payment provider over HTTP ({@code payments.provider-url}): {@code POST /charges} with the order,
- * the amount and the client's Idempotency-Key passed on, {@code GET /ledger} and {@code POST /faults}.
+ * the amount and the call's downstream key (never the client's raw Idempotency-Key), {@code GET /ledger} and
+ * {@code POST /faults}.
  * Thread-safe.
  */
 @Component

@@ -17,14 +17,21 @@ import org.springframework.web.bind.annotation.RestController;
 public class ProviderRoutes {
 
     private final ProviderClient provider;
+    private final ChargeKeys chargeKeys;
 
-    ProviderRoutes(ProviderClient provider) {
+    ProviderRoutes(ProviderClient provider, ChargeKeys chargeKeys) {
         this.provider = provider;
+        this.chargeKeys = chargeKeys;
     }
 
+    /** The provider's ledger, each charge with the client key its downstream key came from ({@link ChargeKeys}). */
     @GetMapping(path = "/ledger", produces = MediaType.APPLICATION_JSON_VALUE)
     ResponseEntity<String> ledger() {
-        return passOn(provider.ledger());
+        ResponseEntity<String> answer = provider.ledger();
+        return passOn(answer.getStatusCode().is2xxSuccessful()
+                ? ResponseEntity.status(answer.getStatusCode()).headers(answer.getHeaders())
+                        .body(chargeKeys.annotate(answer.getBody()))
+                : answer);
     }
 
     @PostMapping(path = "/faults", consumes = MediaType.APPLICATION_JSON_VALUE)

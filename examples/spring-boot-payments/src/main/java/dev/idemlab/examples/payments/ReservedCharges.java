@@ -33,6 +33,7 @@ public class ReservedCharges implements Charges {
     @Idempotent(operation = OPERATION, fingerprint = {"client", "request.orderId", "request.amount"})
     public Charge charge(@IdempotencyKey String key, String client, ChargeRequest request, ChargeAttempt attempt,
                          IdempotencyContext context) {
-        return orders.charge(key, client, request, attempt, context.downstreamKey());
+        // The advice passes the call's context; without the advice (idempotency.aspect.enabled=false) none.
+        return orders.charge(key, client, request, attempt, context == null ? null : context.downstreamKey());
     }
 }

@@ -45,6 +45,7 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
     private final IdempotencyStore store;
     private final IdempotencyConfig config;
     private final StoreDescription storeDescription;
+    private final DownstreamKeys downstreamKeys;
     private final CompletionNotifications notifications;
     private final InFlightWait inFlightWait;
     private final CoordinatorCounters counters;
@@ -64,6 +65,7 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
         this.store = store;
         this.config = config;
         this.storeDescription = store.describe();
+        this.downstreamKeys = new DownstreamKeys(store.keyPrefix());
         this.counters = new CoordinatorCounters(meterRegistry == null
                 ? CoordinatorCounters.Sink.NONE
                 : new MicrometerMeters(meterRegistry, storeDescription.name()));
@@ -276,7 +278,7 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
         if (action instanceof IdempotentAction) {
             return null;
         }
-        return new IdempotencyContext(call.operation(), call.key(), fence, DownstreamKeys.of(namespace),
+        return new IdempotencyContext(call.operation(), call.key(), fence, downstreamKeys.of(namespace),
                 call.fingerprint().hex());
     }
 

@@ -73,6 +73,11 @@ public abstract class ForwardingIdempotencyStore implements IdempotencyStore, Co
     }
 
     @Override
+    public String keyPrefix() {
+        return delegate.keyPrefix();
+    }
+
+    @Override
     public void close() {
         delegate.close();
     }

@@ -62,6 +62,19 @@ public interface IdempotencyStore extends AutoCloseable {
     /** Name, server version and address, for outputs. */
     StoreDescription describe();
 
+    /**
+     * The prefix this store puts in front of every namespace it names a record by
+     * ({@link StoreKeys#of}), which keeps apart tenants (services, environments) that share one server.
+     * The coordinator derives each call's downstream key from the prefix and the namespace together, so
+     * two tenants' identical keys, kept apart here, never meet at a provider either. It must not change
+     * while the store is open.
+     *
+     * @return the prefix, without braces; the empty string (the default) for a store without one
+     */
+    default String keyPrefix() {
+        return "";
+    }
+
     /** Releases client resources (connections, pools). Does not stop any server. */
     @Override
     default void close() { }

@@ -1,5 +1,6 @@
 package dev.idemlab.idempotency.servlet;
 
+import dev.idemlab.idempotency.IdempotencyContext;
 import dev.idemlab.idempotency.IdempotencyException;
 import dev.idemlab.idempotency.IdempotencyInProgressException;
 import dev.idemlab.idempotency.IdempotencyKeyReuseException;
@@ -47,7 +48,9 @@ import java.util.Objects;
  *       a record lives under the route's operation, the client ({@link ClientResolver}, by default the
  *       authenticated principal) and the key, so client B sending client A's key runs its own request
  *       and never gets A's stored response. A request that names no client is refused with 401 unless
- *       the route allows anonymous clients.</li>
+ *       the route allows anonymous clients; those share one scope of their own, which no named client
+ *       can enter, whatever its name. The key handed to the application for its provider
+ *       ({@link #DOWNSTREAM_KEY_ATTRIBUTE}) is scoped the same way.</li>
  *   <li><b>Section 2.4, Idempotency Fingerprint.</b> The fingerprint covers method, path and query, the
  *       headers the route names, and the body: canonical JSON (RFC 8785) for a JSON body, the bytes'
  *       SHA-256 otherwise.</li>
@@ -76,10 +79,28 @@ public final class IdempotencyFilter implements Filter {
     /** The header that marks a replayed response. */
     public static final String REPLAYED_HEADER = "Idempotent-Replayed";
     /**
-     * The request attribute under which the application finds the parsed key, to pass downstream
-     * (a provider's own idempotency key, a log line); absent when the request carried none.
+     * The request attribute under which the application finds the client's key as it sent it, for a
+     * log line; absent when the request carried none. It is unique only per client (and per tenant):
+     * never pass it to a provider, pass {@link #DOWNSTREAM_KEY_ATTRIBUTE}.
      */
     public static final String KEY_ATTRIBUTE = "dev.idemlab.idempotency.key";
+    /**
+     * The request attribute under which the application finds the key to pass to its provider (a
+     * payment provider's own idempotency key): the {@link IdempotencyContext#downstreamKey() downstream
+     * key} of the request's record, derived from the store's key prefix, the route's operation scoped
+     * to the client, and the client's key (the rule is on {@link IdempotencyContext}). Two clients, or two
+     * tenants, sending the same key get different ones, so neither's charge is refused or answered as the
+     * other's; every retry of a request, in any process, gets the same one. Set while the application
+     * runs for a request with a key (also when the store failed and the filter failed open); absent
+     * otherwise.
+     */
+    public static final String DOWNSTREAM_KEY_ATTRIBUTE = "dev.idemlab.idempotency.downstream-key";
+    /**
+     * The request attribute under which the application finds the whole {@link IdempotencyContext}
+     * (the fencing number too, for a resource that refuses stale holders); set and absent as
+     * {@link #DOWNSTREAM_KEY_ATTRIBUTE} is.
+     */
+    public static final String CONTEXT_ATTRIBUTE = "dev.idemlab.idempotency.context";
 
     private static final Logger LOG = LoggerFactory.getLogger(IdempotencyFilter.class);
     private static final StoredResponseCodec CODEC = new StoredResponseCodec();
@@ -127,14 +148,11 @@ public final class IdempotencyFilter implements Filter {
             refuse(response, 400, Refusal.KEY_INVALID, "Idempotency-Key is invalid", brokenRule, null);
             return;
         }
-        String client = route.clients().clientOf(request);
-        if (client == null || client.isEmpty()) {
-            if (!route.anonymousAllowed()) {
-                refuse(response, 401, "idempotency-client-unknown", "Client not identified",
-                        "idempotency keys are scoped per client, and this request names no client: authenticate", null);
-                return;
-            }
-            client = ClientScope.ANONYMOUS;
+        String operation = scopedOperation(request);
+        if (operation == null) {
+            refuse(response, 401, "idempotency-client-unknown", "Client not identified",
+                    "idempotency keys are scoped per client, and this request names no client: authenticate", null);
+            return;
         }
         byte[] body = CachedBodyRequest.read(request, route.maxBodyBytes());
         if (body == null) {
@@ -142,10 +160,23 @@ public final class IdempotencyFilter implements Filter {
                     "an idempotent request's body must be at most " + route.maxBodyBytes() + " bytes", null);
             return;
         }
-        IdempotentCall call = IdempotentCall.of(ClientScope.operation(route.operation(), client), key,
+        IdempotentCall call = IdempotentCall.of(operation, key,
                 RequestFingerprint.of(request, body, route.fingerprintedHeaders()));
         request.setAttribute(KEY_ATTRIBUTE, key);
         run(call, new CachedBodyRequest(request, body), response, chain);
+    }
+
+    /**
+     * The operation the request's records live under: the route's, scoped to the client the route's
+     * resolver names, or to the anonymous scope, which no named client can share; {@code null} when the
+     * request names no client and the route does not allow anonymous clients.
+     */
+    private String scopedOperation(HttpServletRequest request) {
+        String client = route.clients().clientOf(request);
+        if (client != null && !client.isEmpty()) {
+            return ClientScope.operation(route.operation(), client);
+        }
+        return route.anonymousAllowed() ? ClientScope.anonymousOperation(route.operation()) : null;
     }
 
     private void run(IdempotentCall call, HttpServletRequest request, HttpServletResponse response, FilterChain chain)
@@ -153,7 +184,9 @@ public final class IdempotencyFilter implements Filter {
         ResponseCapture capture = new ResponseCapture(response);
         StoredResponse[] ownResponse = new StoredResponse[1];
         try {
-            IdempotentResult<StoredResponse> result = route.coordinator().call(call, CODEC, () -> {
+            IdempotentResult<StoredResponse> result = route.coordinator().call(call, CODEC, context -> {
+                request.setAttribute(CONTEXT_ATTRIBUTE, context);
+                request.setAttribute(DOWNSTREAM_KEY_ATTRIBUTE, context.downstreamKey());
                 chain.doFilter(request, capture);
                 StoredResponse captured = capture.captured(route.replayedHeaders());
                 if (captured.status() >= 500) {

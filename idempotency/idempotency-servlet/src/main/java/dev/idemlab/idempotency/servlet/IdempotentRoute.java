@@ -27,6 +27,13 @@ public final class IdempotentRoute {
     public static final List<String> DEFAULT_REPLAYED_HEADERS = List.of("Content-Type", "Location");
     /** The largest request body read for the fingerprint; a larger one is refused with 413. */
     public static final int DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+    /**
+     * The largest body limit a route accepts, 1 GiB: the filter holds the whole body in memory to
+     * fingerprint it and reads one byte past the limit to tell an oversized body, so a limit near
+     * {@code Integer.MAX_VALUE} overflows that read and fails every request; and no request whose
+     * retries are worth deduplicating is a gigabyte.
+     */
+    public static final int MAX_BODY_BYTES = 1 << 30;
     /** The status of a key reused with another request: the draft's (section 2.7, Error Scenarios). */
     public static final int DEFAULT_MISMATCH_STATUS = 422;
 
@@ -229,7 +236,7 @@ public final class IdempotentRoute {
             return this;
         }
 
-        /** The largest request body read; positive. Default 1 MiB. */
+        /** The largest request body read; positive, at most {@link #MAX_BODY_BYTES} (1 GiB). Default 1 MiB. */
         public Builder maxBodyBytes(int maxBodyBytes) {
             this.maxBodyBytes = maxBodyBytes;
             return this;
@@ -284,8 +291,10 @@ public final class IdempotentRoute {
                         + "but the draft answers a concurrent request with 409: build the coordinator with "
                         + "InFlightPolicy.RAISE, or opt in to waiting with allowWaiting(true)");
             }
-            if (maxBodyBytes <= 0) {
-                throw new InvalidIdempotencyConfigException("maxBodyBytes", maxBodyBytes, "maxBodyBytes must be positive");
+            if (maxBodyBytes <= 0 || maxBodyBytes > MAX_BODY_BYTES) {
+                throw new InvalidIdempotencyConfigException("maxBodyBytes", maxBodyBytes, "maxBodyBytes must be positive"
+                        + " and at most " + MAX_BODY_BYTES + " (1 GiB): the filter holds the body in memory and reads one"
+                        + " byte past the limit");
             }
             if (mismatchStatus != 422 && mismatchStatus != 400) {
                 throw new InvalidIdempotencyConfigException("mismatchStatus", mismatchStatus, "mismatchStatus must be "

@@ -546,4 +546,16 @@ public abstract class IdempotencyStoreContract {
         assertThat(description.name()).isNotBlank();
         assertThat(description.serverVersion()).isNotBlank();
     }
+
+    /**
+     * The key prefix feeds every downstream key the coordinator derives: it must be there, keep to the
+     * record names' rule (no brace) and stay the same while the store is open, or a retry would pass
+     * the provider another key than its first attempt did.
+     */
+    @Test
+    void namesAStableKeyPrefixWithoutBraces() {
+        String prefix = store().keyPrefix();
+        assertThat(prefix).isNotNull().doesNotContain("{", "}");
+        assertThat(store().keyPrefix()).isEqualTo(prefix);
+    }
 }

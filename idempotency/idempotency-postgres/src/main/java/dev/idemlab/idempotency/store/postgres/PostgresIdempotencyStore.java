@@ -272,6 +272,12 @@ public final class PostgresIdempotencyStore implements IdempotencyStore, Complet
         return new StoreDescription(NAME, version == null ? UNKNOWN_VERSION : version, address);
     }
 
+    /** {@link PostgresStoreConfig#namespacePrefix()}: downstream keys differ where the rows' keys do. */
+    @Override
+    public String keyPrefix() {
+        return config.namespacePrefix();
+    }
+
     /** Closes the pools this store built, if it built them. Does not touch the server or the table. */
     @Override
     public void close() {

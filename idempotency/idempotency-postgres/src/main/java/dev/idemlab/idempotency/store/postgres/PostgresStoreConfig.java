@@ -50,6 +50,10 @@ public final class PostgresStoreConfig {
     // The table name is spliced into SQL, so only plain lower-case identifiers are allowed.
     private static final Pattern TABLE = Pattern.compile("[a-z_][a-z0-9_]{0,50}");
     private static final Duration POOL_TIMEOUT_FLOOR = Duration.ofMillis(250);
+    /** The longest driver timeout: the driver turns its seconds into an int of milliseconds. */
+    private static final long MAX_DRIVER_SECONDS = Integer.MAX_VALUE / 1000;
+    private static final String DRIVER_SECONDS_RULE = "must be a positive whole number of seconds, at most "
+            + MAX_DRIVER_SECONDS + " (the driver counts seconds, and turns them into an int of milliseconds)";
 
     private final String jdbcUrl;
     private final String user;
@@ -295,10 +299,8 @@ public final class PostgresStoreConfig {
             require("namespacePrefix", namespacePrefix, namespacePrefix.length() <= 200, "must be at most 200 characters");
             require("namespacePrefix", namespacePrefix, namespacePrefix.indexOf('{') < 0 && namespacePrefix.indexOf('}') < 0,
                     "must not contain braces (a brace ends the prefix)");
-            require("connectTimeout", connectTimeout, isWholeSeconds(connectTimeout),
-                    "must be a positive whole number of seconds (the driver counts seconds)");
-            require("socketTimeout", socketTimeout, isWholeSeconds(socketTimeout),
-                    "must be a positive whole number of seconds (the driver counts seconds)");
+            require("connectTimeout", connectTimeout, isDriverSeconds(connectTimeout), DRIVER_SECONDS_RULE);
+            require("socketTimeout", socketTimeout, isDriverSeconds(socketTimeout), DRIVER_SECONDS_RULE);
             require("statementTimeout", statementTimeout, statementTimeout.toMillis() >= 1, "must be at least 1 ms");
             require("statementTimeout", statementTimeout, statementTimeout.compareTo(socketTimeout) < 0,
                     "must be shorter than socketTimeout, so that the server cancels a slow statement first");
@@ -307,13 +309,17 @@ public final class PostgresStoreConfig {
             require("renewalPoolSize", renewalPoolSize, renewalPoolSize >= 1, "must be at least 1");
             require("sweepEveryWrites", sweepEveryWrites, sweepEveryWrites >= 0, "must be 0 (never) or positive");
             require("sweepBatch", sweepBatch, sweepBatch >= 1, "must be at least 1");
-            require("circuitCoolDown", circuitCoolDown, !circuitCoolDown.isNegative() && !circuitCoolDown.isZero(),
-                    "must be positive");
+            require("circuitCoolDown", circuitCoolDown, circuitCoolDown.compareTo(Duration.ofMillis(1)) >= 0,
+                    "must be at least 1 ms (the circuit breaker counts whole milliseconds)");
             return new PostgresStoreConfig(this);
         }
 
-        private static boolean isWholeSeconds(Duration d) {
-            return !d.isNegative() && !d.isZero() && d.toMillis() % 1000 == 0;
+        /**
+         * Whether {@code d} is a timeout the driver can hold: whole seconds, which it turns into an int of
+         * milliseconds, so at most {@link #MAX_DRIVER_SECONDS}.
+         */
+        private static boolean isDriverSeconds(Duration d) {
+            return d.getNano() == 0 && d.getSeconds() > 0 && d.getSeconds() <= MAX_DRIVER_SECONDS;
         }
 
         private static void require(String setting, Object value, boolean rule, String message) {

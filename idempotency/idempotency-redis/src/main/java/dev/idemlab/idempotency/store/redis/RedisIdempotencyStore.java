@@ -206,6 +206,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore, Completion
         return known;
     }
 
+    /** {@link RedisStoreConfig#keyPrefix()}: downstream keys differ where the records' keys do. */
+    @Override
+    public String keyPrefix() {
+        return config.keyPrefix();
+    }
+
     /** The configuration this store was created with. */
     public RedisStoreConfig config() {
         return config;

@@ -44,6 +44,8 @@ public final class RedisStoreConfig {
     public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(1);
     /** How long to wait for a TCP connection before the store counts the server as down. */
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(1);
+    private static final Duration MIN_MILLIS = Duration.ofMillis(1);
+    private static final Duration MAX_INT_MILLIS = Duration.ofMillis(Integer.MAX_VALUE);
 
     private final String uri;
     private final String keyPrefix;
@@ -204,13 +206,13 @@ public final class RedisStoreConfig {
             return this;
         }
 
-        /** How long a connection attempt may take; positive. */
-        /** How long calls fail fast after the server was unreachable; positive. */
+        /** How long calls fail fast after the server was unreachable; at least 1 ms. */
         public Builder circuitCoolDown(Duration circuitCoolDown) {
             this.circuitCoolDown = Objects.requireNonNull(circuitCoolDown, "circuitCoolDown");
             return this;
         }
 
+        /** How long a connection attempt may take; 1 ms to {@code Integer.MAX_VALUE} ms. */
         public Builder connectTimeout(Duration connectTimeout) {
             this.connectTimeout = Objects.requireNonNull(connectTimeout, "connectTimeout");
             return this;
@@ -229,7 +231,7 @@ public final class RedisStoreConfig {
          * After each reservation, {@code WAIT replicas timeout} on the connection to the master that
          * holds it; a reservation fewer than {@code replicas} replicas acknowledged within
          * {@code timeout} is a storage error. {@code replicas} 0 turns it off (the default). The
-         * timeout must be positive and shorter than the command timeout.
+         * timeout must be at least 1 ms and shorter than the command timeout.
          */
         public Builder waitForReplicas(int replicas, Duration timeout) {
             this.waitReplicas = replicas;
@@ -251,17 +253,19 @@ public final class RedisStoreConfig {
                 }
             }
             requirePositive("commandTimeout", commandTimeout);
-            requirePositive("connectTimeout", connectTimeout);
-            requirePositive("circuitCoolDown", circuitCoolDown);
+            requireMillisecondTimer("connectTimeout", connectTimeout, "the connection's timer counts whole milliseconds in"
+                    + " an int: under 1 ms it would be no timeout at all, above it overflows");
+            requireMillisecondTimer("circuitCoolDown", circuitCoolDown, "the circuit breaker counts whole milliseconds");
             if (waitReplicas < 0) {
                 throw new InvalidIdempotencyConfigException("waitReplicas", waitReplicas,
                         "waitForReplicas' replicas must be 0 (off) or more");
             }
-            if (waitReplicas > 0 && (waitTimeout.isNegative() || waitTimeout.isZero()
+            if (waitReplicas > 0 && (waitTimeout.compareTo(MIN_MILLIS) < 0
                     || waitTimeout.compareTo(commandTimeout) >= 0)) {
                 throw new InvalidIdempotencyConfigException("waitTimeout", waitTimeout,
-                        "waitForReplicas' timeout must be positive and shorter than the commandTimeout ("
-                                + commandTimeout + "): WAIT blocks the command that carries it");
+                        "waitForReplicas' timeout must be at least 1 ms (WAIT counts whole milliseconds, and 0 waits"
+                                + " forever) and shorter than the commandTimeout (" + commandTimeout
+                                + "): WAIT blocks the command that carries it");
             }
             return new RedisStoreConfig(this, parsed, seeds);
         }
@@ -326,6 +330,17 @@ public final class RedisStoreConfig {
             int at = uri.lastIndexOf('@');
             int scheme = uri.indexOf("://");
             return at > scheme && scheme >= 0 ? uri.substring(0, scheme + 3) + "***" + uri.substring(at) : uri;
+        }
+
+        /**
+         * Requires {@code value} to be a timeout a millisecond timer can hold: at least 1 ms, at most
+         * {@code Integer.MAX_VALUE} ms (about 24 days).
+         */
+        private static void requireMillisecondTimer(String setting, Duration value, String why) {
+            if (value.compareTo(MIN_MILLIS) < 0 || value.compareTo(MAX_INT_MILLIS) > 0) {
+                throw new InvalidIdempotencyConfigException(setting, value, setting + " must be between 1 ms and "
+                        + Integer.MAX_VALUE + " ms: " + why);
+            }
         }
 
         private static void requirePositive(String setting, Duration value) {

@@ -1,0 +1,103 @@
+package dev.idemlab.idempotency.servlet;
+
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Issue 39, defect 4, at the filter: the key an application found to pass to its provider was the
+ * client's raw key, so two clients scoped apart by the filter met at the provider. The filter now hands
+ * the application the request's downstream key ({@link IdempotencyFilter#DOWNSTREAM_KEY_ATTRIBUTE}):
+ * one per client and key, the same on every retry. The application here charges a provider that
+ * deduplicates on that key, as real payment providers do: a key it has seen returns the earlier
+ * charge and makes no new one.
+ */
+class DownstreamKeysAreScopedPerClientTest {
+
+    private static final String PATH = "/orders/o-1/charge";
+    private static final String BODY = "{\"amount\":10}";
+
+    private final DeduplicatingProviderApp app = new DeduplicatingProviderApp();
+    private FilterServer server;
+
+    @BeforeEach
+    void start() throws Exception {
+        server = FilterServer.start(Routes.charge().allowAnonymousClients(true).build(), app);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        server.close();
+    }
+
+    @Test
+    void twoClientsSendingKey0001BothGetTheirChargeMade() throws Exception {
+        HttpResponse<byte[]> a = server.send(server.postRequest(PATH, "client-a", "0001", BODY));
+        HttpResponse<byte[]> b = server.send(server.postRequest(PATH, "client-b", "0001", BODY));
+        HttpResponse<byte[]> anonymous = server.send(server.postRequest(PATH, null, "0001", BODY));
+
+        assertThat(List.of(a.statusCode(), b.statusCode(), anonymous.statusCode())).containsOnly(201);
+        assertThat(app.ledger()).as("one charge per client").hasSize(3);
+        assertThat(app.ledger().keySet()).doesNotContain("0001").allMatch(key -> key.matches("idem_[0-9a-f]{40}"));
+    }
+
+    @Test
+    void aClientsRetryGetsTheSameDownstreamKey() throws Exception {
+        app.failNext = true;
+        HttpResponse<byte[]> failed = server.send(server.postRequest(PATH, "client-a", "0001", BODY));
+        HttpResponse<byte[]> retry = server.send(server.postRequest(PATH, "client-a", "0001", BODY));
+
+        assertThat(failed.statusCode()).as("a 5xx is not stored: the retry runs again").isEqualTo(503);
+        assertThat(retry.statusCode()).isEqualTo(201);
+        assertThat(app.keysSeen).hasSize(2).containsOnly(app.keysSeen.get(0));
+        assertThat(app.ledger()).hasSize(1);
+    }
+
+    /**
+     * Charges a provider that deduplicates on the downstream key the filter hands over: a key it has
+     * seen answers the earlier charge and makes none. Answers 503 once when told to, after it saw the key.
+     */
+    private static final class DeduplicatingProviderApp extends HttpServlet {
+
+        private static final long serialVersionUID = 1L;
+
+        private final Map<String, String> chargesByKey = new LinkedHashMap<>();
+        final List<String> keysSeen = new ArrayList<>();
+        volatile boolean failNext;
+
+        synchronized Map<String, String> ledger() {
+            return new LinkedHashMap<>(chargesByKey);
+        }
+
+        @Override
+        protected void doPost(HttpServletRequest request, HttpServletResponse response) throws IOException {
+            String key = (String) request.getAttribute(IdempotencyFilter.DOWNSTREAM_KEY_ATTRIBUTE);
+            String charge;
+            synchronized (this) {
+                keysSeen.add(key);
+                if (failNext) {
+                    failNext = false;
+                    response.sendError(503, "the provider is down");
+                    return;
+                }
+                charge = chargesByKey.computeIfAbsent(key, k -> "ch_" + (chargesByKey.size() + 1));
+            }
+            response.setStatus(201);
+            response.setContentType("application/json");
+            response.getOutputStream().write(("{\"id\":\"" + charge + "\"}").getBytes(StandardCharsets.UTF_8));
+        }
+    }
+}
