@@ -9,8 +9,12 @@
 # the @Idempotent proxy, the HTTP filter with three bearer clients sharing their keys), each for
 # NEMESIS_THROUGH_DURATION (default DURATION); then on memory the filter with an anonymous client, and
 # the filter with its scoping broken on purpose (--sabotage shared-scope, 30 s), which must be flagged.
+# On postgres, also the local effects (--effects local: each request places an order through a workflow,
+# the orders read back beside the answers), for NEMESIS_THROUGH_DURATION.
+# NEMESIS_LAYERS_ONLY=1 leaves out the runs straight to the coordinator and writes results/nemesis/layers.md
+# instead of README.md, so that the layers can be run again without the long runs.
 # Seeds are fresh and printed; rerun one with: java -jar lab/target/lab.jar nemesis --store S --seed N
-# (and the --through, --clients, --sabotage its row's report names).
+# (and the --through, --clients, --sabotage, --effects its row's report names).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/page.sh
@@ -33,6 +37,11 @@ settings=""
 [[ "${NEMESIS_PARALLEL:-0}" == 1 ]] && settings+="NEMESIS_PARALLEL=1 "
 [[ -n "${NEMESIS_THROUGH+set}" ]] && settings+="NEMESIS_THROUGH='$NEMESIS_THROUGH' "
 [[ -n "${NEMESIS_THROUGH_DURATION:-}" ]] && settings+="NEMESIS_THROUGH_DURATION=$NEMESIS_THROUGH_DURATION "
+layers_only="${NEMESIS_LAYERS_ONLY:-0}"
+[[ "$layers_only" == 0 || "$layers_only" == 1 ]] || { echo "nemesis.sh: NEMESIS_LAYERS_ONLY must be 0 or 1, got '$layers_only'" >&2; exit 2; }
+[[ "$layers_only" == 1 ]] && settings+="NEMESIS_LAYERS_ONLY=1 "
+page="$out/README.md"
+[[ "$layers_only" == 1 ]] && page="$out/layers.md"
 header="$(page_header "${settings}bash scripts/nemesis.sh $duration ${stores[*]}" "${stores[@]}")"
 cp "$jar" "$work/lab.jar"
 jar="$work/lab.jar"
@@ -67,11 +76,16 @@ runs() {
 }
 
 names=()
-runs "$duration" coordinator
+[[ "$layers_only" == 1 ]] || runs "$duration" coordinator
 for layer in "${layers[@]}"; do runs "$through_duration" "$layer"; done
+if [[ ${#layers[@]} -gt 0 && " ${stores[*]} " == *" postgres "* ]]; then
+  names+=(postgres-local-effects)
+  run postgres-local-effects "$through_duration" --store postgres --effects local
+fi
 if [[ " ${layers[*]} " == *" http "* ]]; then
-  names+=(memory-http-anonymous)
+  names+=(memory-http-anonymous memory-http-named-anonymous)
   run memory-http-anonymous "$through_duration" --store memory --through http --clients anonymous
+  run memory-http-named-anonymous "$through_duration" --store memory --through http --clients named-anonymous
   # The double whose scoping is broken on purpose: its violations are the point, its passing a failure.
   run memory-http-shared-scope 30s --store memory --through http --sabotage shared-scope
   if [[ -f "$work/memory-http-shared-scope.status" ]]; then
@@ -85,7 +99,7 @@ fi
 
 status=0
 {
-  echo "# The nemesis, run"
+  if [[ "$layers_only" == 1 ]]; then echo "# The nemesis, through the layers users adopt"; else echo "# The nemesis, run"; fi
   echo
   echo "$header"
   echo
@@ -94,11 +108,15 @@ status=0
   echo "tasks), under WAIT and RAISE, failing open and closed, with actions of random length (some longer"
   echo "than the 3 s lease, some failing before they charge), while the nemesis injects faults one at a"
   echo "time on its own random schedule. The checker reads only the history (every call's send, answer,"
-  echo "outcome and action) and the provider's ledger: at most one charge per key unless a counted"
-  echo "fail-open, a counted lease loss under a fault, or a store promise broken on purpose explains it (and"
-  echo "then the same schedule is run again with the provider deduplicating on the key, where nothing"
-  echo "explains a second charge); every charge a caller got is the ledger's charge of its key; every call"
-  echo "answers within its bound; no cancelled stage runs its action. The seed in each row replays the same"
+  echo "outcome and action) and the provider's ledger: at most one charge per key unless each charge beyond the"
+  echo "first has an event of its own that explains it, no event explaining two (its call's own counted fail-open"
+  echo "under a store error the history shows, never on memory; a takeover of a lease a fault ended, never of a"
+  echo "call that failed open; a record a store promise broken on purpose really lost), and then the same"
+  echo "schedule is run again with the provider deduplicating on the key, where nothing explains a second"
+  echo "charge; every charge a caller got is the ledger's charge of its key and of its own request's amount"
+  echo "(one caller in twelve reuses the key with another amount, and must be refused); fences never repeat;"
+  echo "every call answers within its bound; no cancelled stage runs its action. A violation prints its witness:"
+  echo "each charge of the key and what explains it, or UNEXPLAINED. The seed in each row replays the same"
   echo "workload and fault schedules (the threads' interleaving is the machine's)."
   echo
   echo "A row whose store cell says \"through proxy\" sent the same workload through an \`@Idempotent\` interface"
@@ -111,7 +129,15 @@ status=0
   echo "HTTP an asynchronous caller that cancels gives up its exchange (HTTP has no cancel: the server goes on),"
   echo "and holders in child JVMs are left out (they call the bare coordinator, under another scope). The"
   echo "shared-scope row runs the filter with its scoping broken on purpose (every client in one scope): it"
-  echo "must be flagged, and is counted a failure of this script if it is not."
+  echo "must be flagged, and is counted a failure of this script if it is not. \"named-anonymous\" adds a client"
+  echo "authenticated as a principal named \`anonymous\` beside one without a token: their scopes must stay apart."
+  echo
+  echo "\"local effects\" (PostgreSQL) sent the same workload as workflows of the library's local effects: each request"
+  echo "places an order (\`order_created\` with its recovery point, \`charge_created\` under the step's downstream key,"
+  echo "\`order_paid\`), some callers fail after their order was written, every caller fails closed and the provider"
+  echo "deduplicates on the steps' keys; the orders table is read back beside every answer (an order of the call's"
+  echo "own request, paid by the charge it answered with; no charge paying two orders). Child-JVM holders are"
+  echo "left out there (they charge, they place no order)."
   echo
   echo "Faults, by the names the lab uses everywhere:"
   echo
@@ -154,6 +180,7 @@ status=0
   echo "  memory store's \`clock-jump\` is. The bundled PostgreSQL runs with fsync and synchronous_commit off, and"
   echo "  no fault here crashes it; the lab's Redis Cluster runs without persistence and its failovers are the"
   echo "  planned kind (nothing written is lost)."
-} > "$out/README.md"
-echo "wrote $out/README.md"
+} > "$page.tmp"
+mv "$page.tmp" "$page"
+echo "wrote $page"
 exit "$status"

@@ -12,8 +12,8 @@
 #                                            says which pages come from which commit)
 #
 # The steps whose figures are counts read off the provider's ledger (scenarios, faults, peers,
-# failover, failures, the sweep's table sizes) run first, in three lanes at once; then the nemesis,
-# alone, as its four stores at once fill the machine; then the steps whose figures are times
+# failover, failures, the sweep's table sizes) run first, in three lanes at once; then the nemesis and
+# its layers, alone, as their stores at once fill the machine; then the steps whose figures are times
 # (benchmarks, wake-up, record cost, load, capacity), one at a time, with nothing else of the publish
 # running. The environment's overrides of the scripts (STORES, DURATION, ...) are refused.
 #
@@ -24,8 +24,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# name|command. Durations are the published ones: the nemesis and the sweep run for 10 minutes (the
-# nemesis through the proxy and the HTTP filter 5 minutes more each, and 5 with an anonymous client), and
+# name|command. Durations are the published ones: the nemesis and the sweep run for 10 minutes (then the
+# nemesis through the proxy, the HTTP filter and local effects, 5 minutes each, onto a page of its own), and
 # the benchmarks for 3 x 1 s per measurement, not their scripts' defaults, so that a publish fits in an
 # afternoon on two cores; every page names the command it ran, these settings included.
 steps=(
@@ -35,7 +35,8 @@ steps=(
   "failover|bash scripts/failover.sh"
   "failures|bash scripts/failures.sh"
   "sweep|DURATION=10m bash scripts/sweep.sh"
-  "nemesis|NEMESIS_PARALLEL=1 NEMESIS_THROUGH_DURATION=5m bash scripts/nemesis.sh 10m"
+  "nemesis|NEMESIS_PARALLEL=1 NEMESIS_THROUGH= bash scripts/nemesis.sh 10m"
+  "nemesis-layers|NEMESIS_PARALLEL=1 NEMESIS_LAYERS_ONLY=1 NEMESIS_THROUGH_DURATION=5m bash scripts/nemesis.sh 5m"
   "bench|ITERATIONS=3 ITERATION_TIME=1s bash scripts/bench.sh"
   "wakeup|bash scripts/wakeup.sh"
   "cost|bash scripts/cost.sh"
@@ -46,10 +47,10 @@ steps=(
 # The counted steps, by lane, run at once; then the nemesis alone (its four stores at once fill the
 # machine); every other step is timed and runs alone afterwards.
 lanes=("scenarios faults peers failover" "failures" "sweep")
-alone_first=(nemesis)
+alone_first=(nemesis nemesis-layers)
 # Settings the scripts read from the environment: a publish uses its own, never the caller's.
 overrides=(STORES RATES RATE RECORDS ROUNDS ONLY STALL_ONLY SCENARIOS_ONLY STALL_DURATION ITERATIONS
-  ITERATION_TIME DURABLE NEMESIS_PARALLEL NEMESIS_THROUGH NEMESIS_THROUGH_DURATION DURATION)
+  ITERATION_TIME DURABLE NEMESIS_PARALLEL NEMESIS_THROUGH NEMESIS_THROUGH_DURATION NEMESIS_LAYERS_ONLY DURATION)
 
 usage() {
   echo "usage: bash scripts/publish.sh [--list | --only STEP[,STEP...]]" >&2
