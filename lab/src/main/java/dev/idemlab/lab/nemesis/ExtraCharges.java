@@ -218,26 +218,31 @@ final class ExtraCharges {
      * key free: a clock jump expires the reservations held as it comes (a result outlives it: its ttl is
      * far longer than the jump), a restart from a snapshot loses what was written after the snapshot (the
      * holder's reserve or its complete came between the save and the restart). The taker must run after
-     * the fault began (a restart's effect: after the restart) and have been sent within its reach: a taker
-     * sent in time may still have waited out another fault of the store before its reserve got through.
+     * the fault began (a restart's effect: after the restart) and have been sent within the fault's reach:
+     * a lost reservation leaves the key free until its holder, whose renewals now fail, completes it as it
+     * answers (a lease after the fault at least); a lost result leaves it free for good, which reaches the
+     * retries the workload still sends (two leases after the fault). A taker sent in time may still have
+     * waited out another fault of the store before its reserve got through.
      */
     private static boolean lost(NemesisHistory history, FaultEvent fault, CallRecord holder, CallRecord taker) {
         long lease = history.settings().lease().toNanos();
-        long takenAt = taker.actionStartedAt();
-        long sentAt = taker.sentAt();
         long tick = LeaseLoss.TICK;
         boolean answeredBefore = holder.answered() && holder.answeredAt() < fault.startedAt() - LeaseLoss.BEAT_SLACK;
+        boolean lostWrite;
+        boolean resultLost;
         if (fault.kind() == FaultKind.CLOCK_JUMP) {
-            boolean heldAsItCame = holder.actionStartedAt() <= fault.startedAt() + tick && !answeredBefore;
-            return heldAsItCame && takenAt >= fault.startedAt() - tick && sentAt <= fault.endedAt() + lease;
+            lostWrite = holder.actionStartedAt() <= fault.startedAt() + tick && !answeredBefore;
+            resultLost = false;
+        } else {
+            lostWrite = holder.actionStartedAt() <= fault.endedAt()
+                    && (holder.actionStartedAt() >= fault.startedAt() - tick || !answeredBefore);
+            resultLost = holder.answered() && holder.answeredAt() <= fault.endedAt();
         }
-        boolean wroteSinceSave = holder.actionStartedAt() <= fault.endedAt()
-                && (holder.actionStartedAt() >= fault.startedAt() - tick || !answeredBefore);
-        boolean resultLost = holder.answered() && holder.answeredAt() <= fault.endedAt();
-        // A lost reservation frees the key a lease after it was last renewed; a lost result at once, for
-        // the retries the workload still sends (two leases after a request's first call at most).
-        long reach = fault.endedAt() + (resultLost ? 2 * lease : lease) + StoreFaults.RECOVERY;
-        return wroteSinceSave && takenAt >= fault.endedAt() - tick && sentAt <= reach;
+        long effectFrom = fault.kind() == FaultKind.CLOCK_JUMP ? fault.startedAt() : fault.endedAt();
+        long reach = resultLost ? fault.endedAt() + 2 * lease + StoreFaults.RECOVERY
+                : Math.max(fault.endedAt() + lease + StoreFaults.RECOVERY,
+                        holder.answered() ? holder.answeredAt() : Long.MAX_VALUE);
+        return lostWrite && taker.actionStartedAt() >= effectFrom - tick && taker.sentAt() <= reach;
     }
 
     /**
