@@ -177,9 +177,9 @@ final class ExtraCharges {
         if (failOpen != null) {
             events.add(failOpen);
         }
-        for (int earlier = 0; earlier < i; earlier++) {
-            CallRecord holder = charges.get(earlier).call();
-            if (holder == null || !reserved(holder)) {
+        for (int other = 0; other < charges.size(); other++) {
+            CallRecord holder = charges.get(other).call();
+            if (other == i || holder == null || !reserved(holder) || !reservedBefore(holder, call)) {
                 continue;
             }
             if (!holder.child() && LeaseLoss.lostItsLeaseTo(history, holder, call)) {
@@ -196,6 +196,16 @@ final class ExtraCharges {
             }
         }
         return events;
+    }
+
+    /**
+     * Whether {@code holder} reserved the key before {@code taker}: by their fences where both are known
+     * (a reservation's fence orders it, whenever its action then began on a busy machine), else by when
+     * their actions began.
+     */
+    private static boolean reservedBefore(CallRecord holder, CallRecord taker) {
+        return holder.fence() > 0 && taker.fence() > 0 ? holder.fence() < taker.fence()
+                : holder.actionStartedAt() < taker.actionStartedAt();
     }
 
     /** The call's own fail-open, where the history shows a store error behind it; {@code null} otherwise. */
@@ -230,11 +240,12 @@ final class ExtraCharges {
         boolean answeredBefore = holder.answered() && holder.answeredAt() < fault.startedAt() - LeaseLoss.BEAT_SLACK;
         boolean lostWrite;
         boolean resultLost;
+        // The reserve landed between the call's send and its action's start: the history knows no closer.
         if (fault.kind() == FaultKind.CLOCK_JUMP) {
-            lostWrite = holder.actionStartedAt() <= fault.startedAt() + tick && !answeredBefore;
+            lostWrite = holder.sentAt() <= fault.startedAt() + tick && !answeredBefore;
             resultLost = false;
         } else {
-            lostWrite = holder.actionStartedAt() <= fault.endedAt()
+            lostWrite = holder.sentAt() <= fault.endedAt()
                     && (holder.actionStartedAt() >= fault.startedAt() - tick || !answeredBefore);
             resultLost = holder.answered() && holder.answeredAt() <= fault.endedAt();
         }
