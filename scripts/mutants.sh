@@ -225,7 +225,8 @@ for entry in "${plan[@]}"; do
     violations="$(grep -m1 -oE '^violations: [0-9]+' "$log.out" | grep -oE '[0-9]+' || true)"
     after="$(grep -m1 -oE '^violations: [0-9]+, the first shown by [0-9.]+ s' "$log.out" | grep -oE '[0-9.]+ s$' || true)"
     rules="$(sed -n '/^violations: [1-9]/,/^same schedule/p' "$log.out" | grep -oE '^  [a-z][a-z-]+ key [0-9]+' \
-      | awk '{ print $1 }' | sort | uniq -c | sort -rn | awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $1 }')"
+      | awk '{ print $1 }' | sort | uniq -c | sort -rn | awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $1 }' \
+      || true)"
     note=""
     if [[ $rc == 1 && "${violations:-0}" -gt 0 ]]; then
       verdict=caught
@@ -233,7 +234,7 @@ for entry in "${plan[@]}"; do
       verdict=missed
     else
       verdict="not run"
-      note="exit $rc: $(grep -v '^nemesis: ' "$log.err" | tail -n 1 | tr '\t|' '  ')"
+      note="exit $rc: $( (grep -v '^nemesis: ' "$log.err" || true) | tail -n 1 | tr '\t|' '  ')"
     fi
     if [[ "$id" == none && "$verdict" != missed ]]; then
       status=1
