@@ -59,7 +59,9 @@ status=0
   echo "then the same schedule is run again with the provider deduplicating on the key, where nothing"
   echo "explains a second charge); every charge a caller got is the ledger's charge of its key; every call"
   echo "answers within its bound; no cancelled stage runs its action. The seed in each row replays the same"
-  echo "workload and fault schedules (the threads' interleaving is the machine's)."
+  echo "workload and fault schedules (the threads' interleaving is the machine's). What the checker catches"
+  echo "is measured apart, on deliberate double-charge bugs run under the same nemesis: [mutants.md](mutants.md)"
+  echo "(\`bash scripts/mutants.sh\`)."
   echo
   echo "Faults, by the names the lab uses everywhere:"
   echo
