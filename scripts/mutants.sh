@@ -205,7 +205,7 @@ for entry in "${plan[@]}"; do
     if [[ "${built[$id]}" != ok ]]; then
       echo "mutant $id: not built: ${built[$id]}" >&2
       for seed in "${seed_values[@]}"; do
-        n=$((n + 1)); printf '%s\t%s\t%s\tnot built\t\t\t%s\n' "$id" "$store" "$seed" "${built[$id]}" >> "$results"
+        n=$((n + 1)); printf '%s\t%s\t%s\tnot built\t\t\t%s\t\n' "$id" "$store" "$seed" "${built[$id]}" >> "$results"
       done
       status=1
       continue
@@ -227,21 +227,40 @@ for entry in "${plan[@]}"; do
     rules="$(sed -n '/^violations: [1-9]/,/^same schedule/p' "$log.out" | grep -oE '^  [a-z][a-z-]+ key [0-9]+' \
       | awk '{ print $1 }' | sort | uniq -c | sort -rn | awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $1 }' \
       || true)"
+    # The keys the first pass flags, each with when its unexplained charge began (empty for other rules).
+    awk '/^violations: [1-9]/ { p = 1; next } /^same schedule/ { p = 0 } !p { next }
+      /^  [a-z][a-z-]+ key [0-9]+/ { if (k != "") print k "\t" t; k = $3; sub(/:$/, "", k); t = ""; next }
+      /UNEXPLAINED/ && t == "" && match($0, /action at [0-9.]+ s/) { t = substr($0, RSTART + 10, RLENGTH - 12) }
+      END { if (k != "") print k "\t" t }' "$log.out" > "$log.keys"
+    [[ "$id" == none ]] && cp "$log.keys" "$work/control-$store-$seed.keys"
+    # Beside a control run of the same store and seed (the same workload, key for key): the violations on
+    # keys the tree without a patch did not flag, and when the first of them began; "none" when every
+    # key the mutant's run flags was flagged there too.
+    beyond=""
+    if [[ "$id" != none && $rc == 1 && -f "$work/control-$store-$seed.keys" ]]; then
+      beyond="$(awk -F'\t' 'FILENAME == ARGV[1] { flagged[$1] = 1; next }
+        !($1 in flagged) { n++; if ($2 != "" && (best == "" || $2 + 0 < best + 0)) best = $2 }
+        END { print (n == 0 ? "none" : (best == "" ? "?" : best)) }' "$work/control-$store-$seed.keys" "$log.keys")"
+    fi
     note=""
-    if [[ $rc == 1 && "${violations:-0}" -gt 0 ]]; then
+    if [[ $rc == 1 && "${violations:-0}" -gt 0 && "$beyond" == none ]]; then
+      verdict="control's only"
+      note="every key it flags was flagged without the patch too"
+    elif [[ $rc == 1 && "${violations:-0}" -gt 0 ]]; then
       verdict=caught
     elif [[ $rc == 0 ]]; then
       verdict=missed
     else
       verdict="not run"
-      note="exit $rc: $( (grep -v '^nemesis: ' "$log.err" || true) | tail -n 1 | tr '\t|' '  ')"
+      note="exit $rc: $( (grep -v '^nemesis: ' "$log.err" || true) | head -n 1 | tr '\t|' '  ')"
     fi
     if [[ "$id" == none && "$verdict" != missed ]]; then
       status=1
       note="the tree without a patch: ${note:-a violation}"
     fi
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$store" "$seed" "$verdict" "${after% s}" "$rules" "$note" >> "$results"
-    echo "[$n/$total] $id on $store, seed $seed: $verdict${after:+ after $after}${rules:+ ($rules)}${note:+; $note} ($((SECONDS - started)) s)"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$store" "$seed" "$verdict" "${after% s}" "$rules" "$note" \
+      "$beyond" >> "$results"
+    echo "[$n/$total] $id on $store, seed $seed: $verdict${after:+ after $after}${beyond:+ (beyond the control: $beyond)}${rules:+ ($rules)}${note:+; $note} ($((SECONDS - started)) s)"
   done
 done
 
@@ -263,26 +282,34 @@ bug_of() { rows | awk -F'\t' -v id="$1" '$1 == id { print $4 }'; }
   echo "second charge began), from the report's \"the first shown by\" line. The target: every mutant caught"
   echo "within two minutes per store, on every seed. A missed mutant means the workload, the faults or the"
   echo "checker need more, not that the mutant is unfair."
+  if [[ $control == 1 ]]; then
+    echo
+    echo "The control (\`none\`) is the tree without a patch, run first on each store and seed. The same seed"
+    echo "gives the same workload, key for key, so a key the control flags too is not the mutant's doing:"
+    echo "\"on keys the control did not flag\" is when the first violation elsewhere began, and a run whose"
+    echo "every flagged key the control flagged as well counts as missed (\"control's only\")."
+  fi
   echo
   echo "seeds: ${seed_values[*]}"
   echo
-  awk -F'\t' '$1 != "none" { runs++; if ($4 == "caught") caught++; else if ($4 == "missed") missed++; else other++ }
+  awk -F'\t' '$1 != "none" { runs++; if ($4 == "caught") caught++; else if ($4 == "missed" || $4 == "control'"'"'s only") missed++; else other++ }
     END { printf "**%d of %d runs caught**, %d missed, %d not run or not built.\n", caught, runs, missed, other }' "$results"
   echo
-  echo "| mutant | store | seeds | caught | caught after (s), per seed | violations seen | the bug |"
-  echo "|---|---|---|---|---|---|---|"
+  echo "| mutant | store | seeds | caught | caught after (s), per seed | on keys the control did not flag (s) | violations seen | the bug |"
+  echo "|---|---|---|---|---|---|---|---|"
   while IFS=$'\t' read -r id store; do
     awk -F'\t' -v id="$id" -v store="$store" -v bug="$( [[ $id == none ]] && echo "none: the tree as committed (a control)" || bug_of "$id")" '
       $1 == id && $2 == store {
         runs++; if ($4 == "caught") caught++
         seeds = seeds (runs > 1 ? ", " : "") $3
-        after = after (runs > 1 ? ", " : "") ($4 == "caught" ? $5 : ($4 == "missed" ? "missed" : $4))
+        after = after (runs > 1 ? ", " : "") ($4 == "caught" || $4 == "control'"'"'s only" ? $5 : $4)
+        beyond = beyond (runs > 1 ? ", " : "") ($8 == "" ? "-" : $8)
         if ($6 != "") rules = rules (rules != "" ? "; " : "") $6
         if ($7 != "") note = $7
       }
       END {
         gsub(/\|/, "\\|", note)
-        printf "| `%s` | %s | %s | %d of %d | %s | %s | %s%s |\n", id, store, seeds, caught, runs, after,
+        printf "| `%s` | %s | %s | %d of %d | %s | %s | %s | %s%s |\n", id, store, seeds, caught, runs, after, beyond,
           (rules == "" ? "none" : rules), bug, (note == "" ? "" : " (" note ")")
       }' "$results"
   done < <(cut -f1,2 "$results" | awk '!seen[$0]++')
