@@ -35,7 +35,7 @@ steps=(
   "failures|bash scripts/failures.sh"
   "sweep|DURATION=10m bash scripts/sweep.sh"
   "nemesis|NEMESIS_PARALLEL=1 bash scripts/nemesis.sh 10m"
-  "mutants|bash scripts/mutants.sh --seeds 3 --duration 30s"
+  "mutants|bash scripts/mutants.sh --seeds 3 --duration 30s --control"
   "bench|ITERATIONS=3 ITERATION_TIME=1s bash scripts/bench.sh"
   "wakeup|bash scripts/wakeup.sh"
   "cost|bash scripts/cost.sh"
