@@ -3,7 +3,7 @@
 # every page carries the header of scripts/lib/page.sh and that all of them name the commit the publish
 # started from, and writes that commit into the index (results/README.md).
 #
-#   bash scripts/publish.sh                  every step below (about 4 hours on 2 cores, 2.5 of them the mutants)
+#   bash scripts/publish.sh                  every step below (about 4.5 hours on 2 cores, 3 of them the mutants)
 #   bash scripts/publish.sh --list           the steps and the command each runs
 #   bash scripts/publish.sh --only STEP,...  the steps named, one after the other, then the check
 #                                            (to redo a step that failed, at the same commit)
@@ -24,7 +24,7 @@ cd "$(dirname "$0")/.."
 
 # name|command. Durations are the published ones: the nemesis and the sweep run for 10 minutes, each
 # mutant for 30 s on 3 seeds per store (a mutant caught within 30 s is caught within the two minutes
-# its target allows; the script's default, 120 s, would take the mutants alone nine hours), and the
+# its target allows; the script's default, 120 s, would take the mutants alone about eight hours), and the
 # benchmarks for 3 x 1 s per measurement, not their scripts' defaults, so that a publish fits in a day
 # on two cores; every page names the command it ran, these settings included.
 steps=(
