@@ -117,7 +117,9 @@ status=0
   echo "(one caller in twelve reuses the key with another amount, and must be refused); fences never repeat;"
   echo "every call answers within its bound; no cancelled stage runs its action. A violation prints its witness:"
   echo "each charge of the key and what explains it, or UNEXPLAINED. The seed in each row replays the same"
-  echo "workload and fault schedules (the threads' interleaving is the machine's)."
+  echo "workload and fault schedules (the threads' interleaving is the machine's). What the checker catches"
+  echo "is measured apart, on deliberate double-charge bugs run under the same nemesis: [mutants.md](mutants.md)"
+  echo "(\`bash scripts/mutants.sh\`)."
   echo
   echo "A row whose store cell says \"through proxy\" sent the same workload through an \`@Idempotent\` interface"
   echo "made by \`Idempotency.proxy\` (a synchronous and an asynchronous method; cancels go to the stage the proxy"

@@ -3,8 +3,8 @@
 # every page carries the header of scripts/lib/page.sh and that all of them name the commit the publish
 # started from, and writes that commit into the index (results/README.md).
 #
-#   bash scripts/publish.sh                  every step below (about 95 minutes on 2 cores before the
-#                                            nemesis ran through the layers, which adds about 16)
+#   bash scripts/publish.sh                  every step below (about 4.5 hours on 2 cores, 3 of them the
+#                                            mutants, and the nemesis's layers about 30 minutes more)
 #   bash scripts/publish.sh --list           the steps and the command each runs
 #   bash scripts/publish.sh --only STEP,...  the steps named, one after the other, then the check
 #                                            (to redo a step that failed at the same commit, or to
@@ -13,7 +13,8 @@
 #
 # The steps whose figures are counts read off the provider's ledger (scenarios, faults, peers,
 # failover, failures, the sweep's table sizes) run first, in three lanes at once; then the nemesis and
-# its layers, alone, as their stores at once fill the machine; then the steps whose figures are times
+# its layers, alone, as their stores at once fill the machine; then the mutants (each deliberate bug under
+# the nemesis, one run at a time, caught or missed), alone too; then the steps whose figures are times
 # (benchmarks, wake-up, record cost, load, capacity), one at a time, with nothing else of the publish
 # running. The environment's overrides of the scripts (STORES, DURATION, ...) are refused.
 #
@@ -25,9 +26,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # name|command. Durations are the published ones: the nemesis and the sweep run for 10 minutes (then the
-# nemesis through the proxy, the HTTP filter and local effects, 5 minutes each, onto a page of its own), and
-# the benchmarks for 3 x 1 s per measurement, not their scripts' defaults, so that a publish fits in an
-# afternoon on two cores; every page names the command it ran, these settings included.
+# nemesis through the proxy, the HTTP filter and local effects, 5 minutes each, onto a page of its own),
+# each mutant for 30 s on 3 seeds per store (a mutant caught within 30 s is caught within the two minutes
+# its target allows; the script's default, 120 s, would take the mutants alone about eight hours), and the
+# benchmarks for 3 x 1 s per measurement, not their scripts' defaults, so that a publish fits in a day
+# on two cores; every page names the command it ran, these settings included.
 steps=(
   "scenarios|bash scripts/scenarios.sh"
   "faults|bash scripts/faults.sh"
@@ -37,6 +40,7 @@ steps=(
   "sweep|DURATION=10m bash scripts/sweep.sh"
   "nemesis|NEMESIS_PARALLEL=1 NEMESIS_THROUGH= bash scripts/nemesis.sh 10m"
   "nemesis-layers|NEMESIS_PARALLEL=1 NEMESIS_LAYERS_ONLY=1 NEMESIS_THROUGH_DURATION=5m bash scripts/nemesis.sh 5m"
+  "mutants|bash scripts/mutants.sh --seeds 3 --duration 30s --control"
   "bench|ITERATIONS=3 ITERATION_TIME=1s bash scripts/bench.sh"
   "wakeup|bash scripts/wakeup.sh"
   "cost|bash scripts/cost.sh"
@@ -45,9 +49,10 @@ steps=(
   "http-workers|bash scripts/load.sh --http-workers"
 )
 # The counted steps, by lane, run at once; then the nemesis alone (its four stores at once fill the
-# machine); every other step is timed and runs alone afterwards.
+# machine), and the mutants alone (a nemesis each, one after the other); every other step is timed and
+# runs alone afterwards.
 lanes=("scenarios faults peers failover" "failures" "sweep")
-alone_first=(nemesis nemesis-layers)
+alone_first=(nemesis nemesis-layers mutants)
 # Settings the scripts read from the environment: a publish uses its own, never the caller's.
 overrides=(STORES RATES RATE RECORDS ROUNDS ONLY STALL_ONLY SCENARIOS_ONLY STALL_DURATION ITERATIONS
   ITERATION_TIME DURABLE NEMESIS_PARALLEL NEMESIS_THROUGH NEMESIS_THROUGH_DURATION NEMESIS_LAYERS_ONLY DURATION)

@@ -1,0 +1,342 @@
+#!/usr/bin/env bash
+# The nemesis's mutation score: each deliberate double-charge bug of mutants/mutants.tsv, applied to a
+# scratch copy of the files its patch touches, built, and run under `lab nemesis` on each store it
+# lists for a bounded time on several seeds; each run is caught (the nemesis exits 1 with a
+# violation) or missed (it exits 0). Writes results/nemesis/mutants.md (--quick: results/nemesis/
+# quick/mutants.md, not committed).
+#
+#   bash scripts/mutants.sh                       every mutant, every store it lists, 3 seeds, 120s each
+#   bash scripts/mutants.sh --quick               30s and one seed
+#   bash scripts/mutants.sh --only ID,... --stores memory,redis --seeds 2 --duration 60s
+#   bash scripts/mutants.sh --seed-list 11,12     these seeds (default: fresh ones, printed, the same for every mutant)
+#   bash scripts/mutants.sh --control             also the tree without a patch, on the same stores and seeds
+#   bash scripts/mutants.sh --list                the mutants and their stores
+#   bash scripts/mutants.sh --build-only          builds every mutant (and checks it shadows the jar), runs none
+#
+# A mutant is built without Maven: its patched .java files are compiled with javac --release 17
+# against lab/target/lab.jar (the shaded jar, built first if missing) into a scratch classes folder,
+# its patched resources (Lua scripts, SQL) copied there, and the nemesis run as
+# `java -cp SCRATCH:lab.jar dev.idemlab.lab.cli.LabMain nemesis ...`, so the patched classes and
+# resources shadow the jar's (checked for each mutant before it runs); the child JVMs the nemesis
+# starts inherit that class path. One nemesis at a time. Exits 0 when the page was written (missed
+# mutants are on it), 1 when a mutant did not build, did not shadow the jar, or the control run found
+# a violation, 2 on a usage error.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib/page.sh
+
+manifest=mutants/mutants.tsv
+jar=lab/target/lab.jar
+known_stores=(memory redis postgres redis-cluster)
+command_line="bash scripts/mutants.sh${*:+ $*}"
+
+usage() {
+  [[ $# -gt 0 ]] && echo "mutants.sh: $*" >&2
+  echo "usage: bash scripts/mutants.sh [--quick] [--only ID,...] [--stores STORE,...] [--seeds N] [--seed-list S,...]" >&2
+  echo "                               [--duration TIME] [--control] [--list] [--build-only]" >&2
+  exit 2
+}
+
+# The manifest's rows: id, stores, args, bug (comments and the column names left out).
+rows() {
+  grep -v '^#' "$manifest" | grep -v '^id	' | grep -v '^[[:space:]]*$'
+}
+
+only=""; stores_wanted=""; seeds=""; seed_list=""; duration=""; quick=0; control=0; build_only=0
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --only) [[ $# -ge 2 ]] || usage "--only needs a list of mutant ids"; only="$2"; shift 2 ;;
+    --stores) [[ $# -ge 2 ]] || usage "--stores needs a list of stores"; stores_wanted="$2"; shift 2 ;;
+    --seeds) [[ $# -ge 2 ]] || usage "--seeds needs a number"; seeds="$2"; shift 2 ;;
+    --seed-list) [[ $# -ge 2 ]] || usage "--seed-list needs seeds"; seed_list="$2"; shift 2 ;;
+    --duration) [[ $# -ge 2 ]] || usage "--duration needs a time"; duration="$2"; shift 2 ;;
+    --quick) quick=1; shift ;;
+    --control) control=1; shift ;;
+    --build-only) build_only=1; shift ;;
+    --list) rows | awk -F'\t' '{ printf "%-36s %-24s %s\n", $1, $2, ($3 == "-" ? "" : $3) }'; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) usage "unknown argument '$1'" ;;
+  esac
+done
+
+[[ -f "$manifest" ]] || usage "no manifest at $manifest"
+if [[ -n "$seeds" && -n "$seed_list" ]]; then usage "--seeds and --seed-list exclude each other"; fi
+if [[ -n "$seeds" ]] && ! [[ "$seeds" =~ ^[1-9][0-9]?$ ]]; then usage "--seeds must be 1 to 99, got '$seeds'"; fi
+if [[ -n "$seed_list" ]] && ! [[ "$seed_list" =~ ^-?[0-9]+(,-?[0-9]+)*$ ]]; then
+  usage "--seed-list must be numbers separated by commas, got '$seed_list'"
+fi
+if [[ -n "$duration" ]] && ! [[ "$duration" =~ ^[1-9][0-9]*(s|m)$ ]]; then
+  usage "--duration must be a number of seconds or minutes (30s, 2m), got '$duration'"
+fi
+if [[ $quick == 1 ]]; then
+  duration="${duration:-30s}"; seeds="${seeds:-1}"
+  out=results/nemesis/quick/mutants.md
+else
+  duration="${duration:-120s}"; seeds="${seeds:-3}"
+  out=results/nemesis/mutants.md
+fi
+
+declare -A known_ids=()
+while IFS=$'\t' read -r id stores args bug; do
+  [[ -f "mutants/$id.patch" ]] || { echo "mutants.sh: $manifest names $id, but mutants/$id.patch is missing" >&2; exit 2; }
+  known_ids[$id]=1
+done < <(rows)
+IFS=',' read -r -a only_ids <<<"$only"
+for id in "${only_ids[@]}"; do
+  [[ -n "${known_ids[$id]:-}" ]] || usage "--only: no mutant named '$id' (see --list)"
+done
+IFS=',' read -r -a store_filter <<<"$stores_wanted"
+for store in "${store_filter[@]}"; do
+  [[ " ${known_stores[*]} " == *" $store "* ]] || usage "--stores: '$store' is not one of ${known_stores[*]}"
+done
+if [[ -n "$seed_list" ]]; then
+  IFS=',' read -r -a seed_values <<<"$seed_list"
+else
+  seed_values=()
+  for ((i = 0; i < seeds; i++)); do seed_values+=("$(od -An -N6 -tu8 /dev/urandom | tr -d ' ')"); done
+fi
+
+# The runs: mutant, store, args, in the manifest's order; the control first when asked for.
+plan=()
+chosen() { [[ -z "$only" || ",$only," == *",$1,"* ]]; }
+store_chosen() { [[ -z "$stores_wanted" || ",$stores_wanted," == *",$1,"* ]]; }
+while IFS=$'\t' read -r id stores args bug; do
+  chosen "$id" || continue
+  IFS=',' read -r -a listed <<<"$stores"
+  for store in "${listed[@]}"; do store_chosen "$store" && plan+=("$id	$store	$args"); done
+done < <(rows)
+[[ ${#plan[@]} -gt 0 ]] || usage "no mutant lists any of the stores asked for"
+servers=()
+for store in "${known_stores[@]}"; do
+  printf '%s\n' "${plan[@]}" | cut -f2 | grep -qx "$store" && servers+=("$store")
+done
+# The control: the tree without a patch, first, on every store the mutants run on.
+if [[ $control == 1 ]]; then
+  controls=()
+  for store in "${servers[@]}"; do controls+=("none	$store	-"); done
+  plan=("${controls[@]}" "${plan[@]}")
+fi
+
+if [[ ! -f "$jar" ]]; then
+  echo "building $jar"
+  ./mvnw -B -ntp -q package -DskipTests -pl lab -am
+fi
+work="$(mktemp -d)"
+page_tmp=""
+cleanup() { rm -rf "$work"; [[ -n "$page_tmp" ]] && rm -f "$page_tmp"; return 0; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+# The commit and the jar as they are now: the runs take long, and the tree may move meanwhile.
+header="$(page_header "$command_line" "${servers[@]}")"
+cp "$jar" "$work/lab.jar"
+jar="$work/lab.jar"
+total=$(( ${#plan[@]} * ${#seed_values[@]} ))
+[[ $build_only == 1 ]] || echo "mutants: ${#plan[@]} mutant-store pairs x ${#seed_values[@]} seeds (${seed_values[*]}) x $duration = $total nemesis runs, one at a time"
+[[ $build_only == 1 ]] || echo "writing $out; scratch in $work"
+
+# Checks that the scratch classes folder shadows the jar: each patched class or resource resolves there.
+cat > "$work/Shadows.java" <<'EOF'
+public class Shadows {
+    public static void main(String[] args) {
+        for (String resource : args) {
+            java.net.URL url = ClassLoader.getSystemResource(resource);
+            if (url == null || !url.getProtocol().equals("file")) {
+                System.out.println(resource + " resolves to " + url);
+                System.exit(1);
+            }
+        }
+    }
+}
+EOF
+
+# Builds mutant $1 into $work/$1/classes; prints why not and returns 1 when it cannot.
+build_mutant() {
+  local id="$1" dir="$work/$1" patch file
+  patch="$(pwd)/mutants/$id.patch"
+  mkdir -p "$dir/tree" "$dir/classes"
+  local files=() sources=() shadowed=()
+  mapfile -t files < <(git apply --numstat "$patch" | cut -f3)
+  for file in "${files[@]}"; do
+    mkdir -p "$dir/tree/$(dirname "$file")"
+    cp "$file" "$dir/tree/$file"
+  done
+  (cd "$dir/tree" && git apply "$patch") > "$dir/build.log" 2>&1 || { echo "the patch does not apply: $(head -n 1 "$dir/build.log")"; return 1; }
+  for file in "${files[@]}"; do
+    case "$file" in
+      */src/main/java/*.java)
+        sources+=("$dir/tree/$file")
+        shadowed+=("${file#*/src/main/java/}") ;;
+      */src/main/resources/*)
+        mkdir -p "$dir/classes/$(dirname "${file#*/src/main/resources/}")"
+        cp "$dir/tree/$file" "$dir/classes/${file#*/src/main/resources/}"
+        shadowed+=("${file#*/src/main/resources/}") ;;
+      *) echo "the patch touches $file, neither main Java source nor resource"; return 1 ;;
+    esac
+  done
+  if [[ ${#sources[@]} -gt 0 ]] && ! javac --release 17 -nowarn -encoding UTF-8 -cp "$jar" -d "$dir/classes" \
+      "${sources[@]}" >> "$dir/build.log" 2>&1; then
+    echo "javac failed: $(grep -m1 'error:' "$dir/build.log")"; return 1
+  fi
+  shadowed=("${shadowed[@]/%.java/.class}")
+  if ! java -cp "$dir/classes:$jar" "$work/Shadows.java" "${shadowed[@]}" >> "$dir/build.log" 2>&1; then
+    echo "the patched classes do not shadow the jar's: $(tail -n 1 "$dir/build.log")"; return 1
+  fi
+}
+
+if [[ $build_only == 1 ]]; then
+  for id in $(printf '%s\n' "${plan[@]}" | cut -f1 | awk '!seen[$0]++'); do
+    if why="$(build_mutant "$id")"; then echo "built $id"; else echo "mutant $id: not built: $why" >&2; status=1; fi
+  done
+  exit "${status:-0}"
+fi
+
+results="$work/results.tsv"
+: > "$results"
+status=0
+n=0
+declare -A built=()
+for entry in "${plan[@]}"; do
+  IFS=$'\t' read -r id store args <<<"$entry"
+  classes=""
+  if [[ "$id" != none ]]; then
+    if [[ -z "${built[$id]:-}" ]]; then
+      if why="$(build_mutant "$id")"; then built[$id]=ok; else built[$id]="$why"; fi
+    fi
+    if [[ "${built[$id]}" != ok ]]; then
+      echo "mutant $id: not built: ${built[$id]}" >&2
+      for seed in "${seed_values[@]}"; do
+        n=$((n + 1)); printf '%s\t%s\t%s\tnot built\t\t\t%s\t\n' "$id" "$store" "$seed" "${built[$id]}" >> "$results"
+      done
+      status=1
+      continue
+    fi
+    classes="$work/$id/classes:"
+  fi
+  extra=()
+  [[ "$args" != - ]] && read -r -a extra <<<"$args"
+  for seed in "${seed_values[@]}"; do
+    n=$((n + 1))
+    log="$work/run-$n"
+    echo "[$n/$total] $id on $store, seed $seed, $duration${extra[*]:+, ${extra[*]}}"
+    started=$SECONDS
+    rc=0
+    java -cp "${classes}$jar" dev.idemlab.lab.cli.LabMain nemesis --store "$store" --seed "$seed" \
+      --duration "$duration" "${extra[@]}" > "$log.out" 2> "$log.err" || rc=$?
+    violations="$(grep -m1 -oE '^violations: [0-9]+' "$log.out" | grep -oE '[0-9]+' || true)"
+    after="$(grep -m1 -oE '^violations: [0-9]+, the first shown by [0-9.]+ s' "$log.out" | grep -oE '[0-9.]+ s$' || true)"
+    rules="$(sed -n '/^violations: [1-9]/,/^same schedule/p' "$log.out" | grep -oE '^  [a-z][a-z-]+ key [0-9]+' \
+      | awk '{ print $1 }' | sort | uniq -c | sort -rn | awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $1 }' \
+      || true)"
+    # The keys the first pass flags, each with when its unexplained charge began (empty for other rules).
+    awk '/^violations: [1-9]/ { p = 1; next } /^same schedule/ { p = 0 } !p { next }
+      /^  [a-z][a-z-]+ key [0-9]+/ { if (k != "") print k "\t" t; k = $3; sub(/:$/, "", k); t = ""; next }
+      /UNEXPLAINED/ && t == "" && match($0, /action at [0-9.]+ s/) { t = substr($0, RSTART + 10, RLENGTH - 12) }
+      END { if (k != "") print k "\t" t }' "$log.out" > "$log.keys"
+    [[ "$id" == none ]] && cp "$log.keys" "$work/control-$store-$seed.keys"
+    # Beside a control run of the same store and seed (the same workload, key for key): the violations on
+    # keys the tree without a patch did not flag, and when the first of them began; "none" when every
+    # key the mutant's run flags was flagged there too.
+    beyond=""
+    if [[ "$id" != none && $rc == 1 && -f "$work/control-$store-$seed.keys" ]]; then
+      beyond="$(awk -F'\t' 'FILENAME == ARGV[1] { flagged[$1] = 1; next }
+        !($1 in flagged) { n++; if ($2 != "" && (best == "" || $2 + 0 < best + 0)) best = $2 }
+        END { print (n == 0 ? "none" : (best == "" ? "?" : best)) }' "$work/control-$store-$seed.keys" "$log.keys")"
+    fi
+    note=""
+    if [[ $rc == 1 && "${violations:-0}" -gt 0 && "$beyond" == none ]]; then
+      verdict="control's only"
+      note="every key it flags was flagged without the patch too"
+    elif [[ $rc == 1 && "${violations:-0}" -gt 0 ]]; then
+      verdict=caught
+    elif [[ $rc == 0 ]]; then
+      verdict=missed
+    else
+      verdict="not run"
+      note="exit $rc: $( (grep -v '^nemesis: ' "$log.err" || true) | head -n 1 | tr '\t|' '  ')"
+    fi
+    if [[ "$id" == none && "$verdict" != missed ]]; then
+      status=1
+      note="the tree without a patch: ${note:-a violation}"
+    fi
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$store" "$seed" "$verdict" "${after% s}" "$rules" "$note" \
+      "$beyond" >> "$results"
+    echo "[$n/$total] $id on $store, seed $seed: $verdict${after:+ after $after}${beyond:+ (beyond the control: $beyond)}${rules:+ ($rules)}${note:+; $note} ($((SECONDS - started)) s)"
+  done
+done
+
+# The page: one row per mutant and store, then every run, then how to rerun one.
+mkdir -p "$(dirname "$out")"
+page_tmp="$(mktemp "$(dirname "$out")/.mutants.md.XXXXXX")"
+bug_of() { rows | awk -F'\t' -v id="$1" '$1 == id { print $4 }'; }
+{
+  echo "# The nemesis's mutants"
+  echo
+  echo "$header"
+  echo
+  echo "Each mutant is a deliberate double-charge bug a developer could write, kept as a patch in"
+  echo "\`mutants/\` and listed in \`mutants/mutants.tsv\`. Each was applied to a scratch copy, built, and run"
+  echo "under \`lab nemesis\` (the seeded workload and faults against a real store, the checker reading the"
+  echo "history and the ledger) for $duration on each store it lists, on the seeds below (the same for every"
+  echo "mutant). Caught: the nemesis exited 1 with a violation; missed: it exited 0. \"Caught after\" is"
+  echo "how far into the run the history first shows the violation (for a double charge, when the key's"
+  echo "second charge began), from the report's \"the first shown by\" line. The target: every mutant caught"
+  echo "within two minutes per store, on every seed. A missed mutant means the workload, the faults or the"
+  echo "checker need more, not that the mutant is unfair."
+  if [[ $control == 1 ]]; then
+    echo
+    echo "The control (\`none\`) is the tree without a patch, run first on each store and seed. The same seed"
+    echo "gives the same workload, key for key, so a key the control flags too is not the mutant's doing:"
+    echo "\"on keys the control did not flag\" is when the first violation elsewhere began, and a run whose"
+    echo "every flagged key the control flagged as well counts as missed (\"control's only\")."
+  fi
+  echo
+  echo "seeds: ${seed_values[*]}"
+  echo
+  awk -F'\t' '$1 != "none" { runs++; if ($4 == "caught") caught++; else if ($4 == "missed" || $4 == "control'"'"'s only") missed++; else other++ }
+    END { printf "**%d of %d runs caught**, %d missed, %d not run or not built.\n", caught, runs, missed, other }' "$results"
+  echo
+  echo "| mutant | store | seeds | caught | caught after (s), per seed | on keys the control did not flag (s) | violations seen | the bug |"
+  echo "|---|---|---|---|---|---|---|---|"
+  while IFS=$'\t' read -r id store; do
+    awk -F'\t' -v id="$id" -v store="$store" -v bug="$( [[ $id == none ]] && echo "none: the tree as committed (a control)" || bug_of "$id")" '
+      $1 == id && $2 == store {
+        runs++; if ($4 == "caught") caught++
+        seeds = seeds (runs > 1 ? ", " : "") $3
+        after = after (runs > 1 ? ", " : "") ($4 == "caught" || $4 == "control'"'"'s only" ? $5 : $4)
+        beyond = beyond (runs > 1 ? ", " : "") ($8 == "" ? "-" : $8)
+        if ($6 != "") rules = rules (rules != "" ? "; " : "") $6
+        if ($7 != "") note = $7
+      }
+      END {
+        gsub(/\|/, "\\|", note)
+        printf "| `%s` | %s | %s | %d of %d | %s | %s | %s | %s%s |\n", id, store, seeds, caught, runs, after, beyond,
+          (rules == "" ? "none" : rules), bug, (note == "" ? "" : " (" note ")")
+      }' "$results"
+  done < <(cut -f1,2 "$results" | awk '!seen[$0]++')
+  echo
+  echo "## Missed or not run"
+  echo
+  if awk -F'\t' '$1 != "none" && $4 != "caught"' "$results" | grep -q .; then
+    awk -F'\t' '$1 != "none" && $4 != "caught" { printf "* `%s` on %s, seed %s: %s%s\n", $1, $2, $3, $4, ($7 == "" ? "" : " (" $7 ")") }' "$results"
+  else
+    echo "none: every run caught its mutant."
+  fi
+  echo
+  echo "## How it was run"
+  echo
+  echo "* per mutant: its patch applied to a scratch copy of the files it touches, the patched \`.java\` files"
+  echo "  compiled with \`javac --release 17\` against \`lab/target/lab.jar\` into a scratch classes folder and its"
+  echo "  patched resources (Lua scripts, SQL) copied there, checked to shadow the jar's, then per store and seed:"
+  echo "  \`java -cp SCRATCH:lab/target/lab.jar dev.idemlab.lab.cli.LabMain nemesis --store S --seed N --duration $duration\`"
+  echo "  (and the mutant's extra arguments, if the manifest gives any); the child JVMs the nemesis starts"
+  echo "  inherit that class path"
+  echo "* one nemesis at a time; a run takes the duration, the wait for the last answers, and the same"
+  echo "  schedule again with the provider deduplicating on the key when the first pass had explained duplicates"
+  echo "* rerun one: \`git apply mutants/ID.patch\`, build the jar, then"
+  echo "  \`java -jar lab/target/lab.jar nemesis --store S --seed N --duration $duration\`; or"
+  echo "  \`bash scripts/mutants.sh --only ID --stores S --seed-list N --duration $duration\`"
+} > "$page_tmp"
+mv "$page_tmp" "$out"
+page_tmp=""
+echo "wrote $out"
+exit "$status"
