@@ -237,7 +237,8 @@ final class ExtraCharges {
     private static boolean lost(NemesisHistory history, FaultEvent fault, CallRecord holder, CallRecord taker) {
         long lease = history.settings().lease().toNanos();
         long tick = LeaseLoss.TICK;
-        boolean answeredBefore = holder.answered() && holder.answeredAt() < fault.startedAt() - LeaseLoss.BEAT_SLACK;
+        long done = doneAt(holder);
+        boolean answeredBefore = done < fault.startedAt() - LeaseLoss.BEAT_SLACK;
         boolean lostWrite;
         boolean resultLost;
         // The reserve landed between the call's send and its action's start: the history knows no closer.
@@ -247,13 +248,22 @@ final class ExtraCharges {
         } else {
             lostWrite = holder.sentAt() <= fault.endedAt()
                     && (holder.actionStartedAt() >= fault.startedAt() - tick || !answeredBefore);
-            resultLost = holder.answered() && holder.answeredAt() <= fault.endedAt();
+            resultLost = done <= fault.endedAt();
         }
         long effectFrom = fault.kind() == FaultKind.CLOCK_JUMP ? fault.startedAt() : fault.endedAt();
         long reach = resultLost ? fault.endedAt() + 2 * lease + StoreFaults.RECOVERY
-                : Math.max(fault.endedAt() + lease + StoreFaults.RECOVERY,
-                        holder.answered() ? holder.answeredAt() : Long.MAX_VALUE);
+                : Math.max(fault.endedAt() + lease + StoreFaults.RECOVERY, done);
         return lostWrite && taker.actionStartedAt() >= effectFrom - tick && taker.sentAt() <= reach;
+    }
+
+    /**
+     * When {@code holder}'s attempt ended, its record completed or released, as far as the history knows:
+     * its answer, unless its caller stopped listening first (a cancelled stage, an HTTP client that gave
+     * up: the attempt went on), or it never answered; then never, as far as the history can tell.
+     */
+    private static long doneAt(CallRecord holder) {
+        boolean leftEarly = holder.cancelledAt() != 0 || "client-gave-up".equals(holder.error());
+        return holder.answered() && !leftEarly ? holder.answeredAt() : Long.MAX_VALUE;
     }
 
     /**

@@ -163,6 +163,21 @@ class OneEventOneChargeTest {
         assertThat(verdict.explanations()).containsEntry("store promise broken on purpose (clock-jump)", 1);
     }
 
+    /**
+     * Found through the HTTP filter on memory (seed 23724512574490): the holder's client gave up at 56.6 s,
+     * but the holder went on with its action on the server; a jump at 58.9 s expired its reservation and a
+     * retry took the key. A caller that stopped listening says nothing of when its attempt ended.
+     */
+    @Test
+    void aHolderWhoseClientGaveUpStillHeldWhatAJumpExpired() {
+        HandBuiltHistory history = new HandBuiltHistory("memory").fault(FaultKind.CLOCK_JUMP, 58_875, 60_201);
+        CallRecord holder = history.holder(KEY, 56_161, 56_162, 56_573, Outcome.EXECUTED);
+        holder.failed(HandBuiltHistory.ms(56_573), "client-gave-up");
+        history.holder(KEY, 57_247, 58_998, 59_149, Outcome.EXECUTED);
+
+        assertThat(history.check().violations()).isEmpty();
+    }
+
     @Test
     void aClockJumpFarFromTheChargeExplainsNothing() {
         HandBuiltHistory history = new HandBuiltHistory("memory").fault(FaultKind.CLOCK_JUMP, 1000, 1100);
