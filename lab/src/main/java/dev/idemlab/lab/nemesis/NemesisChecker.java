@@ -59,7 +59,8 @@ final class NemesisChecker {
             int key = entry.getKey();
             List<CallRecord> calls = entry.getValue();
             List<String> ledger = chargesByKey.getOrDefault(key, List.of()).stream().map(Charge::id).toList();
-            if (history.settings().downstreamKey() && ledger.size() > 1) {
+            if (history.settings().downstreamKey() && moreThanOnePerRequest(history, chargesByKey.getOrDefault(key,
+                    List.of()))) {
                 violations.add(new Violation("duplicate-charge", key, ledger.size() + " charges " + ledger
                         + " although the provider deduplicates on the key the coordinator passes it: two calls "
                         + "passed different keys", witnessOf(history, calls, List.of())));
@@ -74,6 +75,20 @@ final class NemesisChecker {
             fenceRules(key, calls, violations);
         }
         return new NemesisVerdict(ledgerCheck(history), violations, explained, explanations);
+    }
+
+    /**
+     * Whether a key's charges, with the provider deduplicating, hold more than one: more than one for the
+     * key, or with local effects more than one for one request (amount) of the key. There a request that
+     * failed after its charge released the key like any failure, and another request on the key, with
+     * another body, is that key's request from then on: its charge is its own, not a second of the first's.
+     */
+    private static boolean moreThanOnePerRequest(NemesisHistory history, List<Charge> charges) {
+        if (!history.settings().localEffects()) {
+            return charges.size() > 1;
+        }
+        return charges.stream().collect(java.util.stream.Collectors.groupingBy(Charge::amount,
+                java.util.stream.Collectors.counting())).values().stream().anyMatch(count -> count > 1);
     }
 
     /** The key's charges beyond one, each explained by an event of its own; returns how many were explained. */
