@@ -198,10 +198,7 @@ final class NemesisCommand implements Callable<Integer> {
     static final class SabotageConverter implements ITypeConverter<Sabotage> {
         @Override
         public Sabotage convert(String text) {
-            String wanted = text.trim().toLowerCase(Locale.ROOT);
-            return Arrays.stream(Sabotage.values()).filter(each -> each.id().equals(wanted)).findFirst()
-                    .orElseThrow(() -> new TypeConversionException("must be none, result-cache, forgetful-store or "
-                            + "shared-scope, got '" + text + "'"));
+            return byId(Sabotage.values(), Sabotage::id, text);
         }
     }
 
@@ -209,10 +206,7 @@ final class NemesisCommand implements Callable<Integer> {
     static final class ClientsConverter implements ITypeConverter<Clients> {
         @Override
         public Clients convert(String text) {
-            String wanted = text.trim().toLowerCase(Locale.ROOT);
-            return Arrays.stream(Clients.values()).filter(each -> each.id().equals(wanted)).findFirst()
-                    .orElseThrow(() -> new TypeConversionException("must be bearer, anonymous or named-anonymous, got '"
-                            + text + "'"));
+            return byId(Clients.values(), Clients::id, text);
         }
     }
 
@@ -220,10 +214,17 @@ final class NemesisCommand implements Callable<Integer> {
     static final class ThroughConverter implements ITypeConverter<Through> {
         @Override
         public Through convert(String text) {
-            String wanted = text.trim().toLowerCase(Locale.ROOT);
-            return Arrays.stream(Through.values()).filter(each -> each.id().equals(wanted)).findFirst()
-                    .orElseThrow(() -> new TypeConversionException("must be coordinator, proxy or http, got '"
-                            + text + "'"));
+            return byId(Through.values(), Through::id, text);
         }
+    }
+
+    /** The value whose id is {@code text}, or a conversion error naming every id: "must be a, b or c". */
+    private static <T> T byId(T[] values, java.util.function.Function<T, String> id, String text) {
+        String wanted = text.trim().toLowerCase(Locale.ROOT);
+        return Arrays.stream(values).filter(each -> id.apply(each).equals(wanted)).findFirst().orElseThrow(() -> {
+            List<String> ids = Arrays.stream(values).map(id).toList();
+            return new TypeConversionException("must be " + String.join(", ", ids.subList(0, ids.size() - 1))
+                    + " or " + ids.get(ids.size() - 1) + ", got '" + text + "'");
+        });
     }
 }
