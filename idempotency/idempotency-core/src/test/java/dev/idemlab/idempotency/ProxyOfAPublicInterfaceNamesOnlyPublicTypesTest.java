@@ -9,7 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * A public interface whose methods return or throw a package-private type (the README's {@code Charge}
+ * A public interface whose methods return or throw a package-private type (the guide's {@code Charge}
  * copied without {@code public}) used to get a proxy whose first call failed with
  * {@code IllegalAccessError}: the JDK puts that proxy in a module of its own, which cannot name the
  * type. It is refused when the proxy is created, naming the method, the type and the rule; the same

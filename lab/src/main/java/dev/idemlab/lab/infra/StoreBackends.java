@@ -14,7 +14,7 @@ public final class StoreBackends {
 
     /**
      * Every store the lab knows, as help texts write them; the one place this list is written, so that
-     * help, usage errors and the README (held to it by a test) name the same stores.
+     * help, usage errors and the options table of docs/experiments.md (held to it by a test) name the same stores.
      */
     public static final String NAMES_TEXT = CHECKED_BY_DEFAULT_TEXT + ", " + RedisClusterBackend.NAME;
 

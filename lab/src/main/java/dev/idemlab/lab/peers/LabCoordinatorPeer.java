@@ -20,7 +20,7 @@ import java.util.UUID;
 /**
  * This project's coordinator as one more peer: the library's {@link IdempotencyCoordinator} under
  * WAIT or RAISE, or the lab's result cache under RUN, over the library's Redis store, in front of
- * the same provider and on the same Redis as every other peer. The call is the one the README shows:
+ * the same provider and on the same Redis as every other peer. The call is the one docs/plain-api.md shows:
  * operation {@code payment.charge}, the client's key, a fingerprint of order id and amount, the key
  * passed on to the provider. The configuration is the library's defaults (30 s lease, fail open).
  *

@@ -6,7 +6,7 @@ import dev.idemlab.idempotency.Idempotent;
 import dev.idemlab.provider.Charge;
 
 /**
- * The scenarios' charge as a service declares it without a framework, as the README shows: the
+ * The scenarios' charge as a service declares it without a framework, as docs/plain-api.md shows: the
  * operation, the key and the fields that make the fingerprint on an interface's method, which
  * {@code Idempotency.proxy} wraps ({@link CallThrough#PROXY}). Public, as a service's interface usually
  * is, so that the proxy is the JDK's kind for public interfaces.

@@ -25,9 +25,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The lists a user reads agree with their one source: the scenarios ({@link Scenarios} and the
  * {@code scenario} subcommands) in what {@code scenario all} runs and says it runs, the usage error of a
- * bare {@code lab scenario} and the README's experiments table, rows and run counts; the stores
- * ({@link StoreBackends#NAMES}) and the policies ({@link PolicyChoice}, {@link LabPolicy}) in every
- * command's help, the usage errors and the README's options table.
+ * bare {@code lab scenario} and the experiments table of {@code docs/experiments.md} (moved there from
+ * the README in issue 40), rows and run counts; the stores ({@link StoreBackends#NAMES}) and the policies
+ * ({@link PolicyChoice}, {@link LabPolicy}) in every command's help, the usage errors and that page's
+ * options table.
  */
 class ScenarioListsAgreeTest {
 
@@ -65,18 +66,19 @@ class ScenarioListsAgreeTest {
 
     @Test
     void theReadmesExperimentsTableHasEveryScenario() throws IOException {
-        String readme = Files.readString(Path.of("..", "README.md"));
+        String readme = readme();
         String table = readme.substring(readme.indexOf("## The experiments"), readme.indexOf("How to read a table"));
         for (String name : subcommands()) {
-            assertThat(table).as("README, The experiments").contains("`" + name + "`");
+            assertThat(table).as("docs/experiments.md, The experiments").contains("`" + name + "`");
         }
     }
 
+    /** The page with the experiments and options tables, which the README links to. */
     private static String readme() throws IOException {
-        return Files.readString(Path.of("..", "README.md"));
+        return Files.readString(Path.of("..", "docs", "experiments.md"));
     }
 
-    /** The rows of the README's experiments table, cells split, header and rule left out. */
+    /** The rows of the experiments table, cells split, header and rule left out. */
     private static List<String[]> experimentsRows() throws IOException {
         String readme = readme();
         String section = readme.substring(readme.indexOf("## The experiments"), readme.indexOf("How to read a table"));
@@ -101,7 +103,7 @@ class ScenarioListsAgreeTest {
         }
         Set<String> expected = new TreeSet<>(subcommands());
         expected.add("all");
-        assertThat(named).as("the scenarios in README's experiments table").isEqualTo(expected);
+        assertThat(named).as("the scenarios in docs/experiments.md's experiments table").isEqualTo(expected);
     }
 
     /** The {@code all} row says how many runs it makes; the counts are those of {@link Scenarios#ALL}. */
@@ -121,10 +123,10 @@ class ScenarioListsAgreeTest {
         assertThat(all).contains("(" + others + " runs up to here)").contains("(" + orders + " more runs");
     }
 
-    /** The cell of README's options table whose option is {@code option}, e.g. {@code --store memory\|redis}. */
+    /** The cell of the options table whose option is {@code option}, e.g. {@code --store memory\|redis}. */
     private static List<String> readmeChoices(String option) throws IOException {
         Matcher row = Pattern.compile("\\n\\| `" + option + " ([^`]+)`").matcher(readme());
-        assertThat(row.find()).as("README's options table has a row for " + option).isTrue();
+        assertThat(row.find()).as("docs/experiments.md's options table has a row for " + option).isTrue();
         return List.of(row.group(1).split("\\\\\\|"));
     }
 

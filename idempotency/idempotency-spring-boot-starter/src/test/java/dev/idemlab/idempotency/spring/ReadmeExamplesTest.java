@@ -44,8 +44,9 @@ import java.util.regex.Pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 26: every Java snippet of the README's "Use the library" and "Over HTTP" sections compiles as it
- * stands (imports included) against the library, with {@code -parameters} as the README asks, and the
+ * Issue 26: every Java snippet of the guide (the README and the pages of {@code docs/}, where the library's
+ * sections moved in issue 40) compiles as it stands (imports included) against the library, with
+ * {@code -parameters} as the guide asks, and the
  * key ones run on the in-memory store: the builder API, the {@code @Idempotent} proxy, the starter's
  * advice on the {@code @Service} and the servlet filter in a real Tomcat, which must not answer 401 to
  * a request from a service with no login in front of it. A snippet that drifts from the API fails here.
@@ -53,6 +54,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ReadmeExamplesTest {
 
     private static final Path README = Path.of("../../README.md");
+    private static final Path DOCS = Path.of("../../docs");
+    /** The pages whose snippets the library's users paste: each must hold at least one. */
+    private static final List<String> LIBRARY_PAGES =
+            List.of("library.md", "starter.md", "plain-api.md", "local-effects.md", "http-filter.md");
     private static final Pattern JAVA_BLOCK = Pattern.compile("```java\n(.*?)```\n", Pattern.DOTALL);
     /** A block of several files names each on a line of its own: {@code // Charge.java}. */
     private static final Pattern FILE_LINE = Pattern.compile("(?m)^// (\\w+)\\.java\\b.*\n");
@@ -111,7 +116,7 @@ class ReadmeExamplesTest {
         Path classes = Files.createDirectories(work.resolve("classes"));
         List<Path> files = new ArrayList<>();
         List<String> blocks = javaBlocks();
-        assertThat(blocks).as("the README's Java snippets").hasSizeGreaterThanOrEqualTo(8);
+        assertThat(blocks).as("the guide's Java snippets").hasSizeGreaterThanOrEqualTo(8);
         for (int i = 0; i < blocks.size(); i++) {
             for (String file : FILE_LINE.split(blocks.get(i))) {
                 if (file.isBlank()) {
@@ -138,7 +143,7 @@ class ReadmeExamplesTest {
                             .append(':').append(d.getLineNumber()).append(": ").append(d.getMessage(null)).append('\n');
                 }
             }
-            assertThat(compiled).as("the README's snippets compile:\n" + errors).isTrue();
+            assertThat(compiled).as("the guide's snippets compile:\n" + errors).isTrue();
         }
         snippets = new URLClassLoader(new URL[] {classes.toUri().toURL()}, ReadmeExamplesTest.class.getClassLoader());
     }
@@ -226,15 +231,27 @@ class ReadmeExamplesTest {
         }
     }
 
-    /** The Java blocks from "## Use the library" to the end of "## Over HTTP ...". */
+    /**
+     * The Java blocks of the README and of every page of {@code docs/}, in file-name order: a snippet
+     * on any page of the guide must compile, and each page of the library's guide must still have its own.
+     */
     static List<String> javaBlocks() throws IOException {
-        String readme = Files.readString(README);
-        int from = readme.indexOf("\n## Use the library\n");
-        int over = readme.indexOf("\n## Over HTTP");
-        int to = readme.indexOf("\n## ", over + 1);
-        assertThat(from).isPositive();
-        assertThat(over).isGreaterThan(from);
-        Matcher block = JAVA_BLOCK.matcher(readme.substring(from, to < 0 ? readme.length() : to));
+        List<Path> pages = new ArrayList<>(List.of(README));
+        try (var docs = Files.list(DOCS)) {
+            docs.filter(page -> page.getFileName().toString().endsWith(".md")).sorted().forEach(pages::add);
+        }
+        for (String page : LIBRARY_PAGES) {
+            assertThat(javaBlocksOf(DOCS.resolve(page))).as("the Java snippets of docs/" + page).isNotEmpty();
+        }
+        List<String> blocks = new ArrayList<>();
+        for (Path page : pages) {
+            blocks.addAll(javaBlocksOf(page));
+        }
+        return blocks;
+    }
+
+    private static List<String> javaBlocksOf(Path page) throws IOException {
+        Matcher block = JAVA_BLOCK.matcher(Files.readString(page));
         List<String> blocks = new ArrayList<>();
         while (block.find()) {
             blocks.add(block.group(1));

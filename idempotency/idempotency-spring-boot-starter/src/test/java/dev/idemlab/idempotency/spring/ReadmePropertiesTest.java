@@ -18,17 +18,17 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The README's {@code application.yml} for the starter binds, and passes the library's rules. */
+/** The starter page's {@code application.yml} ({@code docs/starter.md}) binds, and passes the library's rules. */
 class ReadmePropertiesTest {
 
-    private static final Path README = Path.of("../../README.md");
+    private static final Path STARTER_PAGE = Path.of("../../docs/starter.md");
 
     @Test
     void theReadmesYamlBindsToTheStartersProperties() throws Exception {
-        String readme = Files.readString(README);
-        int start = readme.indexOf("```yaml\n# application.yml\n");
-        assertThat(start).as("the README's application.yml block").isNotNegative();
-        String yaml = readme.substring(readme.indexOf('\n', start) + 1, readme.indexOf("```\n", start + 8));
+        String page = Files.readString(STARTER_PAGE);
+        int start = page.indexOf("```yaml\n# application.yml\n");
+        assertThat(start).as("docs/starter.md's application.yml block").isNotNegative();
+        String yaml = page.substring(page.indexOf('\n', start) + 1, page.indexOf("```\n", start + 8));
         List<PropertySource<?>> sources = new YamlPropertySourceLoader()
                 .load("readme", new ByteArrayResource(yaml.getBytes(StandardCharsets.UTF_8)));
         IdempotencyProperties properties = new Binder(ConfigurationPropertySources.from(sources))
