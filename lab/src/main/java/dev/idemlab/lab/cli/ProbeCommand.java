@@ -4,6 +4,7 @@ import dev.idemlab.lab.probe.Probe;
 import dev.idemlab.lab.probe.ProbeReport;
 import dev.idemlab.lab.probe.ProbeRow;
 import dev.idemlab.lab.probe.ProbeSettings;
+import dev.idemlab.lab.report.ReportFormat;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -12,6 +13,7 @@ import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.net.URI;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -31,7 +33,8 @@ import java.util.concurrent.Callable;
                 + "problem details on refusals, Retry-After on 409. Each row says whose rule it checks: the draft's "
                 + "(with its section), common practice, this lab's, or the API's published rule where --key, "
                 + "--key-format, --key-max-length, --stores-5xx or --in-flight declares it. Prints a conformance "
-                + "table; exit 1 names the violated rule.")
+                + "table, each row's verdict first and within 120 columns (--format markdown or json for the whole "
+                + "rows); exit 1 names the violated rule.")
 final class ProbeCommand implements Callable<Integer> {
 
     static final int MAX_CONCURRENCY = 256;
@@ -70,9 +73,21 @@ final class ProbeCommand implements Callable<Integer> {
     @Mixin
     PublishedRuleOptions published;
 
+    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
+            description = "table (each row's verdict first, its expectation and answer on lines of their own, within "
+                    + "120 columns), markdown (a row per line, for a page) or json (every field). Default: ${DEFAULT-VALUE}.")
+    ReportFormat format;
+
+    @Option(names = "--out", paramLabel = "FILE", description = OutputOptions.OUT_HELP)
+    Path out;
+
     @Override
     public Integer call() throws IOException, InterruptedException {
         ProbeSettings settings = settings();
+        OutputOptions output = new OutputOptions();
+        output.format = format;
+        output.out = out;
+        output.validate();
         Probe probe = new Probe(settings);
         List<ProbeRow> rows;
         try {
@@ -80,8 +95,12 @@ final class ProbeCommand implements Callable<Integer> {
         } catch (java.net.ConnectException e) {
             throw new IllegalStateException("nothing answers at " + settings.url() + " (connection refused)");
         }
-        spec.commandLine().getOut().print(ProbeReport.render(settings, probe.ledgerOffered(), rows));
-        spec.commandLine().getOut().flush();
+        String report = switch (format) {
+            case TABLE -> ProbeReport.render(settings, probe.ledgerOffered(), rows);
+            case MARKDOWN -> ProbeReport.markdown(settings, probe.ledgerOffered(), rows);
+            case JSON -> ProbeReport.json(settings, probe.ledgerOffered(), rows);
+        };
+        output.emit(report, spec.commandLine().getOut());
         return rows.stream().anyMatch(row -> row.verdict() == ProbeRow.Verdict.FAIL) ? 1 : 0;
     }
 

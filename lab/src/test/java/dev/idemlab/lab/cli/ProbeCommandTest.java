@@ -115,11 +115,11 @@ class ProbeCommandTest {
             LabRun run = probe(server, "--key", key);
             String expected = key.equals("optional") ? "2xx \\(the API's published rule: the key is optional\\)"
                     : "400 \\(the API's published rule: a key is required; draft 2.7\\)";
-            assertThat(run.out()).as(run.out() + run.err())
-                    .containsPattern("(?m)^  no key +" + expected + " +" + status + "\\b.* " + verdict + "$");
+            assertThat(ProbeTable.rows(run.out())).as(run.out() + run.err())
+                    .containsPattern(ProbeTable.row(verdict, "no key", expected + " \\| " + status + "\\b.*"));
             if (verdict.equals("fail")) {
                 assertThat(run.exitCode()).isEqualTo(1);
-                assertThat(run.out()).contains("violated (no key): a request without a key ")
+                assertThat(ProbeTable.flat(run.out())).contains("violated (no key): a request without a key ")
                         .contains("(the API's published rule");
             } else {
                 assertThat(run.out()).doesNotContain("violated (no key)");
@@ -132,13 +132,13 @@ class ProbeCommandTest {
         try (DemoServer server = serve(LabPolicy.RAISE, Duration.ofMillis(100), true)) {
             LabRun run = probe(server, "--key-max-length", "100");
             assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(1);
-            assertThat(run.out()).doesNotContain("key of 255").doesNotContain("key of 256")
-                    .containsPattern("key of 100 characters +2xx \\(the API's published rule: keys up to 100 characters\\) "
-                            + "+201 ch_\\d+ +pass")
+            assertThat(ProbeTable.rows(run.out())).doesNotContain("key of 255").doesNotContain("key of 256")
+                    .containsPattern(ProbeTable.row("pass", "key of 100 characters", "2xx \\(the API's published rule: "
+                            + "keys up to 100 characters\\) \\| 201 ch_\\d+"))
                     // The lab's own server takes keys up to 255: the API's declared 100 is what it breaks.
-                    .containsPattern("key of 101 characters +400 \\(the API's published rule: longer than 100\\) "
-                            + "+201 ch_\\d+ +fail")
-                    .contains("violated (key of 101 characters): a key longer than 100 characters is a client error, "
+                    .containsPattern(ProbeTable.row("fail", "key of 101 characters", "400 \\(the API's published rule: "
+                            + "longer than 100\\) \\| 201 ch_\\d+"));
+            assertThat(ProbeTable.flat(run.out())).contains("violated (key of 101 characters): a key longer than 100 characters is a client error, "
                             + "400 (the API's published rule)");
             assertThat(keyLengthsCharged(server)).contains(100, 101).doesNotContain(255, 256);
         }
@@ -153,10 +153,10 @@ class ProbeCommandTest {
         try (DemoServer server = serve(LabPolicy.RAISE, Duration.ofMillis(100), true)) {
             LabRun run = probe(server, "--key-format", "uuid");
             assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(1);
-            assertThat(run.out()).doesNotContain("key of 255").doesNotContain("key of 256")
-                    .containsPattern("key not a UUID \\(36 characters\\) +400 \\(the API's published rule: the key is "
-                            + "a UUID\\) +201 ch_\\d+: accepted +fail")
-                    .contains("violated (key not a UUID (36 characters)): a key that is not a UUID is a client error, "
+            assertThat(ProbeTable.rows(run.out())).doesNotContain("key of 255").doesNotContain("key of 256")
+                    .containsPattern(ProbeTable.row("fail", "key not a UUID \\(36 characters\\)", "400 \\(the API's "
+                            + "published rule: the key is a UUID\\) \\| 201 ch_\\d+: accepted"));
+            assertThat(ProbeTable.flat(run.out())).contains("violated (key not a UUID (36 characters)): a key that is not a UUID is a client error, "
                             + "400 (the API's published rule: the key is a UUID)")
                     .contains("1 check(s) failed");
             List<String> keys = keysCharged(server);
@@ -175,18 +175,20 @@ class ProbeCommandTest {
             LabRun run = LabRun.of("probe", "--url", "http://127.0.0.1:" + api.getAddress().getPort() + "/charge",
                     "--key-format", format);
             if (format.equals("uuid")) {
-                assertThat(run.out()).as(run.out() + run.err())
-                        .containsPattern("key not a UUID \\(36 characters\\) +400 \\(the API's published rule.* "
-                                + "+400 +pass")
-                        .containsPattern("concurrent identical x8 +.* 8x201; 1 distinct 2xx body; 1 resource id "
-                                + ".*note")
-                        .containsPattern("retry after success +.* 201 ch_\\d+, then 201 ch_\\d+, identical body "
-                                + "+pass")
+                assertThat(ProbeTable.rows(run.out())).as(run.out() + run.err())
+                        .containsPattern(ProbeTable.row("pass", "key not a UUID \\(36 characters\\)",
+                                "400 \\(the API's published rule.* \\| 400"))
+                        .containsPattern(ProbeTable.row("note", "concurrent identical x8",
+                                ".* \\| 8x201; 1 distinct 2xx body; 1 resource id .*"))
+                        .containsPattern(ProbeTable.row("pass", "retry after success",
+                                ".* \\| 201 ch_\\d+, then 201 ch_\\d+, identical body"))
                         .doesNotContain("key of 255");
             } else {
                 assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(1);
-                assertThat(run.out()).containsPattern("concurrent identical x8 +.* 8x400; .*fail")
-                        .contains("violated (retry after success)").doesNotContain("key not a UUID");
+                assertThat(ProbeTable.rows(run.out()))
+                        .containsPattern(ProbeTable.row("fail", "concurrent identical x8", ".* \\| 8x400; .*"))
+                        .doesNotContain("key not a UUID");
+                assertThat(run.out()).contains("violated (retry after success)");
             }
         } finally {
             api.stop(0);
@@ -199,13 +201,12 @@ class ProbeCommandTest {
     void theRetryAfterA5xxIsJudgedByTheDeclaredStoringRule(String stores, String verdict) throws Exception {
         try (DemoServer server = serve(LabPolicy.RAISE, Duration.ofMillis(100), true)) {
             LabRun run = probe(server, "--stores-5xx", stores);
-            assertThat(run.out()).as(run.out() + run.err())
-                    .containsPattern("retry after a 5xx +.*\\(the API's published rule: a 5xx is "
-                            + (stores.equals("yes") ? "stored" : "not stored") + "\\) +504, then 201 ch_\\d+; ledger: 1 +"
-                            + verdict);
+            assertThat(ProbeTable.rows(run.out())).as(run.out() + run.err())
+                    .containsPattern(ProbeTable.row(verdict, "retry after a 5xx", ".*\\(the API's published rule: a 5xx is "
+                            + (stores.equals("yes") ? "stored" : "not stored") + "\\) \\| 504, then 201 ch_\\d+; ledger: 1"));
             if (verdict.equals("fail")) {
                 assertThat(run.exitCode()).isEqualTo(1);
-                assertThat(run.out()).contains("violated (retry after a 5xx): a 5xx is stored: the retry after it gets "
+                assertThat(ProbeTable.flat(run.out())).contains("violated (retry after a 5xx): a 5xx is stored: the retry after it gets "
                         + "the same 5xx replayed");
             } else {
                 assertThat(run.exitCode()).isZero();
@@ -226,12 +227,13 @@ class ProbeCommandTest {
             throws Exception {
         try (DemoServer server = serve(policy)) {
             LabRun run = probe(server, "--in-flight", inFlight);
-            assertThat(run.out()).as(run.out() + run.err())
-                    .containsPattern("concurrent identical x8 +one execution, .*\\(the API's published rule: .*"
-                            + (policy == LabPolicy.RAISE ? "1x201 7x409" : "8x201") + ".*ledger: 1 charge\\b.* " + verdict);
+            assertThat(ProbeTable.rows(run.out())).as(run.out() + run.err())
+                    .containsPattern(ProbeTable.row(verdict, "concurrent identical x8", "one execution, .*\\(the API's "
+                            + "published rule: .* \\| " + (policy == LabPolicy.RAISE ? "1x201 7x409" : "8x201")
+                            + ".*ledger: 1 charge\\b.*"));
             if (verdict.equals("fail")) {
                 assertThat(run.exitCode()).isEqualTo(1);
-                assertThat(run.out()).contains("violated (concurrent identical x8): a request whose key is in flight "
+                assertThat(ProbeTable.flat(run.out())).contains("violated (concurrent identical x8): a request whose key is in flight "
                         + (inFlight.equals("409") ? "is refused with 409" : "waits for the first one's answer, never 409"));
             } else {
                 assertThat(run.exitCode()).isZero();
@@ -258,14 +260,15 @@ class ProbeCommandTest {
         try (DemoServer server = serve(policy)) {
             LabRun run = LabRun.of("probe", "--url", server.uri() + "/orders/o-1/charge");
             assertThat(run.exitCode()).as(run.out() + run.err()).isZero();
-            assertThat(run.out()).contains("every check passed").doesNotContain("fail").contains("ledger: GET /ledger")
-                    .containsPattern("concurrent identical x8 .*ledger: 1 charge .*pass")
-                    .containsPattern("same key, another body .* 422 .*pass")
-                    .containsPattern("retry after a 5xx .* 504, then 201 ch_\\d+; ledger: 1 .*pass");
+            assertThat(ProbeTable.flat(run.out())).contains("every check passed").doesNotContain("fail").contains("ledger: GET /ledger");
+            assertThat(ProbeTable.rows(run.out()))
+                    .containsPattern(ProbeTable.row("pass", "concurrent identical x8", ".*ledger: 1 charge.*"))
+                    .containsPattern(ProbeTable.row("pass", "same key, another body", ".* 422.*"))
+                    .containsPattern(ProbeTable.row("pass", "retry after a 5xx", ".* \\| 504, then 201 ch_\\d+; ledger: 1.*"));
             if (policy == LabPolicy.RAISE) {
-                assertThat(run.out()).contains("1x201 7x409");
+                assertThat(ProbeTable.rows(run.out())).contains("1x201 7x409");
             } else {
-                assertThat(run.out()).contains("8x201; 1 distinct 2xx body");
+                assertThat(ProbeTable.rows(run.out())).contains("8x201; 1 distinct 2xx body");
             }
         }
     }
@@ -281,8 +284,8 @@ class ProbeCommandTest {
                 String order = run < 3 ? "o-1" : "o-2";
                 LabRun probe = LabRun.of("probe", "--url", server.uri() + "/orders/" + order + "/charge");
                 assertThat(probe.exitCode()).as("run " + run + ": " + probe.out() + probe.err()).isZero();
-                assertThat(probe.out()).contains("every check passed").contains("422 (draft 2.7)")
-                        .contains("this lab's rule");
+                assertThat(probe.out()).contains("every check passed");
+                assertThat(ProbeTable.rows(probe.out())).contains("422 (draft 2.7)").contains("this lab's rule");
             }
         }
     }
@@ -292,8 +295,9 @@ class ProbeCommandTest {
         try (DemoServer server = serve(LabPolicy.RUN)) {
             LabRun run = LabRun.of("probe", "--url", server.uri() + "/orders/o-1/charge");
             assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(1);
-            assertThat(run.out()).containsPattern("concurrent identical x8 .*1 resource id .*ledger: [2-8] charges .*fail")
-                    .contains("violated (concurrent identical x8): exactly once under concurrency");
+            assertThat(ProbeTable.rows(run.out())).containsPattern(ProbeTable.row("fail", "concurrent identical x8",
+                    ".*1 resource id .*ledger: [2-8] charges.*"));
+            assertThat(ProbeTable.flat(run.out())).contains("violated (concurrent identical x8): exactly once under concurrency");
         }
     }
 
