@@ -21,7 +21,8 @@ import java.util.stream.Stream;
  *     --results results/bench
  * }</pre>
  * It reads every {@code *.json} in the folder and {@code servers.txt}, the server descriptions the
- * benchmark forks appended there.
+ * benchmark forks appended there. {@code --only charts} redraws the charts from the committed JSON and
+ * leaves the page alone, whose header names the commit that measured it.
  */
 public final class BenchReport {
 
@@ -32,7 +33,15 @@ public final class BenchReport {
         Path dir = Path.of(options.getOrDefault("--results", "results/bench"));
         Summary summary = Summary.of(JmhResults.read(jsonFiles(dir)));
         RunInfo run = new RunInfo(Runtime.getRuntime().availableProcessors(), servers(dir.resolve("servers.txt")));
+        String only = options.getOrDefault("--only", "all");
+        if (!only.equals("charts") && !only.equals("all")) {
+            throw new IllegalArgumentException("--only must be charts or all, got '" + only + "'");
+        }
         Map<StoreKind, String> charts = Charts.write(summary, dir);
+        if (only.equals("charts")) {
+            charts.values().forEach(chart -> System.out.println("wrote " + dir.resolve(chart)));
+            return;
+        }
         Path page = dir.resolve("README.md");
         write(page, MarkdownPage.render(summary, run, charts));
         System.out.println("wrote " + page);

@@ -1,6 +1,7 @@
 package dev.idemlab.bench.report;
 
 import dev.idemlab.bench.StoreKind;
+import dev.idemlab.lab.report.LogAxis;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
@@ -14,7 +15,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,7 +25,8 @@ import java.util.Optional;
  * on the left and latency on the right, each with the thread counts as its few categories, so that no
  * label overprints another at the committed size. Every bar beside the coordinator's names its raw
  * baseline in the legend. Both axes are logarithmic with their decades labelled in plain numbers,
- * since a raw map read and a network round trip differ by orders of magnitude. Stateless.
+ * since a raw map read and a network round trip differ by orders of magnitude; each spans its bars in
+ * whole decades ({@link LogAxis}), so that every bar has a height and no label reads 0. Stateless.
  */
 public final class Charts {
 
@@ -80,7 +81,7 @@ public final class Charts {
             }
         }
         series.forEach((name, values) -> chart.addSeries(name, categories, values));
-        series.values().forEach(values -> lowerAxisTo(chart, values));
+        span(chart, series.values().stream().flatMap(List::stream).toList());
         return chart;
     }
 
@@ -100,6 +101,7 @@ public final class Charts {
         CategoryChart chart = chart(store.backendName() + " " + question.title() + ": latency (µs/op, log)",
                 "µs/op");
         String baseline = question.baselines().get(question.baselines().size() - 1);
+        List<Double> drawn = new ArrayList<>();
         for (String method : List.of(question.ours(), baseline)) {
             String side = method.equals(question.ours()) ? "coordinator" : legend(method, store);
             for (String p : PERCENTILES) {
@@ -111,10 +113,11 @@ public final class Charts {
                 }
                 if (values.stream().anyMatch(v -> v != null)) {
                     chart.addSeries(side + " p" + p.replace(".0", ""), threadLabels(threads), values);
-                    lowerAxisTo(chart, values);
+                    drawn.addAll(values);
                 }
             }
         }
+        span(chart, drawn);
         return chart;
     }
 
@@ -124,7 +127,6 @@ public final class Charts {
         CategoryStyler styler = chart.getStyler();
         styler.setYAxisLogarithmic(true);
         styler.setYAxisLogarithmicDecadeOnly(true);
-        styler.setYAxisDecimalPattern("#,##0.#");
         styler.setLegendPosition(Styler.LegendPosition.OutsideS);
         styler.setLegendLayout(Styler.LegendLayout.Vertical);
         styler.setOverlapped(false);
@@ -134,22 +136,15 @@ public final class Charts {
     }
 
     /**
-     * A log axis spans whole decades, so that both of its ends carry a label: the floor is the power of
-     * ten at or below the smallest value (XChart would otherwise start the bars at zero and refuse), the
-     * ceiling the power of ten at or above the largest. A missing value (null) draws no bar.
+     * Sets the log axis to whole decades that hold every bar with room below it ({@link LogAxis}), labelled
+     * with the decimals its floor needs. A missing value (null) draws no bar.
      */
-    private static void lowerAxisTo(CategoryChart chart, List<Double> values) {
-        double[] present = values.stream().filter(v -> v != null && v > 0).mapToDouble(Double::doubleValue).toArray();
-        if (present.length == 0) {
-            return;
-        }
-        double floor = Math.pow(10, Math.floor(Math.log10(Arrays.stream(present).min().getAsDouble())));
-        double ceiling = Math.max(floor * 10,
-                Math.pow(10, Math.ceil(Math.log10(Arrays.stream(present).max().getAsDouble()))));
-        Double min = chart.getStyler().getYAxisMin();
-        Double max = chart.getStyler().getYAxisMax();
-        chart.getStyler().setYAxisMin(min == null ? floor : Math.min(min, floor));
-        chart.getStyler().setYAxisMax(max == null ? ceiling : Math.max(max, ceiling));
+    static LogAxis span(CategoryChart chart, List<Double> values) {
+        LogAxis axis = LogAxis.spanning(values, true);
+        chart.getStyler().setYAxisMin(axis.min());
+        chart.getStyler().setYAxisMax(axis.max());
+        chart.getStyler().setYAxisDecimalPattern(axis.decimalPattern());
+        return axis;
     }
 
     /** One value per thread count: the coordinator's ({@code baseline == null}) or the baseline's throughput. */

@@ -121,19 +121,20 @@ public final class RateCurve {
         return stores;
     }
 
-    private static XYChart chart(List<Point> points) {
+    static XYChart chart(List<Point> points) {
         XYChart chart = new XYChartBuilder().width(900).height(520)
                 .title("Open loop: p99 latency from intended start against throughput reached")
                 .xAxisTitle("throughput reached (requests per second)").yAxisTitle("p99 latency (ms, log)").build();
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
         chart.getStyler().setYAxisLogarithmic(true);
         chart.getStyler().setYAxisLogarithmicDecadeOnly(true);
-        chart.getStyler().setDecimalPattern("#,##0.#");
-        // Whole decades from the lowest p99 to the highest, so that both ends of the log axis are labelled.
-        double low = points.stream().mapToDouble(p -> Math.max(0.01, p.p99())).min().orElse(1);
-        double high = points.stream().mapToDouble(p -> Math.max(0.01, p.p99())).max().orElse(10);
-        chart.getStyler().setYAxisMin(Math.pow(10, Math.floor(Math.log10(low))));
-        chart.getStyler().setYAxisMax(Math.pow(10, Math.max(Math.ceil(Math.log10(high)), Math.floor(Math.log10(low)) + 1)));
+        chart.getStyler().setXAxisDecimalPattern("#,##0");
+        // Whole decades from the lowest p99 to the highest, so that both ends of the log axis are labelled,
+        // and as many decimals as the lowest decade needs (0.01 read "0" with one).
+        LogAxis axis = LogAxis.spanning(points.stream().map(p -> Math.max(0.01, p.p99())).toList(), false);
+        chart.getStyler().setYAxisMin(axis.min());
+        chart.getStyler().setYAxisMax(axis.max());
+        chart.getStyler().setYAxisDecimalPattern(axis.decimalPattern());
         for (Map.Entry<String, List<Point>> store : byStore(points).entrySet()) {
             List<Double> x = store.getValue().stream().map(Point::throughput).toList();
             List<Double> y = store.getValue().stream().map(p -> Math.max(0.01, p.p99())).toList();
