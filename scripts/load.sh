@@ -304,6 +304,19 @@ cp "$work"/capacity/*.md "$out"/ 2>/dev/null || true
 if [[ -d "$work/durable" ]]; then
   mkdir -p "$out/durable"
   cp "$work"/durable/* "$out/durable/"
+  # Every folder under results/ has a README saying what its files are (ResultsPagesTest checks it).
+  {
+    echo "# Load on durable servers"
+    echo
+    echo "The closed-loop load of [the load page](../README.md) on durable servers (\`--durable\`: PostgreSQL"
+    echo "with fsync=on and synchronous_commit=on, Redis with appendonly yes and appendfsync everysec); that page"
+    echo "shows its table beside the fast servers'. The files, as \`lab load --results\` wrote them:"
+    echo
+    echo "* [load.md](load.md): the lab's report, the table with the servers and the load's settings"
+    echo "* [table.txt](table.txt): the same run as the terminal table printed it"
+    echo "* [load.csv](load.csv), [load.json](load.json): every run's figures, for machines"
+    echo "* [throughput.png](throughput.png), [p99.png](p99.png), [duplicates.png](duplicates.png): the charts"
+  } > "$out/durable/README.md"
 fi
 page_stamp "$out/README.md" "Load" "$page_command" "${kinds[@]}" "${durable_kinds[@]}"
 page_stamp "$out/load.md" "Load: the lab's report" "$page_command" "${kinds[@]}"

@@ -22,7 +22,8 @@ import java.util.stream.Stream;
  * ({@code results/README.md}) does not name. A whole publish names one commit in the index's publish
  * line; a later partial one ({@code scripts/publish.sh --only STEP}) adds a line "republished from
  * commit X ... by STEP", so that a reader sees which pages came from which code, and the check lets
- * pages of that commit stand, and no other. Run by
+ * pages of that commit stand, and no other. Its command line adds {@link ResultsIndex}'s check that every
+ * folder has a README and every file is named in the index. Run by
  * {@code scripts/publish.sh} after a publish and by a test against the committed pages:
  * <pre>{@code
  * java -cp lab/target/lab.jar dev.idemlab.lab.report.ResultsPages results
@@ -198,7 +199,8 @@ public final class ResultsPages {
             System.err.println("no results folder at " + results);
             System.exit(2);
         }
-        List<String> problems = problems(results);
+        List<String> problems = new ArrayList<>(problems(results));
+        ResultsIndex.problems(results).stream().filter(p -> !problems.contains(p)).forEach(problems::add);
         problems.forEach(System.out::println);
         System.out.println(problems.isEmpty()
                 ? pages(results).size() + " pages, one header each, from commit" + (commits(results).size() == 1 ? " " : "s ")

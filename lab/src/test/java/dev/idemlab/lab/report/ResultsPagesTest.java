@@ -128,6 +128,48 @@ class ResultsPagesTest {
         assertThat(ResultsPages.problems(dir)).singleElement().asString().contains("republished from commit bbbbbbb");
     }
 
+    /**
+     * Issue 40: {@code load/durable/} had no README, and {@code load/load.md} and {@code load/durable/table.txt}
+     * were named nowhere in the index; the index did not say what changed on main since the publish.
+     */
+    @Test
+    void theCommittedResultsAreWholeAndTheIndexSaysWhatChangedSinceThePublish() throws Exception {
+        assertThat(ResultsIndex.problems(RESULTS)).isEmpty();
+        String index = Files.readString(RESULTS.resolve("README.md"));
+        java.util.regex.Matcher since = java.util.regex.Pattern.compile(
+                "## What changed on main since the publish\n(?s:.*?)up to `([0-9a-f]{7,40})`").matcher(index);
+        assertThat(since.find()).as("the index's section on what changed since the publish, up to a commit").isTrue();
+        if (git("rev-parse", "--is-inside-work-tree") == 0
+                && !gitOut("rev-parse", "--is-shallow-repository").equals("true")) {
+            assertThat(git("merge-base", "--is-ancestor", since.group(1), "HEAD"))
+                    .as("commit %s is behind HEAD", since.group(1)).isZero();
+        }
+    }
+
+    @Test
+    void aFolderWithoutReadmeAndAFileTheIndexDoesNotNameAreEachReported(@TempDir Path dir) throws IOException {
+        write(dir.resolve("README.md"), "# Results\n\n| folder | written by | what it holds |\n|---|---|---|\n"
+                + "| `load/` | x | `README.md`, `load-*.csv` |\n| `load/knees.md` | y | knees |\n"
+                + "\n## failures/\n\nas `NAME-STORE.txt`\n");
+        write(dir.resolve("load/README.md"), "# load\n");
+        write(dir.resolve("load/load-1.csv"), "");
+        write(dir.resolve("load/knees.md"), "");
+        write(dir.resolve("failures/README.md"), "# failures\n");
+        write(dir.resolve("failures/scope-redis.txt"), "");
+        write(dir.resolve("bench/README.md"), "# bench\n");
+        write(dir.resolve("bench/quick/chart.png"), "");
+        assertThat(ResultsIndex.problems(dir)).isEmpty();
+
+        write(dir.resolve("load/load.md"), "");
+        write(dir.resolve("load/durable/table.txt"), "");
+        write(dir.resolve("failures/scope-redis.json"), "");
+        String unnamed = ": not named in README.md (the index names each file by its path, or by its name in its "
+                + "folder's row or section)";
+        assertThat(ResultsIndex.problems(dir)).containsExactly("failures/scope-redis.json" + unnamed,
+                "load/durable/: no README.md saying what its files are", "load/durable/table.txt" + unnamed,
+                "load/load.md" + unnamed);
+    }
+
     private static String page(String commit, boolean servers) {
         return "# T\n\n" + ResultsPages.HEADER_START + "\n* command: `bash scripts/x.sh`\n* commit: `" + commit
                 + "`\n* date: 2026-12-02 (UTC)\n* JDK: 17\n* cores: 2 (Linux x86_64)\n"
