@@ -78,7 +78,7 @@ public final class PostgresBackend implements StoreBackend {
         if (server.isPrivate()) {
             return new PostgresBackend(server, null, options.durable());
         }
-        RunSchema schema = RunSchema.create(server.jdbcUrl(), server.user(), server.password());
+        RunSchema schema = RunSchema.create(server.jdbcUrl(), server.user(), server.password(), server.address());
         return new PostgresBackend(new PostgresServer(schema.url(), server.user(), server.password(), Origin.URL,
                 server.address(), () -> { }), schema, options.durable());
     }

@@ -21,6 +21,9 @@ import java.util.UUID;
  */
 final class RunSchema {
 
+    /** The SQL state of a statement the role has no privilege for. */
+    private static final String INSUFFICIENT_PRIVILEGE = "42501";
+
     private final String givenUrl;
     private final String user;
     private final String password;
@@ -36,22 +39,40 @@ final class RunSchema {
     }
 
     /**
-     * Creates a schema of the run's own on the server at {@code url}.
+     * Creates a schema of the run's own on the server at {@code url} ({@code address} names it in messages).
      *
-     * @throws ProvisioningException when the role may not create a schema, saying what to grant
+     * @throws ProvisioningException when the server does not answer as PostgreSQL, or the role may not
+     *     create a schema (saying what to grant)
      */
-    static RunSchema create(String url, String user, String password) {
+    static RunSchema create(String url, String user, String password, String address) {
         String name = "idemlab_run_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12)
                 .toLowerCase(Locale.ROOT);
         RunSchema schema = new RunSchema(url, user, password, name);
         try (Connection connection = schema.connect(url); Statement statement = connection.createStatement()) {
             statement.execute("CREATE SCHEMA " + name);
         } catch (SQLException e) {
-            throw new ProvisioningException("the lab works in a schema of its own on a PostgreSQL given by URL, and "
-                    + "could not create one (" + e.getMessage() + "); let the role create schemas in the database "
-                    + "(GRANT CREATE ON DATABASE ... TO ...)", e);
+            if (INSUFFICIENT_PRIVILEGE.equals(e.getSQLState())) {
+                throw new ProvisioningException("the lab works in a schema of its own on a PostgreSQL given by URL, and "
+                        + "the role may not create one (" + e.getMessage() + "); let it create schemas in the "
+                        + "database (GRANT CREATE ON DATABASE ... TO ...)", e);
+            }
+            String state = e.getSQLState() == null ? "" : e.getSQLState();
+            if (state.startsWith("28") || state.equals("3D000")) { // a role, password or database refused
+                throw new ProvisioningException("the postgres given by URL refused the lab at " + target(url, user, address)
+                        + ": " + e.getMessage(), e);
+            }
+            throw new ProvisioningException("postgres given by URL at " + target(url, user, address)
+                    + " does not answer: " + e.getMessage(), e);
         }
         return schema;
+    }
+
+    /** {@code host:port, database D, role R}: what a connection tried, for its failure's message. */
+    private static String target(String url, String user, String address) {
+        java.util.Properties parsed = org.postgresql.Driver.parseURL(url, new java.util.Properties());
+        String database = parsed == null ? "?" : parsed.getProperty("PGDBNAME", "(the role's name)");
+        String role = user != null ? user : parsed == null ? null : parsed.getProperty("user");
+        return address + ", database " + database + ", role " + (role != null ? role : "(the operating system's user name)");
     }
 
     /** The schema's name. */
