@@ -50,6 +50,11 @@ public final class IdempotencyConfig {
     public static final Duration DEFAULT_SAFETY_POLL_INTERVAL = Duration.ofMillis(250);
     /** How long a store call that timed out is retried before the store-failure mode applies: a stall is not an outage. */
     public static final Duration DEFAULT_STORE_PATIENCE = Duration.ofSeconds(2);
+    /**
+     * How long a request is expected to take when nothing else is said: what a 409's Retry-After
+     * counts down from, for work of about a second (a payment provider's call), not the whole lease.
+     */
+    public static final Duration DEFAULT_EXPECTED_DURATION = Duration.ofSeconds(1);
     /** The longest a waiter may wait, a poll may pause, or a timed-out store call may be retried. */
     public static final Duration MAX_WAIT = Duration.ofHours(1);
 
@@ -68,6 +73,7 @@ public final class IdempotencyConfig {
     private final Duration explicitHeartbeatInterval;
     private final Duration storePatience;
     private final Duration safetyPollInterval;
+    private final Duration expectedDuration;
 
     private IdempotencyConfig(Builder b) {
         this.policy = b.policy;
@@ -82,6 +88,7 @@ public final class IdempotencyConfig {
         this.explicitHeartbeatInterval = b.heartbeatInterval;
         this.storePatience = b.storePatience;
         this.safetyPollInterval = b.safetyPollInterval;
+        this.expectedDuration = b.expectedDuration;
     }
 
     /** The defaults: WAIT, 30 s lease, 24 h ttl, fail open, 64 KiB results. */
@@ -100,7 +107,8 @@ public final class IdempotencyConfig {
                 .policy(policy).lease(lease).ttl(ttl).waitTimeout(waitTimeout)
                 .storeFailureMode(storeFailureMode).maxResultBytes(maxResultBytes)
                 .pollInterval(minPollInterval, maxPollInterval)
-                .storePatience(storePatience).safetyPollInterval(safetyPollInterval);
+                .storePatience(storePatience).safetyPollInterval(safetyPollInterval)
+                .expectedDuration(expectedDuration);
         return explicitHeartbeatInterval == null ? builder : builder.heartbeatInterval(explicitHeartbeatInterval);
     }
 
@@ -181,12 +189,23 @@ public final class IdempotencyConfig {
         return safetyPollInterval;
     }
 
+    /**
+     * How long a request usually takes, for the Retry-After of a 409: a caller refused because the
+     * key's first request is in flight is told to come back after this duration minus the holder's
+     * age (the time since it reserved or last renewed its lease), one more such duration when the
+     * holder is past it, and never later than the holder's lease ends. Default
+     * {@link #DEFAULT_EXPECTED_DURATION}.
+     */
+    public Duration expectedDuration() {
+        return expectedDuration;
+    }
+
     @Override
     public String toString() {
         return "IdempotencyConfig{policy=" + policy + ", lease=" + lease + ", ttl=" + ttl
                 + ", waitTimeout=" + waitTimeout + ", storeFailureMode=" + storeFailureMode
                 + ", maxResultBytes=" + maxResultBytes + ", heartbeatInterval=" + heartbeatInterval
-                + ", storePatience=" + storePatience + '}';
+                + ", storePatience=" + storePatience + ", expectedDuration=" + expectedDuration + '}';
     }
 
     /** Builds an {@link IdempotencyConfig}. Not thread-safe. */
@@ -203,8 +222,19 @@ public final class IdempotencyConfig {
         private Duration heartbeatInterval;
         private Duration storePatience = DEFAULT_STORE_PATIENCE;
         private Duration safetyPollInterval = DEFAULT_SAFETY_POLL_INTERVAL;
+        private Duration expectedDuration = DEFAULT_EXPECTED_DURATION;
 
         private Builder() { }
+
+        /**
+         * How long a request usually takes, what a 409's Retry-After counts down from; positive, at most
+         * an hour (a longer one is cut to the time left on the holder's lease anyway). Default
+         * {@link IdempotencyConfig#DEFAULT_EXPECTED_DURATION}.
+         */
+        public Builder expectedDuration(Duration expectedDuration) {
+            this.expectedDuration = Objects.requireNonNull(expectedDuration, "expectedDuration");
+            return this;
+        }
 
         /** How often a notified waiter reads the record anyway; positive, at most an hour. */
         public Builder safetyPollInterval(Duration safetyPollInterval) {
@@ -277,6 +307,8 @@ public final class IdempotencyConfig {
          */
         public IdempotencyConfig build() {
             requireLeaseAndTtl();
+            requirePositive("expectedDuration", expectedDuration);
+            requireAtMost("expectedDuration", expectedDuration, MAX_WAIT);
             if (waitTimeout != null) {
                 requirePositive("waitTimeout", waitTimeout);
                 requireAtMost("waitTimeout", waitTimeout, MAX_WAIT);

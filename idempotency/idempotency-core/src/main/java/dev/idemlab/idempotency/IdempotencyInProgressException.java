@@ -18,7 +18,11 @@ public final class IdempotencyInProgressException extends IdempotencyException {
         this.retryAfter = retryAfter;
     }
 
-    /** How long the in-flight request's lease has left: a hint for a Retry-After header. */
+    /**
+     * When to try again, a hint for a Retry-After header: the coordinator's
+     * {@link IdempotencyConfig#expectedDuration() expected duration} less the holder's age (one more
+     * expected duration for a holder past it), never more than the time left on the holder's lease.
+     */
     public Duration retryAfter() {
         return retryAfter;
     }

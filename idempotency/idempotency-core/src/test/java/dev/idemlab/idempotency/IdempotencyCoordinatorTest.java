@@ -161,9 +161,9 @@ class IdempotencyCoordinatorTest {
     }
 
     @Test
-    void underRaiseTheSecondCallerGets409WithTheLeaseLeftAsItsRetryHintAndIsCounted() throws Exception {
+    void underRaiseTheSecondCallerGets409WithTheExpectedDurationLeftAsItsRetryHintAndIsCounted() throws Exception {
         IdempotencyCoordinator coordinator = coordinator(IdempotencyConfig.custom().policy(InFlightPolicy.RAISE)
-                .lease(Duration.ofSeconds(20)).build());
+                .lease(Duration.ofSeconds(20)).expectedDuration(Duration.ofSeconds(8)).build());
         CountDownLatch inside = new CountDownLatch(1);
         CountDownLatch finish = new CountDownLatch(1);
         CompletableFuture<Charge> holder = async(() ->
@@ -177,8 +177,8 @@ class IdempotencyCoordinatorTest {
         assertThatThrownBy(() -> charge(coordinator, "k1", 10))
                 .isInstanceOfSatisfying(IdempotencyInProgressException.class, e -> {
                     assertThat(e.httpStatus()).isEqualTo(409);
-                    // the store's ticker moved 5 s of a 20 s lease: 15 s left is the hint
-                    assertThat(e.retryAfter()).isEqualTo(Duration.ofSeconds(15));
+                    // the store's ticker moved 5 s of a 20 s lease: the holder is 5 s into the 8 s expected
+                    assertThat(e.retryAfter()).isEqualTo(Duration.ofSeconds(3));
                 });
         assertThat(coordinator.stats().count(Outcome.IN_PROGRESS)).isEqualTo(1);
         assertThat(coordinator.stats().count(Outcome.WAITED)).isZero();

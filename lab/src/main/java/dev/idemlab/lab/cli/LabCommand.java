@@ -49,9 +49,17 @@ public final class LabCommand implements Runnable {
         return coordinators;
     }
 
+    /**
+     * {@code lab} alone names every command it has, read from the registered subcommands, so that a
+     * command added later is listed without anyone retyping the list.
+     */
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "missing command: scenario, check or load");
+        String commands = spec.commandLine().getSubcommands().keySet().stream()
+                .filter(name -> !name.equals("help"))
+                .collect(java.util.stream.Collectors.joining(", "));
+        throw new CommandLine.ParameterException(spec.commandLine(),
+                "missing command: one of " + commands + " (lab help COMMAND says what each does)");
     }
 
     /** Reads the version the build wrote into the jar's manifest. */

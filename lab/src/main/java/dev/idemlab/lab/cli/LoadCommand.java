@@ -182,10 +182,13 @@ final class LoadCommand implements Callable<Integer> {
                 backend = StoreBackends.open(name, provisioning);
             } catch (ProvisioningException unavailable) {
                 // The other stores are still loaded and reported; the run fails at the end.
+                // Said once: at once when other stores follow, else as the run's one error line.
                 String line = name + " could not be loaded: " + unavailable.getMessage();
                 notLoaded.add(line);
-                err.println("lab: " + line);
-                err.flush();
+                if (stores.size() > 1) {
+                    err.println("lab: " + line);
+                    err.flush();
+                }
                 continue;
             }
             try (backend) {
@@ -201,7 +204,8 @@ final class LoadCommand implements Callable<Integer> {
             }
         }
         if (runs.isEmpty()) {
-            throw new CommandFailure(String.join("; ", notLoaded));
+            throw new CommandFailure(stores.size() == 1 ? notLoaded.get(0)
+                    : "none of " + String.join(", ", stores) + " could be loaded (each said why above)");
         }
         if (faults != LoadFaults.NONE) {
             return faultReport(settings, faults, runs);

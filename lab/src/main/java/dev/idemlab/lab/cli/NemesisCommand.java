@@ -55,7 +55,7 @@ final class NemesisCommand implements Callable<Integer> {
             description = "What the workload's and the faults' schedules are drawn from. Default: a new one, printed.")
     Long seed;
 
-    @Option(names = "--duration", paramLabel = "TIME", defaultValue = "60s", converter = DurationConverter.class,
+    @Option(names = "--duration", paramLabel = "TIME", defaultValue = "60s", converter = DurationConverter.AtLeastASecond.class,
             description = "How long requests keep arriving, 1s to 1h (20s, 1m, 30m). Default: ${DEFAULT-VALUE}.")
     Duration duration;
 
@@ -116,9 +116,6 @@ final class NemesisCommand implements Callable<Integer> {
         String name = store.trim().toLowerCase(Locale.ROOT);
         if (!STORES.contains(name)) {
             throw new UsageException("--store must be one of " + String.join(", ", STORES) + ", got '" + store + "'");
-        }
-        if (duration.compareTo(Duration.ofSeconds(1)) < 0) {
-            throw new UsageException("--duration must be at least 1s, got " + duration.toMillis() + "ms");
         }
         if (leaseMillis < 500 || leaseMillis > 60_000) {
             throw new UsageException("--lease-ms must be from 500 to 60000, got " + leaseMillis);

@@ -55,7 +55,7 @@ final class ServeCommand implements Callable<Integer> {
     long latencyMs;
 
     @Option(names = "--lease-s", paramLabel = "S", defaultValue = "30",
-            description = "The reservation's lease in seconds, 1 to 3600: what Retry-After counts down. Default: ${DEFAULT-VALUE}.")
+            description = "The reservation's lease in seconds, 1 to 3600: a 409's Retry-After never exceeds what it has left. Default: ${DEFAULT-VALUE}.")
     long leaseSeconds;
 
     @Option(names = "--ttl-s", paramLabel = "S", defaultValue = "86400",

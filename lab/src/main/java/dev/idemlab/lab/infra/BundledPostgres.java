@@ -40,7 +40,10 @@ final class BundledPostgres {
             dataDirectory = Files.createTempDirectory("idemlab-pg-");
             EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
                     .setDataDirectory(dataDirectory)
-                    .setCleanDataDirectory(true)
+                    // The lab deletes it, once the postmaster is gone: the launcher's own shutdown hook
+                    // also stops the server on Ctrl-C, and its clean-up, racing the lab's, logged an
+                    // ERROR about a directory that was in fact deleted.
+                    .setCleanDataDirectory(false)
                     .setServerConfig("listen_addresses", "127.0.0.1")
                     .setPGStartupWait(STARTUP_WAIT);
             if (durable) {
@@ -48,8 +51,10 @@ final class BundledPostgres {
             }
             EmbeddedPostgres server = builder.start();
             ServerRegistry.Registration registration;
+            long pid;
             try {
-                registration = ServerRegistry.record("postgres", postmasterPid(dataDirectory), List.of(dataDirectory));
+                pid = postmasterPid(dataDirectory);
+                registration = ServerRegistry.record("postgres", pid, List.of(dataDirectory));
             } catch (IOException | RuntimeException e) {
                 server.close();
                 throw e;
@@ -61,6 +66,7 @@ final class BundledPostgres {
                 try {
                     server.close();
                 } finally {
+                    awaitExit(pid); // the launcher's hook may be the one stopping it: delete after it is gone
                     ServerRegistry.deleteTree(data);
                     registration.close();
                 }
@@ -71,6 +77,19 @@ final class BundledPostgres {
             }
             throw new ProvisioningException("could not start the bundled PostgreSQL binary: " + e.getMessage(), e);
         }
+    }
+
+    /** Waits, up to the startup wait, for the postmaster to have exited; returns early if it never ran. */
+    private static void awaitExit(long pid) {
+        ProcessHandle.of(pid).ifPresent(process -> {
+            try {
+                process.onExit().get(STARTUP_WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                // still running: the directory is deleted as far as it can be, the registry reaps the rest
+            }
+        });
     }
 
     /** The first line of {@code postmaster.pid}: the server's pid. */

@@ -14,6 +14,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.UUID;
 
@@ -25,7 +26,9 @@ import javax.sql.DataSource;
  * container when Docker is there. {@link ProvisioningOptions#pgFrom()} forces one origin.
  *
  * <p>Private servers listen on 127.0.0.1 on an ephemeral port and are stopped by {@link #close()},
- * or by a shutdown hook if the JVM ends first (Ctrl-C). A server given by URL is never stopped.
+ * or by a shutdown hook if the JVM ends first (Ctrl-C). A server given by URL is never stopped: the
+ * run works there in a schema of its own ({@link RunSchema}), which {@link #cleanUp()} (or, failing
+ * that, {@link #close()}) drops, so the server is left as it was found.
  *
  * <p>Thread-safe.
  */
@@ -34,13 +37,18 @@ public final class PostgresBackend implements StoreBackend {
     private static final Logger LOG = LoggerFactory.getLogger(PostgresBackend.class);
 
     private final PostgresServer server;
+    /** The run's own schema on a server given by URL; {@code null} on a private server. */
+    private final RunSchema schema;
+    /** Whether {@link #cleanUp()} has said what the drop did: once per run, whoever dropped it. */
+    private final java.util.concurrent.atomic.AtomicBoolean cleanUpSaid = new java.util.concurrent.atomic.AtomicBoolean();
     private final ServerInfo info;
     private final List<AutoCloseable> owned = new ArrayList<>();
     private final Thread shutdownHook;
     private boolean closed;
 
-    private PostgresBackend(PostgresServer server, boolean durable) {
+    private PostgresBackend(PostgresServer server, RunSchema schema, boolean durable) {
         this.server = server;
+        this.schema = schema;
         this.shutdownHook = new Thread(this::close, "idemlab-postgres-stop");
         Runtime.getRuntime().addShutdownHook(shutdownHook);
         // The probe runs on plain connections, not a pool: whatever it throws, nothing is left open.
@@ -66,7 +74,30 @@ public final class PostgresBackend implements StoreBackend {
      * @throws ProvisioningException when no origin gave a server, saying what was tried and how to get one
      */
     public static PostgresBackend open(ProvisioningOptions options) {
-        return new PostgresBackend(provision(options), options.durable());
+        PostgresServer server = provision(options);
+        if (server.isPrivate()) {
+            return new PostgresBackend(server, null, options.durable());
+        }
+        RunSchema schema = RunSchema.create(server.jdbcUrl(), server.user(), server.password(), server.address());
+        return new PostgresBackend(new PostgresServer(schema.url(), server.user(), server.password(), Origin.URL,
+                server.address(), () -> { }), schema, options.durable());
+    }
+
+    /**
+     * On a server given by URL: drops the schema this run worked in, with every table in it, and says
+     * so; empty on a private server, which is stopped with everything in it.
+     */
+    @Override
+    public Optional<String> cleanUp() {
+        if (schema == null || cleanUpSaid.getAndSet(true)) {
+            return Optional.empty();
+        }
+        return Optional.of(schema.drop());
+    }
+
+    /** The schema this run works in on a server given by URL; empty on a private server. */
+    public Optional<String> runSchema() {
+        return schema == null ? Optional.empty() : Optional.of(schema.name());
     }
 
     @Override
@@ -137,6 +168,9 @@ public final class PostgresBackend implements StoreBackend {
             closeQuietly(resource);
         }
         closeQuietly(server);
+        if (schema != null) {
+            schema.drop(); // once: a run that ended without its command's clean-up (Ctrl-C) drops it here
+        }
         try {
             Runtime.getRuntime().removeShutdownHook(shutdownHook);
         } catch (IllegalStateException alreadyShuttingDown) {

@@ -49,8 +49,7 @@ public final class ServerUrls {
             return Optional.of("the scheme must be redis or rediss");
         }
         if (uri.getHost() == null) {
-            return Optional.of(uri.getRawAuthority() != null && uri.getRawAuthority().matches(".*:\\d+")
-                    ? "the port must be between 1 and 65535" : "no host");
+            return Optional.of(hostlessProblem(uri.getRawAuthority()));
         }
         if (uri.getPort() != -1 && (uri.getPort() < 1 || uri.getPort() > 65535)) {
             return Optional.of("the port must be between 1 and 65535");
@@ -60,6 +59,27 @@ public final class ServerUrls {
             return Optional.of("the path must be a database number, got '" + path + "'");
         }
         return Optional.empty();
+    }
+
+    /**
+     * What is wrong with an authority the URI parser found no host in: a host with a port that is not a
+     * number from 1 to 65535 ({@code host:abc}, {@code host:99999}, {@code host:}) says so with the port it
+     * got, and only an authority with nothing before its port says there is no host. The user and
+     * password part is never echoed.
+     */
+    private static String hostlessProblem(String authority) {
+        if (authority == null) {
+            return "no host";
+        }
+        String hostPort = authority.substring(authority.lastIndexOf('@') + 1);
+        int colon = hostPort.lastIndexOf(':');
+        if (hostPort.startsWith("[") || colon < 0) {
+            return hostPort.isEmpty() ? "no host" : "the host '" + hostPort + "' is not a host name or address";
+        }
+        if (colon == 0) {
+            return "no host";
+        }
+        return "the port must be a number between 1 and 65535, got '" + hostPort.substring(colon + 1) + "'";
     }
 
     /** What is wrong with {@code url} as a PostgreSQL JDBC URL, or empty when nothing is. */

@@ -16,7 +16,7 @@ class NemesisCommandTest {
             "--sabotage, everything, must be none, result-cache, forgetful-store or shared-scope",
             "--through, carrier-pigeon, must be coordinator, proxy or http",
             "--clients, everyone, 'must be bearer, anonymous or named-anonymous'",
-            "--duration, 500ms, --duration must be at least 1s",
+            "--duration, 500ms, must be a time from 1s to 1h",
             "--format, json, --format must be table or markdown",
             "--format, csv, Invalid value for option '--format'"})
     void badOptionsAreUsageErrors(String option, String value, String message) {

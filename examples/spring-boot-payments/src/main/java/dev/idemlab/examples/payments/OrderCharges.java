@@ -6,7 +6,7 @@ import org.springframework.jdbc.support.KeyHolder;
 import org.springframework.stereotype.Component;
 
 /**
- * The business of a charge, without idempotency: records the order in the {@code orders} table, charges
+ * The business of a charge, without idempotency: records the order in the {@code payments_sample_orders} table, charges
  * it at the provider with the downstream key it is given, and records the charge id. Every run is one more
  * order row and one more charge: making it run once per key is the caller's job. Thread-safe.
  */
@@ -34,13 +34,13 @@ public class OrderCharges {
     Charge charge(String key, String client, ChargeRequest request, ChargeAttempt attempt, String downstreamKey) {
         attempt.ran();
         KeyHolder row = new GeneratedKeyHolder();
-        jdbc.sql("INSERT INTO orders (order_id, client, idempotency_key, amount, status) VALUES (?, ?, ?, ?, 'created')")
+        jdbc.sql("INSERT INTO " + OrdersTableShape.TABLE + " (order_id, client, idempotency_key, amount, status) VALUES (?, ?, ?, ?, 'created')")
                 .params(request.orderId(), client, key, request.amount())
                 .update(row, "id");
         long id = row.getKeyAs(Long.class);
         chargeKeys.charging(downstreamKey, key);
         ProviderClient.ProviderCharge charged = provider.charge(request.orderId(), request.amount(), downstreamKey);
-        jdbc.sql("UPDATE orders SET status = 'charged', charge_id = ? WHERE id = ?").params(charged.id(), id).update();
+        jdbc.sql("UPDATE " + OrdersTableShape.TABLE + " SET status = 'charged', charge_id = ? WHERE id = ?").params(charged.id(), id).update();
         return new Charge(charged.id(), request.orderId(), request.amount());
     }
 }

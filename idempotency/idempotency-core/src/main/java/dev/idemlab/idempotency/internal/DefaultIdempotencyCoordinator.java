@@ -55,6 +55,7 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
     private final Ticker ticker;
     private final Heartbeats heartbeats;
     private final Replays replays;
+    private final RetryAfterHint retryAfterHint;
 
     /**
      * @param meterRegistry a Micrometer {@code MeterRegistry}, or {@code null} for none; typed as
@@ -72,7 +73,8 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
         this.ticker = ticker;
         this.storeCalls = new StoreCalls(ticker, config.storePatience());
         this.encoder = new ResultEncoder(config.maxResultBytes(), counters);
-        this.replays = new Replays(config.policy(), counters);
+        this.retryAfterHint = new RetryAfterHint(config.lease(), config.expectedDuration());
+        this.replays = new Replays(config.policy(), counters, retryAfterHint);
         this.heartbeats = new Heartbeats(store, config.lease(), config.heartbeatInterval(), ticker,
                 (e, firstSinceConfirmed) -> {
                     if (firstSinceConfirmed) {
@@ -329,6 +331,11 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
 
     ResultEncoder encoder() {
         return encoder;
+    }
+
+    /** What a 409 tells its caller to wait, from the holder's age and the expected duration. */
+    RetryAfterHint retryAfterHint() {
+        return retryAfterHint;
     }
 
     @Override

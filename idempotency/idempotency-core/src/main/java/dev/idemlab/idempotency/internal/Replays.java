@@ -23,10 +23,12 @@ final class Replays {
 
     private final InFlightPolicy policy;
     private final CoordinatorCounters counters;
+    private final RetryAfterHint retryAfter;
 
-    Replays(InFlightPolicy policy, CoordinatorCounters counters) {
+    Replays(InFlightPolicy policy, CoordinatorCounters counters, RetryAfterHint retryAfter) {
         this.policy = policy;
         this.counters = counters;
+        this.retryAfter = retryAfter;
     }
 
     /**
@@ -46,7 +48,8 @@ final class Replays {
         requireSameFingerprint(call, pending);
         if (policy == InFlightPolicy.RAISE) {
             counters.outcome(Outcome.IN_PROGRESS);
-            throw new IdempotencyInProgressException(call.operation(), call.key(), pending.leaseRemaining());
+            throw new IdempotencyInProgressException(call.operation(), call.key(),
+                    retryAfter.forLeaseRemaining(pending.leaseRemaining()));
         }
         return null;
     }

@@ -13,6 +13,7 @@ import dev.idemlab.idempotency.spi.IdempotencyRecord.Pending;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.idempotency.spi.IdempotencyStoreException;
 
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
@@ -75,6 +76,7 @@ final class WaitForHolder {
     private final long minPauseNanos;
     private final long maxPauseNanos;
     private final long safetyPollNanos;
+    private final RetryAfterHint retryAfter;
     private Pending current;
     private long leaseEndsAt;
     private long pause;
@@ -94,6 +96,7 @@ final class WaitForHolder {
         this.minPauseNanos = config.minPollInterval().toNanos();
         this.maxPauseNanos = config.maxPollInterval().toNanos();
         this.safetyPollNanos = config.safetyPollInterval().toNanos();
+        this.retryAfter = coordinator.retryAfterHint();
     }
 
     /** Starts waiting for {@code seen}, a reservation of the same request that a reserve found. */
@@ -175,8 +178,9 @@ final class WaitForHolder {
     private Step next(long now) {
         long left = deadline - now;
         if (left <= 0) {
-            return new GiveUp(
-                    new IdempotencyInProgressException(call.operation(), call.key(), current.leaseRemaining()));
+            Duration leaseLeft = Duration.ofNanos(Math.max(0, leaseEndsAt - now));
+            return new GiveUp(new IdempotencyInProgressException(call.operation(), call.key(),
+                    retryAfter.forLeaseRemaining(leaseLeft)));
         }
         if (notified) {
             long untilLeaseEnds = Math.max(0, leaseEndsAt - now) + LEASE_END_SLACK_NANOS;

@@ -59,8 +59,9 @@ import java.util.Objects;
  *       the headers the route names, marked {@code Idempotent-Replayed: true}. A 5xx answer or a thrown
  *       error is not stored: the reservation is released, and a retry runs again.</li>
  *   <li><b>Section 2.7, Error Scenarios.</b> A required key missing: 400; the key reused with another
- *       payload: 422 (or 400, a route setting); the key's first request still in flight: 409 with {@code Retry-After} (the lease
- *       left, in whole seconds). All are RFC 9457 {@code application/problem+json} linking the route's
+ *       payload: 422 (or 400, a route setting); the key's first request still in flight: 409 with {@code Retry-After} (the
+ *       coordinator's expected duration less the holder's age, never more than its lease has left, in
+ *       whole seconds rounded up). All are RFC 9457 {@code application/problem+json} linking the route's
  *       documentation, unless the route names another {@link RefusalWriter}. <em>Deviation, opt-in per route:</em> with {@link IdempotentRoute.Builder#allowWaiting}
  *       and a coordinator under {@code InFlightPolicy.WAIT}, a concurrent request waits for the first
  *       one's response and replays it instead of getting 409.</li>

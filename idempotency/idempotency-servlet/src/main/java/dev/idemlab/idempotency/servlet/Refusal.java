@@ -13,7 +13,8 @@ import java.util.Objects;
  * @param code the refusal's stable name, e.g. {@code idempotency-key-in-flight}, {@code idempotency-key-reused}
  * @param title a short summary that does not change between occurrences
  * @param detail this occurrence, stating the rule that was broken
- * @param retryAfter how long until the key's holder's lease ends, for a key in flight; {@code null} otherwise
+ * @param retryAfter when to try again, for a key in flight (the coordinator's hint: the expected duration less the
+ *     holder's age, never past its lease); {@code null} otherwise
  * @param documentation where the route's idempotency rules are documented; {@code null} when it names none
  */
 public record Refusal(int status, String code, String title, String detail, Duration retryAfter, URI documentation) {

@@ -32,6 +32,8 @@ import java.util.List;
  *     action anyway (availability over exactly-once, counted and logged), {@code fail-closed} refuses
  *     with {@code IdempotencyStoreUnavailableException} (HTTP 503)
  * @param storePatience how long a store call that timed out is retried before the failure mode applies
+ * @param expectedDuration how long a request usually takes: a 409 (the key's first request in flight) says
+ *     {@code Retry-After} this duration minus the holder's age, never more than the time left on its lease
  * @param redis the Redis store's settings
  * @param postgres the PostgreSQL store's settings
  * @param aspect the {@code @Idempotent} advice's settings
@@ -46,6 +48,7 @@ public record IdempotencyProperties(
         @DefaultValue("24h") Duration ttl,
         @DefaultValue("fail-open") StoreFailureMode storeFailureMode,
         @DefaultValue("2s") Duration storePatience,
+        @DefaultValue("1s") Duration expectedDuration,
         @DefaultValue Redis redis,
         @DefaultValue Postgres postgres,
         @DefaultValue Aspect aspect,
@@ -63,6 +66,7 @@ public record IdempotencyProperties(
                 .ttl(ttl)
                 .storeFailureMode(storeFailureMode)
                 .storePatience(storePatience)
+                .expectedDuration(expectedDuration)
                 .build();
     }
 

@@ -63,6 +63,8 @@ public final class PostgresIdempotencyStore implements IdempotencyStore, Complet
     /** The pools this store built and closes; empty when the service passed its own DataSource. */
     private final List<AutoCloseable> ownPools;
     private volatile String address;
+    /** Host, port, database and role, for failures' messages: a wrong role or database shows there. */
+    private volatile String target;
     private final AtomicLong writes = new AtomicLong();
     private final StoreCircuit circuit;
     private final PostgresNotifications notifications;
@@ -83,6 +85,9 @@ public final class PostgresIdempotencyStore implements IdempotencyStore, Complet
         this.config = config;
         this.sql = new RecordStatements(config.table());
         this.address = config.jdbcUrl() == null ? "unknown" : ServerAddress.of(config.jdbcUrl());
+        String named = config.jdbcUrl() == null ? ServerAddress.target(dataSource)
+                : ServerAddress.target(config.jdbcUrl(), config.user());
+        this.target = named != null ? named : "the service's DataSource (" + dataSource.getClass().getName() + ")";
         this.pool = dataSource;
         this.renewals = ownsPool ? renewalsBeside(config, dataSource) : dataSource;
         this.ownPools = ownsPool ? List.of((AutoCloseable) dataSource, (AutoCloseable) renewals)
@@ -297,6 +302,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore, Complet
             // A table of another schema version is refused whatever requireServerAtStart says.
             if (config.jdbcUrl() == null) {
                 address = ServerAddress.of(connection.getMetaData().getURL());
+                target = ServerAddress.target(connection.getMetaData().getURL(), connection.getMetaData().getUserName());
             }
             SchemaScript.apply(connection, config.table());
             try (PreparedStatement statement = connection.prepareStatement(sql.serverVersion);
@@ -404,7 +410,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore, Complet
         if (cause instanceof IdempotencyStoreException already) {
             return already;
         }
-        return new IdempotencyStoreException(NAME, namespace, Failures.classify(cause), operation + " at " + address
+        return new IdempotencyStoreException(NAME, namespace, Failures.classify(cause), operation + " at " + target
                 + " failed: " + cause.getMessage(), cause);
     }
 

@@ -464,7 +464,7 @@ final class RedisScriptClient implements AutoCloseable {
 
     private IdempotencyStoreException failure(String namespace, String what, RuntimeException e) {
         return new IdempotencyStoreException(STORE, namespace, classify(e),
-                what + ": " + e.getClass().getSimpleName() + ": " + e.getMessage(), e);
+                what + " at " + config.target() + ": " + e.getClass().getSimpleName() + ": " + e.getMessage(), e);
     }
 
     /**

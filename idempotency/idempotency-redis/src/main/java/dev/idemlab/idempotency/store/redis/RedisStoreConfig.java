@@ -159,6 +159,21 @@ public final class RedisStoreConfig {
         return all.toString();
     }
 
+    /**
+     * Where the store connects, for the messages of its failures: {@code host:port}, the database
+     * number and the user it logs in as (never the password), so that a wrong port, database or user
+     * is seen in a service's logs without reading its configuration.
+     */
+    public String target() {
+        URI parsed = URI.create(seedUris.isEmpty() ? uri : seedUris.get(0));
+        String path = parsed.getPath() == null ? "" : parsed.getPath().replace("/", "");
+        // redis://secret@host is a password alone, as the client reads it; redis://user:secret@host names a user.
+        String userInfo = parsed.getRawUserInfo();
+        String user = userInfo == null || !userInfo.contains(":") ? null : userInfo.substring(0, userInfo.indexOf(':'));
+        return address() + ", database " + (path.isEmpty() ? "0" : path)
+                + ", user " + (user == null || user.isEmpty() ? "default" : user);
+    }
+
     @Override
     public String toString() {
         // The URI may hold a password: print only the address.

@@ -49,7 +49,7 @@ public record Problem(int status, String slug, String title, String detail) {
             response.setHeader("Link", "<" + documentation + ">; rel=\"describedby\"");
         }
         if (retryAfter != null) {
-            // Whole seconds, rounded up: a client that honours it never arrives before the lease ends.
+            // Whole seconds, rounded up: a client that honours it never arrives before the hint it was given.
             long seconds = Math.max(1, (retryAfter.toMillis() + 999) / 1000);
             response.setHeader("Retry-After", Long.toString(seconds));
         }
