@@ -145,8 +145,9 @@ status=0
   echo
   java -cp "$jar" dev.idemlab.lab.faults.FaultKindList
   echo
-  echo "Stalls observed are not injected: a probe of the store on a client of its own (every 100 ms) that took 300 ms"
-  echo "or more, or the probing thread waking 300 ms or more late (the machine itself stalled). The checker counts"
+  echo "Stalls observed are not injected: a probe of the store (every 100 ms), on a client of its own and through the"
+  echo "run's own client, pool included, that took 300 ms or more, or the probing thread waking 300 ms or more late (the"
+  echo "machine itself stalled; a pool whose every connection is busy). The checker counts"
   echo "them as store faults: a call that failed open in one is explained, a store that fails fast for no reason is not."
   echo
   printf '%s' "| store | server | seed | requests for | calls | keys | faults injected, by kind | stalls observed | charges | beyond one per key (explained) | violations |
