@@ -138,8 +138,9 @@ status=0
   echo "places an order (\`order_created\` with its recovery point, \`charge_created\` under the step's downstream key,"
   echo "\`order_paid\`), some callers fail after their order was written, every caller fails closed and the provider"
   echo "deduplicates on the steps' keys; the orders table is read back beside every answer (an order of the call's"
-  echo "own request, paid by the charge it answered with; no charge paying two orders). Child-JVM holders are"
-  echo "left out there (they charge, they place no order)."
+  echo "own request, paid by the charge it answered with; no charge paying two orders, no request with two paid"
+  echo "orders). Child-JVM holders run the same workflow there and are killed or paused at a step boundary (after"
+  echo "\`order_created\`, after the provider charged, before \`order_paid\`), then recovered by the key's retries."
   echo
   echo "Faults, by the names the lab uses everywhere:"
   echo
