@@ -138,15 +138,17 @@ status=0
   echo "places an order (\`order_created\` with its recovery point, \`charge_created\` under the step's downstream key,"
   echo "\`order_paid\`), some callers fail after their order was written, every caller fails closed and the provider"
   echo "deduplicates on the steps' keys; the orders table is read back beside every answer (an order of the call's"
-  echo "own request, paid by the charge it answered with; no charge paying two orders). Child-JVM holders are"
-  echo "left out there (they charge, they place no order)."
+  echo "own request, paid by the charge it answered with; no charge paying two orders, no request with two paid"
+  echo "orders). Child-JVM holders run the same workflow there and are killed or paused at a step boundary (after"
+  echo "\`order_created\`, after the provider charged, before \`order_paid\`), then recovered by the key's retries."
   echo
   echo "Faults, by the names the lab uses everywhere:"
   echo
   java -cp "$jar" dev.idemlab.lab.faults.FaultKindList
   echo
-  echo "Stalls observed are not injected: a probe of the store on a client of its own (every 100 ms) that took 300 ms"
-  echo "or more, or the probing thread waking 300 ms or more late (the machine itself stalled). The checker counts"
+  echo "Stalls observed are not injected: a probe of the store (every 100 ms), on a client of its own and through the"
+  echo "run's own client, pool included, that took 300 ms or more, or the probing thread waking 300 ms or more late (the"
+  echo "machine itself stalled; a pool whose every connection is busy). The checker counts"
   echo "them as store faults: a call that failed open in one is explained, a store that fails fast for no reason is not."
   echo
   printf '%s' "| store | server | seed | requests for | calls | keys | faults injected, by kind | stalls observed | charges | beyond one per key (explained) | violations |

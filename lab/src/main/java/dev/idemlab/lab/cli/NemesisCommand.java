@@ -80,7 +80,9 @@ final class NemesisCommand implements Callable<Integer> {
                     + "charge with the step's downstream key, order paid), some callers failing after their order "
                     + "was written, and the orders are read back beside the answers. Run as local effects are meant "
                     + "to be used: every caller fails closed and the provider deduplicates on each step's key "
-                    + "(--downstream-key is implied). postgres only; holders in child JVMs are not played. "
+                    + "(--downstream-key is implied). postgres only; holders in child JVMs run the same workflow "
+                    + "and are killed or paused at a step boundary (after the order, after the charge, before the "
+                    + "order is paid), then recovered by the key's retries. "
                     + "Default: ${DEFAULT-VALUE}.")
     String effects;
 

@@ -34,6 +34,7 @@ public final class CallRecord {
     private volatile long fence;
     private volatile long amount;
     private volatile String order;
+    private volatile long attemptEndedAt;
 
     CallRecord(int id, int key, int caller, boolean async, InFlightPolicy policy, StoreFailureMode onStoreFailure,
                long boundNanos) {
@@ -111,6 +112,28 @@ public final class CallRecord {
 
     void charged(String charge) {
         charged = charge;
+    }
+
+    /**
+     * The call's attempt ended at {@code at} where it ran, as the server saw it: over HTTP a client that
+     * gave up has not stopped its request, whose attempt goes on, settles and renews without it.
+     */
+    void attemptEnded(long at) {
+        attemptEndedAt = at;
+    }
+
+    /**
+     * When the call's attempt ended where it ran (its record completed or released as far as the
+     * coordinator went), where a server recorded it; else when the caller was answered, which is the same
+     * moment for a call made in process; 0 while neither is known.
+     */
+    public long attemptEndedAt() {
+        return attemptEndedAt != 0 ? attemptEndedAt : answeredAt;
+    }
+
+    /** Whether a server recorded when this call's attempt ended, which its caller may not have seen. */
+    public boolean attemptEndSeenByServer() {
+        return attemptEndedAt != 0;
     }
 
     public long sentAt() {

@@ -21,8 +21,11 @@ import java.util.function.Consumer;
  * store under test holds and charging the run's provider over HTTP with the coordinator's downstream
  * key, as the in-process callers do. Once the child holds the key its in-process retries are sent; then
  * the child is stopped past its lease and continued, or killed during its action. The child's call is
- * written into its {@link CallRecord} from its lines. The child is reaped on every path (continued,
- * killed, waited for) before the fault returns. Not thread-safe: the nemesis plays one fault at a time.
+ * written into its {@link CallRecord} from its lines. Under {@code --effects local} the child is a holder
+ * of the order workflow instead ({@link WorkflowHolderMain}): it stops at its plan's step boundary, and is
+ * killed there, or paused past its lease and let go on, while its retries resume what it left. The child
+ * is reaped on every path (continued, killed, waited for) before the fault returns. Not thread-safe: the
+ * nemesis plays one fault at a time.
  */
 final class ChildHolderFaults {
 
@@ -37,13 +40,18 @@ final class ChildHolderFaults {
     private final Queue<Planned> planned;
     private final Consumer<Planned> sendRetries;
     private final Runnable childAnswered;
+    private final boolean workflows;
 
     /**
      * @param sendRetries sends a plan's retries, each at its time from now
      * @param childAnswered told once per child, whatever became of it
+     * @param workflows whether the children hold the order workflow (stopped at a step boundary) rather
+     *     than a charge
      */
     ChildHolderFaults(StoreEndpoint endpoint, String prefix, URI provider, Duration lease, long start,
-                      List<Planned> planned, Consumer<Planned> sendRetries, Runnable childAnswered) {
+                      List<Planned> planned, Consumer<Planned> sendRetries, Runnable childAnswered,
+                      boolean workflows) {
+        this.workflows = workflows;
         this.endpoint = endpoint;
         this.prefix = prefix;
         this.provider = provider;
@@ -68,12 +76,15 @@ final class ChildHolderFaults {
         CallRecord child = next.child();
         boolean retriesSent = false;
         child.sent(now());
-        try (ChildHolder holder = ChildHolder.start(endpoint, args(next.plan()))) {
+        try (ChildHolder holder = workflows ? ChildHolder.start(endpoint, WorkflowHolderMain.class,
+                workflowArgs(next.plan())) : ChildHolder.start(endpoint, args(next.plan()))) {
             String fence = holder.await(HolderMain.RESERVED);
             child.actionStarted(now(), !fence.startsWith("without"));
             sendRetries.accept(next);
             retriesSent = true;
-            if (kind == FaultKind.PAUSE_HOLDER) {
+            if (workflows) {
+                WorkflowHolders.atBoundary(holder, child, next.plan(), this::now);
+            } else if (kind == FaultKind.PAUSE_HOLDER) {
                 pause(holder, next.plan());
                 finish(holder, child);
             } else {
@@ -92,7 +103,7 @@ final class ChildHolderFaults {
     }
 
     /** SIGSTOP past the lease, then SIGCONT, also when the nemesis is told to stop meanwhile. */
-    private void pause(ChildHolder holder, HolderPlan plan) {
+    static void pause(ChildHolder holder, HolderPlan plan) {
         holder.signal("STOP");
         boolean stopped;
         try {
@@ -137,6 +148,11 @@ final class ChildHolderFaults {
                 "--amount", Long.toString(LoadKeys.amount(key)),
                 "--before-charge-ms", Long.toString(plan.beforeChargeMillis()),
                 "--after-charge-ms", Long.toString(plan.afterChargeMillis())};
+    }
+
+    private String[] workflowArgs(HolderPlan plan) {
+        return new String[] {prefix, Integer.toString(plan.key()), Long.toString(lease.toMillis()), provider.toString(),
+                plan.boundary()};
     }
 
     /** The child's {@code got RESPONSE OUTCOME}: a charge and how it came, or an error's class name. */

@@ -93,8 +93,13 @@ final class CoordinatorPath implements CallPath {
         if (caller.otherBody()) {
             record.asks(LoadKeys.amount(key) + 1);
         }
+        return callOf(key, record.amount());
+    }
+
+    /** The call of request {@code key} asking {@code amount}: its key, and a fingerprint of its order and amount. */
+    static IdempotentCall callOf(int key, long amount) {
         return IdempotentCall.of(LoadKeys.OPERATION, LoadKeys.key(key),
-                Fingerprint.ofFields(Map.of("order_id", LoadKeys.orderId(key), "amount", record.amount())));
+                Fingerprint.ofFields(Map.of("order_id", LoadKeys.orderId(key), "amount", amount)));
     }
 
     /** What a caller does with the value it was answered and how it was produced. */

@@ -259,9 +259,13 @@ final class ExtraCharges {
     /**
      * When {@code holder}'s attempt ended, its record completed or released, as far as the history knows:
      * its answer, unless its caller stopped listening first (a cancelled stage, an HTTP client that gave
-     * up: the attempt went on), or it never answered; then never, as far as the history can tell.
+     * up: the attempt went on), or it never answered; then never, as far as the history can tell. Where
+     * the server saw the attempt end (over HTTP), that moment.
      */
     private static long doneAt(CallRecord holder) {
+        if (holder.attemptEndSeenByServer()) {
+            return holder.attemptEndedAt();
+        }
         boolean leftEarly = holder.cancelledAt() != 0 || "client-gave-up".equals(holder.error());
         return holder.answered() && !leftEarly ? holder.answeredAt() : Long.MAX_VALUE;
     }

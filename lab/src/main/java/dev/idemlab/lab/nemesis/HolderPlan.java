@@ -1,5 +1,7 @@
 package dev.idemlab.lab.nemesis;
 
+import dev.idemlab.idempotency.InFlightPolicy;
+import dev.idemlab.idempotency.StoreFailureMode;
 import dev.idemlab.lab.faults.FaultKind;
 
 import java.time.Duration;
@@ -12,11 +14,14 @@ import java.util.SplittableRandom;
  * holds, how long its action spends before and after its charge (longer than the lease in all), how
  * long a pause lasts (longer than the lease) or whether a kill comes after the charge, and the
  * in-process retries of the same key, sent once the child holds it ({@link Workload.Caller#atMillis()}
- * counts from the child's reservation). Drawn from the seed, so that the same seed plans the same.
- * Immutable.
+ * counts from the child's reservation). A holder of the order workflow ({@code --effects local}) is
+ * paused or killed at a step {@code boundary} instead ({@link OrderBook#BOUNDARIES}: a pause only
+ * between transactions, a kill also inside {@code order_paid}'s). Drawn from the seed, so that the same
+ * seed plans the same; the boundaries from a stream of their own, so that the other draws stay as
+ * they were. Immutable.
  */
 record HolderPlan(FaultKind kind, int key, long beforeChargeMillis, long afterChargeMillis, long pauseMillis,
-                  boolean killAfterCharge, List<Workload.Caller> retries) {
+                  boolean killAfterCharge, List<Workload.Caller> retries, String boundary) {
 
     private static final int MIN_RETRIES = 2;
     private static final int MAX_RETRIES = 5;
@@ -30,7 +35,19 @@ record HolderPlan(FaultKind kind, int key, long beforeChargeMillis, long afterCh
      * (keys the workload's own requests never use), drawn from {@code seed}.
      */
     static List<HolderPlan> draw(long seed, FaultSchedule schedule, int firstKey, Duration lease) {
+        return draw(seed, schedule, firstKey, lease, false);
+    }
+
+    /**
+     * As {@link #draw(long, FaultSchedule, int, Duration)}; for holders of the order workflow
+     * ({@code workflows}) one more retry is planned after the drawn ones, the recovery: a synchronous
+     * caller that waits, sent a quarter of a lease after the child's lease can have ended (the child
+     * stopped at its boundary as it reserved, and a paused one stays stopped half a lease longer), so
+     * that some caller takes the key over and resumes what the child left, whatever the draw.
+     */
+    static List<HolderPlan> draw(long seed, FaultSchedule schedule, int firstKey, Duration lease, boolean workflows) {
         SplittableRandom random = new SplittableRandom(seed ^ 0x686f6c646572L);
+        SplittableRandom boundaries = new SplittableRandom(seed ^ 0x626f756e64L);
         long leaseMillis = lease.toMillis();
         List<HolderPlan> plans = new ArrayList<>();
         for (FaultSchedule.Planned planned : schedule.faults()) {
@@ -55,8 +72,14 @@ record HolderPlan(FaultKind kind, int key, long beforeChargeMillis, long afterCh
             for (int i = 0; i < count; i++) {
                 retries.add(Workload.caller(random, 0, false, leaseMillis));
             }
+            if (workflows) {
+                retries.add(new Workload.Caller(leaseMillis + leaseMillis / 4, false, InFlightPolicy.WAIT,
+                        StoreFailureMode.FAIL_CLOSED, 0, false, -1, false));
+            }
+            // A pause inside order_paid's transaction would hold the record's lock, not let the lease run out.
+            int stops = planned.kind() == FaultKind.PAUSE_HOLDER ? 2 : OrderBook.BOUNDARIES.size();
             plans.add(new HolderPlan(planned.kind(), firstKey + plans.size(), before, after, pause, afterCharge,
-                    retries));
+                    retries, OrderBook.BOUNDARIES.get(boundaries.nextInt(stops))));
         }
         return plans;
     }

@@ -100,7 +100,10 @@ final class HttpServerSide {
         return new AccountOrders(provider);
     }
 
-    /** Passes every call on, recording the action's start and fence and the call's outcome. */
+    /**
+     * Passes every call on, recording the action's start and fence, the call's outcome, and when its
+     * attempt ended on the server (a client that gave up does not end it).
+     */
     private final class Observed implements IdempotencyCoordinator {
 
         private final IdempotencyCoordinator coordinator;
@@ -116,12 +119,16 @@ final class HttpServerSide {
             if (served == null) {
                 return coordinator.call(call, codec, action);
             }
-            IdempotentResult<T> result = coordinator.call(call, codec, context -> {
-                CoordinatorPath.started(callers, served.record, context);
-                return action.run(context);
-            });
-            served.outcome = result.outcome();
-            return result;
+            try {
+                IdempotentResult<T> result = coordinator.call(call, codec, context -> {
+                    CoordinatorPath.started(callers, served.record, context);
+                    return action.run(context);
+                });
+                served.outcome = result.outcome();
+                return result;
+            } finally {
+                served.record.attemptEnded(callers.now());
+            }
         }
 
         @Override

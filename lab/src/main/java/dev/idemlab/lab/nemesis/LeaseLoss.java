@@ -60,15 +60,18 @@ final class LeaseLoss {
         // A holder that answered before the takeover had its complete land as it answered (then nothing was
         // left to take over), unless a store fault kept it out for the whole patience: then the complete was
         // left to the background, which tries for a lease, renewing meanwhile.
+        // Over HTTP the attempt's end is the server's, not the client's answer: a client that gave up left
+        // an attempt that went on, renewed and settled later.
         long renewedUntil = takenAt;
-        boolean settling = holder.answered() && holder.answeredAt() < takenAt;
+        long answeredAt = holder.attemptEndedAt();
+        boolean settling = answeredAt != 0 && answeredAt < takenAt;
         if (settling) {
             // a fault on, or ended less than a recovery before, within the patience before the answer
-            if (!StoreFaults.storeFaulted(history, holder.answeredAt() - PATIENCE - StoreFaults.RECOVERY,
-                    holder.answeredAt() - StoreFaults.RECOVERY)) {
+            if (!StoreFaults.storeFaulted(history, answeredAt - PATIENCE - StoreFaults.RECOVERY,
+                    answeredAt - StoreFaults.RECOVERY)) {
                 return false;
             }
-            renewedUntil = Math.min(takenAt, holder.answeredAt() + lease);
+            renewedUntil = Math.min(takenAt, answeredAt + lease);
         }
         // The coordinator's default heartbeat: a third of the lease.
         long interval = lease / 3;
@@ -93,7 +96,7 @@ final class LeaseLoss {
         }
         if (settling) {
             // A calm long enough for a try of the settle while the lease still held: the complete landed.
-            for (long[] calm : StoreFaults.calms(history, holder.answeredAt(), Math.min(renewedUntil, leaseEnd))) {
+            for (long[] calm : StoreFaults.calms(history, answeredAt, Math.min(renewedUntil, leaseEnd))) {
                 if (calm[1] - calm[0] >= RENEWAL_CALM) {
                     return false;
                 }

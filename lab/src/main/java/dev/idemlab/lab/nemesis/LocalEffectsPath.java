@@ -10,7 +10,6 @@ import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.idempotency.store.postgres.LocalEffects;
 import dev.idemlab.idempotency.store.postgres.PostgresIdempotencyStore;
 import dev.idemlab.idempotency.store.postgres.Workflow;
-import dev.idemlab.lab.faults.FaultKind;
 import dev.idemlab.provider.FakePaymentProvider;
 
 import java.io.IOException;
@@ -22,9 +21,10 @@ import java.util.Map;
  * Calls to the coordinator whose action is a workflow of local effects on the store's own PostgreSQL:
  * each request places an order ({@link OrderBook}). As local effects are meant to be run, every caller
  * fails closed (with their database failing, the order could not be written anyway), and the provider
- * deduplicates on each remote step's key. Holders in child JVMs are not played here: they charge, they
- * place no order. After the run the orders are read back beside the answers, then their table dropped.
- * Thread-safe.
+ * deduplicates on each remote step's key. Holders in child JVMs run the same workflow
+ * ({@link WorkflowHolderMain}) and are killed or paused at a step boundary (after the order, after the
+ * charge, before the order is paid), then recovered by the key's retries in this process. After the run
+ * the orders are read back beside the answers, then their table dropped. Thread-safe.
  */
 final class LocalEffectsPath implements CallPath {
 
@@ -68,11 +68,6 @@ final class LocalEffectsPath implements CallPath {
     @Override
     public StoreFailureMode onStoreFailure(Workload.Caller caller) {
         return StoreFailureMode.FAIL_CLOSED;
-    }
-
-    @Override
-    public boolean plays(FaultKind kind) {
-        return !kind.onChildHolder();
     }
 
     @Override

@@ -197,7 +197,8 @@ public final class NemesisReport {
         long total = stalls.stream().mapToLong(StallWatch.Stall::nanos).sum();
         long longest = stalls.stream().mapToLong(StallWatch.Stall::nanos).max().orElse(0);
         return String.format(Locale.ROOT, "%d away from the injected faults (%.1f s in all, the longest %d ms; a "
-                        + "probe of the store or a wake-up of the watch %d ms late or more), %d during them",
+                        + "probe of the store, on its own client or through the run's, pool included, or a wake-up "
+                        + "of the watch %d ms late or more), %d during them",
                 stalls.size(), total / 1e9, longest / 1_000_000, StallWatch.THRESHOLD / 1_000_000,
                 history.stalls().size() - stalls.size());
     }

@@ -102,7 +102,7 @@ public final class NemesisRun {
             closing = path;
             FaultSchedule schedule = FaultSchedule.draw(settings.seed(), settings.duration(),
                     Nemesis.kinds(target).stream().filter(faultFilter).filter(path::plays).toList());
-            List<ChildHolderFaults.Planned> holderFaults = planHolders(schedule, workload, config, calls);
+            List<ChildHolderFaults.Planned> holderFaults = planHolders(schedule, workload, config, calls, path);
             CountDownLatch answered = new CountDownLatch(workload.calls() * path.clients().size()
                     + holderFaults.stream().mapToInt(planned -> 1 + planned.retries().size()).sum());
             if (!holderFaults.isEmpty()) {
@@ -111,7 +111,8 @@ public final class NemesisRun {
             ChildHolderFaults holders = holderFaults.isEmpty() ? null : new ChildHolderFaults(
                     StoreEndpoint.sameAs(target.store()).orElseThrow(), StoreEndpoint.prefixOf(target.store()),
                     providerService.uri(), settings.lease(), start, holderFaults,
-                    planned -> sendRetries(planned, path, answered), answered::countDown);
+                    planned -> sendRetries(planned, path, answered), answered::countDown,
+                    path instanceof LocalEffectsPath);
             Nemesis nemesis = new Nemesis(target, rejectingStages, schedule, holders, start);
             long bound = 0;
             for (Workload.Request request : workload.requests()) {
@@ -169,16 +170,18 @@ public final class NemesisRun {
      * {@code calls}: each child's call, then its in-process retries.
      */
     private List<ChildHolderFaults.Planned> planHolders(FaultSchedule schedule, Workload workload,
-                                                        IdempotencyConfig config, List<CallRecord> calls) {
+                                                        IdempotencyConfig config, List<CallRecord> calls,
+                                                        CallPath path) {
         List<ChildHolderFaults.Planned> planned = new ArrayList<>();
-        for (HolderPlan plan : HolderPlan.draw(settings.seed(), schedule, workload.requests().size(), settings.lease())) {
+        for (HolderPlan plan : HolderPlan.draw(settings.seed(), schedule, workload.requests().size(), settings.lease(),
+                path instanceof LocalEffectsPath)) {
             CallRecord child = CallRecord.ofChild(calls.size(), plan.key(), CHILD_BOUND.toNanos());
             calls.add(child);
             List<CallRecord> retries = new ArrayList<>();
             for (int i = 0; i < plan.retries().size(); i++) {
                 Workload.Caller caller = plan.retries().get(i);
                 CallRecord retry = new CallRecord(calls.size(), plan.key(), i + 1, caller.async(), caller.policy(),
-                        caller.onStoreFailure(), bound(config, caller));
+                        path.onStoreFailure(caller), bound(config, caller));
                 calls.add(retry);
                 retries.add(retry);
             }

@@ -49,6 +49,38 @@ final class OrderBook implements AutoCloseable {
     }
 
     /**
+     * What a run of the order workflow does besides its steps' work: where its action began, how it
+     * charges, and what it does at each step boundary (a holder in a child JVM stops there to be paused
+     * or killed). The workflow itself, its steps and their names, is one for every caller, in this JVM
+     * or a child's, so that any of them resumes what another left.
+     */
+    interface Steps {
+
+        /** A step of this call began under {@code context}: the first one is where its action began. */
+        void began(IdempotencyContext context);
+
+        /** The charge of {@code downstreamKey} (the step's key, or the request's where it has none); its id. */
+        String charge(String downstreamKey) throws Exception;
+
+        /**
+         * The workflow reached {@code boundary}: {@link #AFTER_ORDER} (the order committed with its
+         * recovery point, nothing charged), {@link #AFTER_CHARGE} (the provider charged, the step's
+         * recovery point not yet written) or {@link #BEFORE_PAID} (the charge's recovery point written,
+         * the order not yet paid).
+         */
+        default void at(String boundary) throws Exception { }
+    }
+
+    /** The boundary after {@code order_created}: the order is committed, nothing is charged. */
+    static final String AFTER_ORDER = "order_created";
+    /** The boundary inside {@code charge_created}, once the provider charged: its recovery point is not written. */
+    static final String AFTER_CHARGE = "charged";
+    /** The boundary before {@code order_paid}: the charge's recovery point is written, the order is unpaid. */
+    static final String BEFORE_PAID = "charge_created";
+    /** Every boundary a holder may be stopped at, in the order a run reaches them. */
+    static final List<String> BOUNDARIES = List.of(AFTER_ORDER, AFTER_CHARGE, BEFORE_PAID);
+
+    /**
      * The action of {@code record}'s call: the workflow over {@code local}, charging {@code provider} the
      * call's amount after sleeping {@code actionMillis}, or failing there when {@code fails}.
      */
@@ -56,43 +88,61 @@ final class OrderBook implements AutoCloseable {
                                                              boolean fails, FakePaymentProvider provider,
                                                              LongSupplier now) {
         AtomicBoolean started = new AtomicBoolean();
-        Workflow workflow = Workflow.builder()
+        return local.workflow(workflow(record.key, record::amount, new Steps() {
+            @Override
+            public void began(IdempotencyContext context) {
+                if (started.compareAndSet(false, true)) {
+                    record.actionStarted(now.getAsLong(), context == null ? IdempotencyContext.NO_FENCE
+                            : context.fence());
+                }
+            }
+
+            @Override
+            public String charge(String downstreamKey) throws Exception {
+                Thread.sleep(actionMillis);
+                if (fails) {
+                    throw new ProviderTimeoutException(LoadKeys.orderId(record.key));
+                }
+                Charge charge = provider.charge(LoadKeys.orderId(record.key), record.amount(), downstreamKey);
+                record.charged(charge.id());
+                return charge.id();
+            }
+        }));
+    }
+
+    /**
+     * The order workflow of request {@code key} asking {@code amount} (read as the order is written: a
+     * call learns that it reuses its key with another body as it is sent): {@code order_created} (a row,
+     * committed with its recovery point), {@code charge_created} (through {@code steps}, under the step's
+     * downstream key), {@code order_paid} (the row again), {@code steps} told where each boundary is.
+     */
+    static Workflow workflow(int key, LongSupplier amount, Steps steps) {
+        return Workflow.builder()
                 .local("order_created", (connection, progress, context) -> {
-                    began(record, started, context, now);
-                    return Long.toString(insert(connection, record));
+                    steps.began(context);
+                    return Long.toString(insert(connection, key, amount.getAsLong()));
                 })
                 .remote("charge_created", (progress, downstreamKey, context) -> {
-                    began(record, started, context, now);
-                    Thread.sleep(actionMillis);
-                    if (fails) {
-                        throw new ProviderTimeoutException(LoadKeys.orderId(record.key));
-                    }
-                    String key = downstreamKey != null ? downstreamKey : LoadKeys.key(record.key);
-                    Charge charge = provider.charge(LoadKeys.orderId(record.key), record.amount(), key);
-                    record.charged(charge.id());
-                    return charge.id();
+                    steps.began(context);
+                    steps.at(AFTER_ORDER);
+                    String charge = steps.charge(downstreamKey != null ? downstreamKey : LoadKeys.key(key));
+                    steps.at(AFTER_CHARGE);
+                    return charge;
                 })
                 .local("order_paid", (connection, progress, context) -> {
-                    began(record, started, context, now);
+                    steps.began(context);
+                    steps.at(BEFORE_PAID);
                     pay(connection, progress.output("order_created"), progress.output("charge_created"));
                     return progress.output("order_created");
                 })
                 .build();
-        return local.workflow(workflow);
     }
 
-    /** The first step this call runs (a resumed workflow skips those done) is where its action began. */
-    private static void began(CallRecord record, AtomicBoolean started, IdempotencyContext context, LongSupplier now) {
-        if (started.compareAndSet(false, true)) {
-            record.actionStarted(now.getAsLong(), context == null ? IdempotencyContext.NO_FENCE : context.fence());
-        }
-    }
-
-    private static long insert(Connection connection, CallRecord record) throws SQLException {
+    private static long insert(Connection connection, int key, long amount) throws SQLException {
         try (PreparedStatement insert = connection.prepareStatement(
                 "INSERT INTO " + TABLE + " (request_key, amount) VALUES (?, ?) RETURNING id")) {
-            insert.setInt(1, record.key);
-            insert.setLong(2, record.amount());
+            insert.setInt(1, key);
+            insert.setLong(2, amount);
             try (ResultSet row = insert.executeQuery()) {
                 row.next();
                 return row.getLong(1);
@@ -115,7 +165,8 @@ final class OrderBook implements AutoCloseable {
     /**
      * What the orders and the calls' answers show that the contract forbids: an answer whose order is
      * missing, of another request (another key or amount: a result built on another request's steps), or
-     * paid by another charge than the answer's; two orders paid by one charge.
+     * paid by another charge than the answer's; two orders paid by one charge; two orders of one request
+     * (its key and amount) both paid: per request, one order and one charge.
      */
     List<Violation> check(List<CallRecord> calls) throws SQLException {
         Map<Long, Order> orders = read();
@@ -139,11 +190,19 @@ final class OrderBook implements AutoCloseable {
             }
         }
         Map<String, Order> paidBy = new HashMap<>();
+        Map<String, Order> paidFor = new HashMap<>();
         for (Order order : orders.values()) {
             Order other = order.charge() == null ? null : paidBy.putIfAbsent(order.charge(), order);
             if (other != null) {
                 violations.add(new Violation("one-charge-two-orders", order.key(), "orders " + other.id() + " and "
                         + order.id() + " were both paid by " + order.charge()));
+            }
+            Order sameRequest = order.charge() == null ? null
+                    : paidFor.putIfAbsent(order.key() + "/" + order.amount(), order);
+            if (sameRequest != null) {
+                violations.add(new Violation("two-orders-one-request", order.key(), "orders " + sameRequest.id()
+                        + " and " + order.id() + " of one request (key " + order.key() + ", amount " + order.amount()
+                        + ") were both paid, by " + sameRequest.charge() + " and " + order.charge()));
             }
         }
         return violations;

@@ -14,7 +14,12 @@ import java.util.concurrent.TimeUnit;
  * a long collection). On a crowded machine a store call can time out with no fault on, and the
  * coordinator then fails open as it was told to; the checker counts such a stall as a store fault, and
  * only where this watch saw one, so that a store that fails fast for no reason (a client that lost its
- * topology, a circuit that will not close) is still caught. Thread-safe.
+ * topology, a circuit that will not close) is still caught. A second probe goes through the run's own
+ * client, every 100 ms on a thread of its own: a call there also waits for the client's pool, which the
+ * probe on its own client never does, and a pool whose every connection is busy fails the run's calls
+ * after its wait (a second) with the server idle (found through HTTP on PostgreSQL: three clients'
+ * callers queued by the thousand for sixteen connections on a loaded machine, and their fail-opens
+ * looked like failures with no cause). Thread-safe.
  */
 final class StallWatch implements AutoCloseable {
 
@@ -28,13 +33,20 @@ final class StallWatch implements AutoCloseable {
     private final long runStart;
     private final List<Stall> stalls = new ArrayList<>();
     private final Thread thread;
+    /** Probes through the run's own client (its pool), or {@code null} where the run has no other client. */
+    private final Thread throughRunClient;
     private volatile boolean stopped;
 
-    private StallWatch(IdempotencyStore probe, long runStart) {
+    private StallWatch(IdempotencyStore probe, IdempotencyStore runClient, long runStart) {
         this.probe = probe;
         this.runStart = runStart;
         this.thread = new Thread(this::watch, "nemesis-stall-watch");
         this.thread.setDaemon(true);
+        this.throughRunClient = probe == null ? null
+                : new Thread(() -> probeThrough(runClient), "nemesis-stall-watch-run-client");
+        if (throughRunClient != null) {
+            throughRunClient.setDaemon(true);
+        }
     }
 
     /**
@@ -44,9 +56,37 @@ final class StallWatch implements AutoCloseable {
     static StallWatch start(IdempotencyStore store, long runStart) {
         IdempotencyStore probe = StoreEndpoint.sameAs(store)
                 .map(endpoint -> endpoint.open(StoreEndpoint.prefixOf(store) + NAMESPACE + ":")).orElse(null);
-        StallWatch watch = new StallWatch(probe, runStart);
+        StallWatch watch = new StallWatch(probe, store, runStart);
         watch.thread.start();
+        if (watch.throughRunClient != null) {
+            watch.throughRunClient.start();
+        }
         return watch;
+    }
+
+    /**
+     * Probes {@code runClient}, the run's own client, every {@link #PERIOD}: a probe that took
+     * {@link #THRESHOLD} or more, to answer or to fail (waiting for a pooled connection, or for the
+     * server), is a stall the run's calls met too.
+     */
+    private void probeThrough(IdempotencyStore runClient) {
+        while (!stopped) {
+            long sentAt = System.nanoTime();
+            try {
+                runClient.lookup(NAMESPACE);
+            } catch (RuntimeException failed) {
+                // a failure that came fast is no stall; one that took a timeout is, below
+            }
+            long answeredAt = System.nanoTime();
+            if (answeredAt - sentAt >= THRESHOLD) {
+                record(sentAt, answeredAt);
+            }
+            try {
+                TimeUnit.NANOSECONDS.sleep(PERIOD);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
     }
 
     private void watch() {
@@ -90,17 +130,32 @@ final class StallWatch implements AutoCloseable {
         }
     }
 
+    /** The stalls seen so far, in the order they were recorded; the watch goes on. */
+    List<Stall> seen() {
+        synchronized (stalls) {
+            return List.copyOf(stalls);
+        }
+    }
+
     /** Stops watching; the stalls seen, in order. */
     List<Stall> stop() {
         stopped = true;
         thread.interrupt();
+        if (throughRunClient != null) {
+            throughRunClient.interrupt();
+        }
         try {
             thread.join(TimeUnit.SECONDS.toMillis(30));
+            if (throughRunClient != null) {
+                throughRunClient.join(TimeUnit.SECONDS.toMillis(30));
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
         synchronized (stalls) {
-            return List.copyOf(stalls);
+            List<Stall> seen = new java.util.ArrayList<>(stalls);
+            seen.sort(java.util.Comparator.comparingLong(Stall::startedAt));
+            return List.copyOf(seen);
         }
     }
 

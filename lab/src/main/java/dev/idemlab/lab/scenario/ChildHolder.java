@@ -89,6 +89,16 @@ public final class ChildHolder implements AutoCloseable {
         return start(store, new Timeline(), args);
     }
 
+    /**
+     * Starts {@code main}, a holder of another kind, whose timeline goes nowhere (the nemesis keeps a
+     * history of its own instead).
+     *
+     * @throws IllegalStateException if the JVM cannot be started
+     */
+    public static ChildHolder start(StoreEndpoint store, Class<?> main, String... args) {
+        return start(store, new Timeline(), main, args);
+    }
+
     public long pid() {
         return process.pid();
     }
@@ -99,6 +109,17 @@ public final class ChildHolder implements AutoCloseable {
      * @throws IllegalStateException if the holder exits or stays silent too long, with its output
      */
     public String await(String prefix) throws InterruptedException {
+        return awaitAny(prefix).substring(prefix.length());
+    }
+
+    /**
+     * Waits for the holder's next line starting with one of {@code prefixes} and returns it whole: for a
+     * holder whose next line may be one of several (a charge it may or may not make before its answer).
+     *
+     * @throws IllegalStateException if the holder exits or stays silent too long, with its output
+     */
+    public String awaitAny(String... prefixes) throws InterruptedException {
+        String expected = String.join("' or '", java.util.Arrays.stream(prefixes).map(String::strip).toList());
         long deadline = System.nanoTime() + PATIENCE.toNanos();
         while (true) {
             String line = lines.poll(Math.max(1, Math.min(deadline - System.nanoTime(),
@@ -108,18 +129,20 @@ public final class ChildHolder implements AutoCloseable {
                 line = lines.poll(1, TimeUnit.SECONDS); // the reader may still be draining its last lines
                 if (line == null) {
                     throw new IllegalStateException("the holder (pid " + pid() + ") exited with " + process.exitValue()
-                            + " before it said '" + prefix.strip() + "'; its output: " + outputTail());
+                            + " before it said '" + expected + "'; its output: " + outputTail());
                 }
             }
             if (line == null && System.nanoTime() - deadline < 0) {
                 continue;
             }
             if (line == null) {
-                throw new IllegalStateException("the holder (pid " + pid() + ") never said '" + prefix.strip()
+                throw new IllegalStateException("the holder (pid " + pid() + ") never said '" + expected
                         + "'; its output: " + outputTail());
             }
-            if (line.startsWith(prefix)) {
-                return line.substring(prefix.length());
+            for (String prefix : prefixes) {
+                if (line.startsWith(prefix)) {
+                    return line;
+                }
             }
         }
     }
@@ -131,7 +154,7 @@ public final class ChildHolder implements AutoCloseable {
     }
 
     /** Lets a gated holder go on (it reads a line from standard input). */
-    void proceed() {
+    public void proceed() {
         try {
             OutputStream in = process.getOutputStream();
             in.write('\n');

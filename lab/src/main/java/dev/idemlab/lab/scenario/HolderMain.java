@@ -113,7 +113,7 @@ public final class HolderMain {
      * A cold JVM on a loaded machine can miss the store's first connect timeout: try for a while,
      * since the parent waits for this holder anyway.
      */
-    static IdempotencyStore openPatiently(StoreEndpoint endpoint, String prefix) {
+    public static IdempotencyStore openPatiently(StoreEndpoint endpoint, String prefix) {
         long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
         while (true) {
             try {

@@ -99,7 +99,7 @@ public record StoreEndpoint(String kind, String url, String user, String passwor
     }
 
     /** In the child: the endpoint its parent passed. */
-    static StoreEndpoint fromEnvironment() {
+    public static StoreEndpoint fromEnvironment() {
         String kind = System.getenv(KIND);
         String url = System.getenv(URL);
         if (kind == null || url == null) {
