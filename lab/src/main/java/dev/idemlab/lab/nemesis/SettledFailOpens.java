@@ -1,5 +1,7 @@
 package dev.idemlab.lab.nemesis;
 
+import dev.idemlab.idempotency.Outcome;
+
 import java.util.ArrayList;
 import java.util.List;
 
@@ -53,7 +55,13 @@ final class SettledFailOpens {
                             + NemesisChecker.millis(settled.reserveSeenAt()) + ", its lease lasting to at least "
                             + NemesisChecker.millis(settled.reserveLandedUntil()) + ", and a calm from "
                             + NemesisChecker.millis(calm) + " in which settling it surely got through: the marker "
-                            + "was released or left to expire instead of completed with the result"));
+                            + "was released or left to expire instead of completed with the result",
+                            List.of("call " + settled.id + " failed open, charged " + settled.charged() + " action at "
+                                            + NemesisChecker.millis(settled.actionStartedAt()) + ": its own fail-open",
+                                    "call " + later.id + " fence " + later.fence() + " charged " + later.charged()
+                                            + " action at " + NemesisChecker.millis(later.actionStartedAt())
+                                            + ": UNEXPLAINED (reserved after call " + settled.id
+                                            + "'s landed marker was seen)")));
                 }
             }
         }
@@ -61,12 +69,15 @@ final class SettledFailOpens {
     }
 
     /**
-     * Where {@code call} failed open on a reserve seen landed, answered, and a calm of {@link #SETTLE_CALM}
+     * Where {@code call} failed open on a reserve seen landed, was answered with its charge (its action
+     * returned: one that threw has its marker released, and the key is free again), and a calm of {@link #SETTLE_CALM}
      * followed within the marker's lease (and within the lease the settle tries for, which counts from
      * after the action began): that calm's start; {@link Long#MIN_VALUE} otherwise.
      */
     static long settleCalm(NemesisHistory history, CallRecord call) {
-        if (call.reserveLandedUntil() == 0 || !call.answered() || call.child() || !ExtraCharges.failedOpen(call)) {
+        // Answered failed open with its charge: an action that threw is settled by a release, honestly.
+        if (call.reserveLandedUntil() == 0 || !call.answered() || call.child() || call.outcome() != Outcome.FAILED_OPEN
+                || call.chargeId() == null) {
             return Long.MIN_VALUE;
         }
         long until = Math.min(call.reserveLandedUntil(), call.actionStartedAt() + history.settings().lease().toNanos())

@@ -77,6 +77,15 @@ class SettledFailOpensTest {
     }
 
     @Test
+    void aFailOpenWhoseActionThrewHasItsMarkerReleasedAndTheNextCallChargesHonestly() {
+        HandBuiltHistory history = new HandBuiltHistory("redis").fault(FaultKind.DROP_REPLIES, 0, 2500);
+        history.failedOpenAndThrew(KEY, 100, 2100, 2130).reserveSeenLanded(ms(2600), ms(5500));
+        history.holder(KEY, 3000, 6000, 6030, Outcome.EXECUTED);
+
+        assertThat(history.check().violations()).isEmpty();
+    }
+
+    @Test
     void aCallSentBeforeTheMarkerWasSeenIsNotFlagged() {
         HandBuiltHistory history = landedFailOpen("redis");
         history.holder(KEY, 2550, 6000, 6030, Outcome.EXECUTED);
