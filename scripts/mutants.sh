@@ -110,10 +110,14 @@ servers=()
 for store in "${known_stores[@]}"; do
   printf '%s\n' "${plan[@]}" | cut -f2 | grep -qx "$store" && servers+=("$store")
 done
-# The control: the tree without a patch, first, on every store the mutants run on.
+# The control: the tree without a patch, first, on every store the mutants run on, with every set of
+# extra arguments they run with there (a mutant is read beside a control of the same run settings).
 if [[ $control == 1 ]]; then
   controls=()
-  for store in "${servers[@]}"; do controls+=("none	$store	-"); done
+  for store in "${servers[@]}"; do
+    while IFS= read -r args; do controls+=("none	$store	$args"); done \
+      < <(printf '%s\n' "${plan[@]}" | awk -F'\t' -v store="$store" '$2 == store && !seen[$3]++ { print $3 }')
+  done
   plan=("${controls[@]}" "${plan[@]}")
 fi
 
@@ -197,6 +201,8 @@ n=0
 declare -A built=()
 for entry in "${plan[@]}"; do
   IFS=$'\t' read -r id store args <<<"$entry"
+  # The page's store column: the store, and the run's extra arguments where it has some.
+  label="$store"; [[ "$args" != - ]] && label="$store $args"
   classes=""
   if [[ "$id" != none ]]; then
     if [[ -z "${built[$id]:-}" ]]; then
@@ -205,7 +211,7 @@ for entry in "${plan[@]}"; do
     if [[ "${built[$id]}" != ok ]]; then
       echo "mutant $id: not built: ${built[$id]}" >&2
       for seed in "${seed_values[@]}"; do
-        n=$((n + 1)); printf '%s\t%s\t%s\tnot built\t\t\t%s\t\n' "$id" "$store" "$seed" "${built[$id]}" >> "$results"
+        n=$((n + 1)); printf '%s\t%s\t%s\tnot built\t\t\t%s\t\n' "$id" "$label" "$seed" "${built[$id]}" >> "$results"
       done
       status=1
       continue
@@ -232,15 +238,17 @@ for entry in "${plan[@]}"; do
       /^  [a-z][a-z-]+ key [0-9]+/ { if (k != "") print k "\t" t; k = $3; sub(/:$/, "", k); t = ""; next }
       /UNEXPLAINED/ && t == "" && match($0, /action at [0-9.]+ s/) { t = substr($0, RSTART + 10, RLENGTH - 12) }
       END { if (k != "") print k "\t" t }' "$log.out" > "$log.keys"
-    [[ "$id" == none ]] && cp "$log.keys" "$work/control-$store-$seed.keys"
+    # The control this run is read beside: the same store, seed and extra arguments.
+    control_keys="$work/control-$store-${args//[^A-Za-z0-9]/_}-$seed.keys"
+    [[ "$id" == none ]] && cp "$log.keys" "$control_keys"
     # Beside a control run of the same store and seed (the same workload, key for key): the violations on
     # keys the tree without a patch did not flag, and when the first of them began; "none" when every
     # key the mutant's run flags was flagged there too.
     beyond=""
-    if [[ "$id" != none && $rc == 1 && -f "$work/control-$store-$seed.keys" ]]; then
+    if [[ "$id" != none && $rc == 1 && -f "$control_keys" ]]; then
       beyond="$(awk -F'\t' 'FILENAME == ARGV[1] { flagged[$1] = 1; next }
         !($1 in flagged) { n++; if ($2 != "" && (best == "" || $2 + 0 < best + 0)) best = $2 }
-        END { print (n == 0 ? "none" : (best == "" ? "?" : best)) }' "$work/control-$store-$seed.keys" "$log.keys")"
+        END { print (n == 0 ? "none" : (best == "" ? "?" : best)) }' "$control_keys" "$log.keys")"
     fi
     note=""
     if [[ $rc == 1 && "${violations:-0}" -gt 0 && "$beyond" == none ]]; then
@@ -258,7 +266,7 @@ for entry in "${plan[@]}"; do
       status=1
       note="the tree without a patch: ${note:-a violation}"
     fi
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$store" "$seed" "$verdict" "${after% s}" "$rules" "$note" \
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$label" "$seed" "$verdict" "${after% s}" "$rules" "$note" \
       "$beyond" >> "$results"
     echo "[$n/$total] $id on $store, seed $seed: $verdict${after:+ after $after}${beyond:+ (beyond the control: $beyond)}${rules:+ ($rules)}${note:+; $note} ($((SECONDS - started)) s)"
   done

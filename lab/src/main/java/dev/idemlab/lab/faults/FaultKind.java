@@ -20,6 +20,12 @@ public enum FaultKind {
     FREEZE("freeze", "the network holds every byte, then delivers it (TCP proxy freeze)", false),
     /** Requests reach the server and run; their replies are lost, then the connections reset. */
     DROP_REPLIES("drop-replies", "requests run, replies are lost, then connections reset (TCP proxy)", false),
+    /**
+     * Requests are lost on their way to the server and never run; no reply comes, then the connections
+     * reset: an outage in which a client that gave up wrote nothing, whatever it must assume.
+     */
+    DROP_REQUESTS("drop-requests", "requests are lost before the server, nothing runs, then connections reset (TCP proxy)",
+            false),
     /** Every connection between store and server is reset at once. */
     RESET("reset", "every connection is reset (TCP proxy)", false),
     /** The server process is stopped ({@code SIGSTOP}), then continued. */

@@ -12,7 +12,8 @@ import java.net.ServerSocket;
 /**
  * A NetCrusher TCP proxy on 127.0.0.1 in front of a store's server, for the network's faults: freeze
  * every connection (bytes are held, nothing is lost), drop the server's replies (the requests arrive
- * and run; the answers vanish), and reset every connection. A store that connects through
+ * and run; the answers vanish), drop the clients' requests (they never reach the server, so nothing
+ * they asked for runs; the clients hear nothing back), and reset every connection. A store that connects through
  * {@link #port()} meets them, and keeps meeting them when the proxy is pointed at another server (one
  * that replaced a server that died). Every connection it closes is reset (SO_LINGER 0: an RST, not a
  * FIN), as a peer or a middlebox that drops a connection does: a client then loses the command it has
@@ -24,14 +25,21 @@ public final class TcpProxy implements AutoCloseable {
     private final NioReactor reactor;
     private final int port;
     private final TransformFilter replies;
+    private final TransformFilter requests;
     private volatile TcpCrusher crusher;
     private volatile boolean droppingReplies;
+    private volatile boolean droppingRequests;
 
     private TcpProxy(NioReactor reactor, int port, String host, int targetPort) {
         this.reactor = reactor;
         this.port = port;
         this.replies = buffer -> {
             if (droppingReplies) {
+                buffer.position(buffer.limit());
+            }
+        };
+        this.requests = buffer -> {
+            if (droppingRequests) {
                 buffer.position(buffer.limit());
             }
         };
@@ -44,6 +52,7 @@ public final class TcpProxy implements AutoCloseable {
                 .withConnectAddress(host, targetPort)
                 .withLingerMs(0)
                 .withIncomingTransformFilterFactory(client -> replies)
+                .withOutgoingTransformFilterFactory(client -> requests)
                 .buildAndOpen();
     }
 
@@ -105,6 +114,26 @@ public final class TcpProxy implements AutoCloseable {
     public void stopDroppingReplies() {
         reset();
         dropReplies(false);
+        reset();
+    }
+
+    /**
+     * While on, the clients' requests are dropped on their way to the server: none of them runs, and
+     * no reply comes. Unlike {@link #dropReplies(boolean)} a client that gave up on such a request can
+     * be sure of nothing, but nothing did land.
+     */
+    public void dropRequests(boolean on) {
+        droppingRequests = on;
+    }
+
+    /**
+     * Ends {@link #dropRequests(boolean) dropping requests} so that the server never reads the tail of a
+     * request whose head was dropped: every connection is reset, the flag goes off, and they are reset
+     * again for what passed between the two. Clients reconnect.
+     */
+    public void stopDroppingRequests() {
+        reset();
+        dropRequests(false);
         reset();
     }
 

@@ -35,6 +35,8 @@ public final class CallRecord {
     private volatile long amount;
     private volatile String order;
     private volatile long attemptEndedAt;
+    private volatile long reserveSeenAt;
+    private volatile long reserveLandedUntil;
 
     CallRecord(int id, int key, int caller, boolean async, InFlightPolicy policy, StoreFailureMode onStoreFailure,
                long boundNanos) {
@@ -134,6 +136,26 @@ public final class CallRecord {
     /** Whether a server recorded when this call's attempt ended, which its caller may not have seen. */
     public boolean attemptEndSeenByServer() {
         return attemptEndedAt != 0;
+     * The call's own reserve, which failed as far as its caller was told, was seen on the server at
+     * {@code at} (a reservation under its token), its lease ending no earlier than {@code until}
+     * (see {@link LandedReserves}).
+     */
+    void reserveSeenLanded(long at, long until) {
+        reserveSeenAt = at;
+        reserveLandedUntil = until;
+    }
+
+    /** When this call's failed reserve was seen to have landed (see {@link #reserveLandedUntil()}); 0 where it was not. */
+    public long reserveSeenAt() {
+        return reserveSeenAt;
+    }
+
+    /**
+     * The earliest moment the reservation of this call's failed reserve can have expired, where the run
+     * saw that reserve land after all; 0 where it did not (it never landed, or nobody looked in time).
+     */
+    public long reserveLandedUntil() {
+        return reserveLandedUntil;
     }
 
     public long sentAt() {

@@ -160,7 +160,8 @@ final class CoordinatorPath implements CallPath {
         callers.sync().execute(() -> {
             record.sent(callers.now());
             try {
-                IdempotentResult<T> result = coordinator.call(call, codec, action);
+                IdempotentResult<T> result = LandedReserves.calling(record,
+                        () -> coordinator.call(call, codec, action));
                 answer.got(result.value(), result.outcome());
             } catch (Throwable failure) {
                 record.failed(callers.now(), failure);

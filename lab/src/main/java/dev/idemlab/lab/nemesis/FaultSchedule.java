@@ -10,7 +10,9 @@ import java.util.SplittableRandom;
 /**
  * The nemesis's own schedule: which fault, when, for how long, drawn from the seed before the run
  * starts, among the faults the store under test can be given. One fault at a time; the pause between
- * two is random (one to three seconds), and so is each fault's length (0.1 to 2.5 s). Immutable.
+ * two is random (one to three seconds), and so is each fault's length: 0.1 to 2.5 s, and one fault in
+ * five a long outage of 2.5 to 4 s, past the coordinator's store patience (2 s), so that a complete
+ * or a renewal keeps failing until the coordinator leaves it to the background. Immutable.
  */
 final class FaultSchedule {
 
@@ -21,6 +23,9 @@ final class FaultSchedule {
     private static final long MAX_GAP_MILLIS = 3000;
     private static final long MIN_LENGTH_MILLIS = 100;
     private static final long MAX_LENGTH_MILLIS = 2500;
+    /** One fault in this many is a long outage, up to {@link #MAX_LONG_LENGTH_MILLIS}. */
+    private static final int LONG_ONE_IN = 5;
+    private static final long MAX_LONG_LENGTH_MILLIS = 4000;
 
     private final List<Planned> faults;
 
@@ -38,7 +43,9 @@ final class FaultSchedule {
             SplittableRandom random = new SplittableRandom(seed ^ 0x6e656d65736973L);
             long at = random.nextLong(MIN_GAP_MILLIS, MAX_GAP_MILLIS);
             while (at < duration.toMillis()) {
-                long length = random.nextLong(MIN_LENGTH_MILLIS, MAX_LENGTH_MILLIS);
+                long length = random.nextInt(LONG_ONE_IN) == 0
+                        ? random.nextLong(MAX_LENGTH_MILLIS, MAX_LONG_LENGTH_MILLIS)
+                        : random.nextLong(MIN_LENGTH_MILLIS, MAX_LENGTH_MILLIS);
                 faults.add(new Planned(kinds.get(random.nextInt(kinds.size())), at, length));
                 at += length + random.nextLong(MIN_GAP_MILLIS, MAX_GAP_MILLIS);
             }

@@ -30,6 +30,9 @@ import java.util.TreeMap;
  *       result of another request, and a replay equals the answer of its own request);</li>
  *   <li>the fences of a key's reservations never repeat, and a reservation made after another holder
  *       answered has a greater fence;</li>
+ *   <li>a reserve that failed but landed, whose caller failed open, is settled: no call sent after its
+ *       marker was seen reserves the key and charges again once the store was calm enough for the settle
+ *       ({@link SettledFailOpens});</li>
  *   <li>every call answered, and within its bound; no stage that was cancelled ran its action afterwards.</li>
  * </ul>
  *
@@ -73,6 +76,7 @@ final class NemesisChecker {
                 callRules(call, charges, violations);
             }
             fenceRules(key, calls, violations);
+            violations.addAll(SettledFailOpens.check(history, key, calls));
         }
         return new NemesisVerdict(ledgerCheck(history), violations, explained, explanations);
     }

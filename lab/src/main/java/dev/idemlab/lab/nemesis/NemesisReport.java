@@ -94,6 +94,7 @@ public final class NemesisReport {
         out.append(indent).append("faults injected: ").append(faults(history)).append(nl);
         out.append(indent).append("stalls observed, not injected: ").append(stalls(history)).append(nl);
         out.append(indent).append("answers: ").append(answers(history)).append(nl);
+        out.append(indent).append("fail-opens on a reserve seen landed: ").append(landedFailOpens(history)).append(nl);
         out.append(indent).append(String.format(Locale.ROOT,
                 "storage errors %d, stale attempts %d, duplicate risk %d%n", history.stats().totalStorageErrors(),
                 history.stats().stale(), history.stats().duplicateRisk()));
@@ -186,6 +187,18 @@ public final class NemesisReport {
                 .filter(fault -> StoreFaults.onStore(fault.kind()))
                 .noneMatch(fault -> fault.overlaps(stall.startedAt() - StoreFaults.RECOVERY, stall.endedAt())))
                 .toList();
+    }
+
+    /**
+     * How many calls failed open on a reserve the run then saw landed, and of those how many had a calm
+     * for their settle before the marker could expire (the ones {@link SettledFailOpens} holds to it).
+     */
+    static String landedFailOpens(NemesisHistory history) {
+        List<CallRecord> landed = history.calls().stream()
+                .filter(call -> call.reserveLandedUntil() != 0 && call.outcome() == dev.idemlab.idempotency.Outcome.FAILED_OPEN)
+                .toList();
+        long calm = landed.stream().filter(call -> SettledFailOpens.settleCalm(history, call) != Long.MIN_VALUE).count();
+        return landed.size() + ", " + calm + " with a calm to settle in before the marker could expire";
     }
 
     /** What the run's {@link StallWatch} saw: how many stalls, how long in all, the longest. */

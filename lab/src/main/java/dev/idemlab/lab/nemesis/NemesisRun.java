@@ -93,11 +93,17 @@ public final class NemesisRun {
         List<Violation> pathViolations;
         ProviderService providerService = null;
         CallPath closing = null;
+        LandedReserves landed = null;
         Callers callers = new Callers(syncCallers, asyncStages, rejectingStages, launcher, start);
         try (NemesisTarget target = NemesisTarget.open(backend, settings.lease(), settings.seed());
              StallWatch watch = StallWatch.start(target.store(), start)) {
             IdempotencyStore store = settings.sabotage() == Sabotage.FORGETFUL_STORE
                     ? new ForgetfulStore(target.store(), settings.seed()) : target.store();
+            if (!settings.localEffects()) {
+                // Local effects need the PostgreSQL store itself: their transactions are its connections.
+                landed = new LandedReserves(store, callers, settings.lease());
+                store = landed;
+            }
             CallPath path = CallPath.open(settings, store, config, provider, callers);
             closing = path;
             FaultSchedule schedule = FaultSchedule.draw(settings.seed(), settings.duration(),
@@ -150,6 +156,9 @@ public final class NemesisRun {
         } finally {
             if (closing != null) {
                 closing.close();
+            }
+            if (landed != null) {
+                landed.close();
             }
             if (providerService != null) {
                 providerService.close();

@@ -26,10 +26,10 @@ import java.util.concurrent.Future;
 
 /**
  * PostgreSQL under the nemesis: the store's pool connects through a TCP proxy (freeze, dropped
- * replies, resets), and on a private server (one the lab started, so no one else's clients are hit) a
- * JDBC connection of the nemesis's own, straight to the server, terminates the store's backends, locks
- * its table, and stops the store's backends with {@code SIGSTOP}. A server given by URL gets the
- * proxy's faults only.
+ * replies, dropped requests, resets), and on a private server (one the lab started, so no one else's
+ * clients are hit) a JDBC connection of the nemesis's own, straight to the server, terminates the
+ * store's backends, locks its table, and stops the store's backends with {@code SIGSTOP}. A server
+ * given by URL gets the proxy's faults only.
  */
 final class PostgresTarget extends NemesisTarget {
 
@@ -126,6 +126,7 @@ final class PostgresTarget extends NemesisTarget {
             // Faults played on the server itself reach every client of it: only on a server the lab started.
             kinds.addAll(List.of(FaultKind.KILL_CONNECTIONS, FaultKind.LOCK_TABLE, FaultKind.STOP_BACKENDS));
         }
+        kinds.add(FaultKind.DROP_REQUESTS);
         return kinds;
     }
 
@@ -148,6 +149,7 @@ final class PostgresTarget extends NemesisTarget {
                 }
             }
             case DROP_REPLIES -> RedisTarget.dropReplies(proxy, length);
+            case DROP_REQUESTS -> RedisTarget.dropRequests(proxy, length);
             case RESET -> proxy.reset();
             default -> throw new IllegalArgumentException(kind.id() + " is not a fault of the postgres store");
         }

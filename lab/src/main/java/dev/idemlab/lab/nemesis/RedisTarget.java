@@ -28,7 +28,8 @@ import java.util.List;
 import java.util.OptionalLong;
 
 /**
- * Redis under the nemesis: the store connects through a TCP proxy (freeze, dropped replies, resets),
+ * Redis under the nemesis: the store connects through a TCP proxy (freeze, dropped replies, dropped
+ * requests, resets),
  * and a connection of the nemesis's own, straight to the server, pauses it ({@code CLIENT PAUSE}) and
  * drops the store's connections ({@code CLIENT KILL}); a server the lab started is also stopped
  * ({@code SIGSTOP}). When the backend's server is one the lab started (and not durable), the target
@@ -99,7 +100,7 @@ final class RedisTarget extends NemesisTarget {
     List<FaultKind> kinds() {
         if (owned == null && backendPid.isEmpty()) {
             // Faults played on the server itself reach every client of it: only on a server the lab started.
-            return List.of(FaultKind.FREEZE, FaultKind.DROP_REPLIES, FaultKind.RESET);
+            return List.of(FaultKind.FREEZE, FaultKind.DROP_REPLIES, FaultKind.RESET, FaultKind.DROP_REQUESTS);
         }
         // In this order: a seed draws its faults by their place in the list.
         List<FaultKind> kinds = new ArrayList<>(List.of(FaultKind.PAUSE_ALL, FaultKind.PAUSE_WRITE,
@@ -108,6 +109,7 @@ final class RedisTarget extends NemesisTarget {
         if (owned != null) {
             kinds.add(FaultKind.RESTART_FROM_SNAPSHOT);
         }
+        kinds.add(FaultKind.DROP_REQUESTS);
         return kinds;
     }
 
@@ -132,6 +134,7 @@ final class RedisTarget extends NemesisTarget {
                 }
             }
             case DROP_REPLIES -> dropReplies(proxy, length);
+            case DROP_REQUESTS -> dropRequests(proxy, length);
             case RESET -> proxy.reset();
             case STOP_SERVER -> {
                 long pid = serverPid().orElseThrow(() -> new IllegalArgumentException(
@@ -198,6 +201,16 @@ final class RedisTarget extends NemesisTarget {
             hold(length);
         } finally {
             proxy.stopDroppingReplies();
+        }
+    }
+
+    /** Requests are dropped for {@code length}, then {@linkplain TcpProxy#stopDroppingRequests() stopped cleanly}. */
+    static void dropRequests(TcpProxy proxy, Duration length) {
+        proxy.dropRequests(true);
+        try {
+            hold(length);
+        } finally {
+            proxy.stopDroppingRequests();
         }
     }
 

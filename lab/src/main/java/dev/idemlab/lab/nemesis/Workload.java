@@ -14,7 +14,10 @@ import java.util.SplittableRandom;
  * running, some after it answered), through {@code call} or {@code callAsync}, under WAIT or RAISE,
  * failing open or closed when the store fails; some asynchronous callers cancel their stage, and
  * a few send the key with another amount (a key reused for another request). Each caller that comes to hold the key runs an action
- * of its own length, some longer than the lease, some failing before they charge. The schedule is
+ * of its own length, some longer than the lease, some failing before they charge. Requests mostly
+ * arrive apart (a Poisson stream), but now and then several keys arrive at one instant (a burst, as a
+ * client that fans out sends them): their holders start their actions, and their heartbeats, together,
+ * which is where a coordinator that batches its heartbeats can forget one of a batch. The schedule is
  * drawn whole before the run starts, so that the same seed gives the same schedule. Immutable.
  */
 final class Workload {
@@ -35,6 +38,10 @@ final class Workload {
     private static final int MIN_CALLERS = 2;
     private static final int MAX_CALLERS = 8;
     private static final long MEAN_GAP_MILLIS = 40;
+    /** One gap in this many opens a burst: the requests after it arrive at one instant. */
+    private static final int BURST_ONE_IN = 25;
+    private static final int MIN_BURST = 3;
+    private static final int MAX_BURST = 8;
 
     private final List<Request> requests;
 
@@ -48,6 +55,7 @@ final class Workload {
         long leaseMillis = lease.toMillis();
         List<Request> requests = new ArrayList<>();
         long at = 0;
+        int burstLeft = 0;
         for (int key = 0; at < duration.toMillis(); key++) {
             int callers = MIN_CALLERS + random.nextInt(MAX_CALLERS - MIN_CALLERS + 1);
             List<Caller> planned = new ArrayList<>(callers);
@@ -55,6 +63,13 @@ final class Workload {
                 planned.add(caller(random, at, i == 0, leaseMillis));
             }
             requests.add(new Request(key, at, planned));
+            if (burstLeft > 0) {
+                burstLeft--;
+                continue;
+            }
+            if (random.nextInt(BURST_ONE_IN) == 0) {
+                burstLeft = MIN_BURST - 1 + random.nextInt(MAX_BURST - MIN_BURST + 1);
+            }
             at += (long) (-Math.log(1 - random.nextDouble()) * MEAN_GAP_MILLIS);
         }
         return new Workload(requests);

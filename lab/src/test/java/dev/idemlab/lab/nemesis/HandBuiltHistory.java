@@ -48,6 +48,15 @@ final class HandBuiltHistory {
         return charging(key, sentAt, actionAt, answeredAt, Outcome.FAILED_OPEN, IdempotencyContext.NO_FENCE);
     }
 
+    /** A call of {@code key} that failed open, and whose action threw before it charged, at {@code failedAt}. */
+    CallRecord failedOpenAndThrew(int key, long sentAt, long actionAt, long failedAt) {
+        CallRecord call = record(key);
+        call.sent(ms(sentAt));
+        call.actionStarted(ms(actionAt), IdempotencyContext.NO_FENCE);
+        call.failed(ms(failedAt), "provider-timeout");
+        return call;
+    }
+
     /** A call of {@code key} that was answered with a replay of {@code charge} at {@code answeredAt}. */
     CallRecord replay(int key, long sentAt, long answeredAt, String charge) {
         CallRecord call = record(key);

@@ -34,6 +34,20 @@ class NemesisSchedulesTest {
                 .anyMatch(caller -> caller.actionMillis() > LEASE.toMillis())
                 .anyMatch(caller -> caller.policy() == dev.idemlab.idempotency.InFlightPolicy.RAISE)
                 .anyMatch(caller -> caller.onStoreFailure() == dev.idemlab.idempotency.StoreFailureMode.FAIL_CLOSED);
+        // Bursts: several keys sent at one instant, so that their holders' heartbeats start together.
+        List<Workload.Request> requests = Workload.draw(11, MINUTE, LEASE).requests();
+        long instants = requests.stream().mapToLong(Workload.Request::atMillis).distinct().count();
+        assertThat(instants).isLessThan(requests.size());
+        assertThat(requests.stream().collect(java.util.stream.Collectors.groupingBy(Workload.Request::atMillis,
+                java.util.stream.Collectors.counting())).values()).anyMatch(together -> together >= 3);
+    }
+
+    @Test
+    void someFaultsOutlastTheStorePatienceAndMostAreShort() {
+        List<FaultSchedule.Planned> faults = FaultSchedule.draw(13, Duration.ofMinutes(5), KINDS).faults();
+        assertThat(faults).allSatisfy(fault -> assertThat(fault.lengthMillis()).isBetween(100L, 4000L));
+        long pastPatience = faults.stream().filter(fault -> fault.lengthMillis() > 2500).count();
+        assertThat(pastPatience).isPositive().isLessThan(faults.size() / 2);
     }
 
     @Test
