@@ -1,6 +1,7 @@
 package dev.idemlab.lab.nemesis;
 
 import dev.idemlab.idempotency.Outcome;
+import dev.idemlab.lab.load.ErrorKind;
 import dev.idemlab.lab.load.LoadKeys;
 import dev.idemlab.provider.Charge;
 
@@ -18,8 +19,8 @@ import java.util.stream.Collectors;
  * what the lab sees. A charge the sample answered as made for a request (201 without
  * {@code Idempotent-Replayed}) is that call's. A charge no call was given (its call failed after it
  * charged: the sample killed or paused, a client that gave up, a complete that failed) is given to one
- * call of its key that was in flight as the charge reached the provider and got no charge itself, the
- * earliest sent; when there is none it stays in the ledger only, and only a holder fault can explain it.
+ * call of its key that was in flight as the charge reached the provider (a client that gave up leaves
+ * its request running), was not refused and got no charge itself, the earliest sent; when there is none it stays in the ledger only, and only a holder fault can explain it.
  * The action's start is when its charge reached the provider, which is no earlier than the truth (the
  * sample writes its order row first): a holder's late start makes its lease look longer, so a takeover
  * is excused no more readily than it should be. The fence stays unknown. In the sample's result-cache
@@ -62,10 +63,17 @@ final class SampleAttribution {
         }
     }
 
-    /** Whether {@code call} was sent by {@code at}, had not answered, and neither got nor made a charge. */
+    /**
+     * Whether {@code call} was sent by {@code at}, was still running on the sample then, may have run the
+     * action, and neither got nor made a charge. A call whose client stopped waiting (it gave up, or its
+     * request timed out) ran on: HTTP has no cancel. A call refused as in flight or as a reuse of its key
+     * never ran the action.
+     */
     private static boolean inFlightWithoutCharge(CallRecord call, long at) {
-        return call.sentAt() > 0 && call.sentAt() <= at && (!call.answered() || call.answeredAt() >= at)
-                && call.chargeId() == null && call.charged() == null;
+        boolean abandoned = "client-gave-up".equals(call.error()) || "HttpTimeoutException".equals(call.error());
+        boolean refused = call.errorKind() == ErrorKind.IN_PROGRESS || call.errorKind() == ErrorKind.KEY_REUSE;
+        return call.sentAt() > 0 && call.sentAt() <= at && (!call.answered() || call.answeredAt() >= at || abandoned)
+                && !refused && call.chargeId() == null && call.charged() == null;
     }
 
     private static void mark(CallRecord call, String charge, OptionalLong reachedProvider, boolean reserves) {

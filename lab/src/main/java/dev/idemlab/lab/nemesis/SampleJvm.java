@@ -10,16 +10,14 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * The Spring Boot sample's JVM in a run through the sample, and the holder faults played on it: every
  * call of the run is served by this one JVM, so it holds every key in flight. {@code pause-holder} stops
  * it (SIGSTOP) past the lease, then continues it; {@code kill-holder} kills it (SIGKILL) and starts it
  * again, on a new ephemeral port, with the same settings: a service's instance that died and came back.
- * While it is down, {@link #up()} completes once it serves again (clients retry a refused connection
- * until then), or fails if it does not come back. Thread-safe: the nemesis plays the faults, the
- * callers read the address.
+ * While it is down, {@link #uri()} is empty. Thread-safe: the nemesis plays the faults, the callers
+ * read the address.
  */
 final class SampleJvm implements HolderFaults, AutoCloseable {
 
@@ -28,7 +26,6 @@ final class SampleJvm implements HolderFaults, AutoCloseable {
     private final Map<String, String> environment;
     private final Duration lease;
     private volatile SpringSample current;
-    private volatile CompletableFuture<URI> up;
     private volatile boolean closed;
 
     private SampleJvm(Path jar, List<String> arguments, Map<String, String> environment, Duration lease,
@@ -38,7 +35,6 @@ final class SampleJvm implements HolderFaults, AutoCloseable {
         this.environment = Map.copyOf(environment);
         this.lease = lease;
         this.current = first;
-        this.up = CompletableFuture.completedFuture(first.uri());
     }
 
     /**
@@ -58,10 +54,6 @@ final class SampleJvm implements HolderFaults, AutoCloseable {
         return sample == null ? null : sample.uri();
     }
 
-    /** Where the sample serves, once it does: at once, but while a kill's restart runs; failed if it never comes back. */
-    CompletableFuture<URI> up() {
-        return up;
-    }
 
     /** The pid of the sample's JVM now, or -1 while it is down. */
     long pid() {
@@ -106,31 +98,23 @@ final class SampleJvm implements HolderFaults, AutoCloseable {
      * fails leaves the sample down for the rest of the run, and says why.
      */
     private void killAndRestart(SpringSample sample) throws InterruptedException {
-        CompletableFuture<URI> back = new CompletableFuture<>();
-        synchronized (this) {
-            current = null;
-            up = back;
-        }
+        current = null;
         Signals.send("KILL", sample.pid());
         sample.close();
+        if (closed) {
+            return;
+        }
         try {
-            SpringSample restarted = closed ? null : SpringSample.start(jar, arguments, environment);
+            SpringSample restarted = SpringSample.start(jar, arguments, environment);
             synchronized (this) {
-                if (closed && restarted != null) {
+                if (closed) {
                     restarted.close();
-                } else if (restarted != null) {
+                } else {
                     current = restarted;
-                    back.complete(restarted.uri());
                 }
             }
-        } catch (IOException | RuntimeException | InterruptedException e) {
-            back.completeExceptionally(e);
-            if (e instanceof InterruptedException interrupted) {
-                throw interrupted;
-            }
+        } catch (IOException | RuntimeException e) {
             throw new IllegalStateException("the sample was killed and did not come back: " + e.getMessage(), e);
-        } finally {
-            back.completeExceptionally(new IllegalStateException("the sample was stopped"));
         }
     }
 
@@ -149,7 +133,6 @@ final class SampleJvm implements HolderFaults, AutoCloseable {
             sample = current;
             current = null;
         }
-        up.completeExceptionally(new IllegalStateException("the sample was stopped"));
         if (sample != null) {
             Signals.sendQuietly("CONT", sample.pid());
             sample.close();
