@@ -5,10 +5,12 @@
 # Usage: bash scripts/nemesis.sh [DURATION] [STORE...]   (default: 30m on memory, redis, postgres and
 # redis-cluster (the lab's own local cluster),
 # the stores run one after the other; NEMESIS_PARALLEL=1 runs them at once, each in its own JVM).
-# Then the same on every store through the layers users adopt (NEMESIS_THROUGH, default "proxy http":
-# the @Idempotent proxy, the HTTP filter with three bearer clients sharing their keys), each for
-# NEMESIS_THROUGH_DURATION (default DURATION); then on memory the filter with an anonymous client, and
-# the filter with its scoping broken on purpose (--sabotage shared-scope, 30 s), which must be flagged.
+# Then the same on every store through the layers users adopt (NEMESIS_THROUGH, default "proxy http sample":
+# the @Idempotent proxy, the HTTP filter with three bearer clients sharing their keys, the Spring Boot
+# sample in a JVM of its own, on redis and postgres only), each for NEMESIS_THROUGH_DURATION (default
+# DURATION); then on memory the filter with an anonymous client, and the filter with its scoping broken
+# on purpose (--sabotage shared-scope, 30 s), which must be flagged; with the sample, on redis its
+# result-cache mode (--sabotage result-cache, 30 s), which must be flagged too.
 # On postgres, also the local effects (--effects local: each request places an order through a workflow,
 # the orders read back beside the answers), for NEMESIS_THROUGH_DURATION.
 # NEMESIS_LAYERS_ONLY=1 leaves out the runs straight to the coordinator and writes results/nemesis/layers.md
@@ -24,8 +26,10 @@ shift || true
 stores=("$@")
 [[ ${#stores[@]} -gt 0 ]] || stores=(memory redis postgres redis-cluster)
 jar=lab/target/lab.jar
-if [[ ! -f "$jar" ]]; then
-  echo "building $jar"
+layers=(${NEMESIS_THROUGH-proxy http sample})
+sample_jar=examples/spring-boot-payments/target/spring-boot-payments.jar
+if [[ ! -f "$jar" || ( " ${layers[*]} " == *" sample "* && ! -f "$sample_jar" ) ]]; then
+  echo "building $jar and $sample_jar"
   ./mvnw -B -q package -DskipTests
 fi
 out=results/nemesis
@@ -45,8 +49,10 @@ page="$out/README.md"
 header="$(page_header "${settings}bash scripts/nemesis.sh $duration ${stores[*]}" "${stores[@]}")"
 cp "$jar" "$work/lab.jar"
 jar="$work/lab.jar"
-
-layers=(${NEMESIS_THROUGH-proxy http})
+if [[ " ${layers[*]} " == *" sample "* ]]; then
+  cp "$sample_jar" "$work/spring-boot-payments.jar"
+  export IDEMLAB_SAMPLE_JAR="$work/spring-boot-payments.jar"
+fi
 through_duration="${NEMESIS_THROUGH_DURATION:-$duration}"
 
 # run NAME DURATION ARGS...: one run, its page fragment in $work/NAME.md, its exit status (if not 0) in NAME.status.
@@ -63,6 +69,8 @@ run() {
 runs() {
   local length="$1" layer="$2" store name
   for store in "${stores[@]}"; do
+    # The sample runs in a JVM of its own, on a server that JVM can reach.
+    [[ "$layer" != sample || "$store" == redis || "$store" == postgres ]] || continue
     name="$store"
     [[ "$layer" == coordinator ]] || name="$store-$layer"
     names+=("$name")
@@ -95,6 +103,17 @@ if [[ " ${layers[*]} " == *" http "* ]]; then
     echo 1 > "$work/memory-http-shared-scope.status"
   fi
   names+=(memory-http-shared-scope)
+fi
+if [[ " ${layers[*]} " == *" sample "* && " ${stores[*]} " == *" redis "* ]]; then
+  # The sample in its result-cache mode (the post's baseline): its double charges are the point.
+  run redis-sample-result-cache 30s --store redis --through sample --sabotage result-cache
+  if [[ -f "$work/redis-sample-result-cache.status" ]]; then
+    rm "$work/redis-sample-result-cache.status"
+  else
+    echo "the sample in its result-cache mode was not flagged" >&2
+    echo 1 > "$work/redis-sample-result-cache.status"
+  fi
+  names+=(redis-sample-result-cache)
 fi
 
 status=0
@@ -133,6 +152,20 @@ status=0
   echo "shared-scope row runs the filter with its scoping broken on purpose (every client in one scope): it"
   echo "must be flagged, and is counted a failure of this script if it is not. \"named-anonymous\" adds a client"
   echo "authenticated as a principal named \`anonymous\` beside one without a token: their scopes must stay apart."
+  echo
+  echo "\"through sample\" (Redis and PostgreSQL) sent the same workload over HTTP to the Spring Boot sample"
+  echo "(examples/spring-boot-payments) in a JVM of its own, as a team runs it: the starter's reservation, WAIT,"
+  echo "failing closed, the call's downstream key passed to the provider (the lab's, over HTTP, whose ledger is"
+  echo "read). Its store client reaches the store through the nemesis's proxy, so the store's faults reach it as"
+  echo "they reach the bare coordinator; its JVM, which holds every key in flight, is the holder that"
+  echo "\`pause-holder\` stops past the lease and \`kill-holder\` kills (then starts again on a new port: calls"
+  echo "sent meanwhile wait for it). Two bearer clients send every request under keys of their own. The sample"
+  echo "says nothing of its actions: a charge is tied to the call it answered as made for it, else to a call of"
+  echo "its key in flight as the charge reached the provider, and its action counts from then. A second charge is"
+  echo "explained by the sample's pause or kill only once the holder's lease can have ended. Every caller runs"
+  echo "under the sample's WAIT and fail-closed, whatever the workload drew, and its coordinator's counters stay"
+  echo "in its JVM. The result-cache row runs the sample's result-cache mode (the post's baseline): it must be"
+  echo "flagged, and is counted a failure of this script if it is not."
   echo
   echo "\"local effects\" (PostgreSQL) sent the same workload as workflows of the library's local effects: each request"
   echo "places an order (\`order_created\` with its recovery point, \`charge_created\` under the step's downstream key,"
@@ -174,7 +207,7 @@ status=0
   echo "## How it was run"
   echo
   echo "* per store: \`java -jar lab/target/lab.jar nemesis --store S --seed N --duration $duration --format markdown\`"
-  echo "* through a layer: the same with \`--through L\` for $through_duration (\`--clients anonymous\`, \`--sabotage shared-scope\` where the row says)"
+  echo "* through a layer: the same with \`--through L\` for $through_duration (\`--clients anonymous\`, \`--sabotage shared-scope\`, \`--sabotage result-cache\` where the row says)"
   echo "* servers: the ones each row names, private servers the lab provisioned on 127.0.0.1; the store's"
   echo "  client connects through a TCP proxy of the nemesis's own (NetCrusher), its admin connection straight"
   echo "  to the server"

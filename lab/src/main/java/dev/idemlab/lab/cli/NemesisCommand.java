@@ -1,5 +1,6 @@
 package dev.idemlab.lab.cli;
 
+import dev.idemlab.lab.http.SpringSampleJar;
 import dev.idemlab.lab.infra.ProvisioningException;
 import dev.idemlab.lab.infra.StoreBackend;
 import dev.idemlab.lab.infra.StoreBackends;
@@ -70,7 +71,8 @@ final class NemesisCommand implements Callable<Integer> {
     @Option(names = "--sabotage", paramLabel = "WHAT", defaultValue = "none", converter = SabotageConverter.class,
             description = "Break something on purpose, to see the checker fail: none, result-cache (the post's "
                     + "result cache as the coordinator), forgetful-store (a store that now and then grants a "
-                    + "pending key), shared-scope (with --through http: the filter puts every client in one scope). "
+                    + "pending key; not with --through sample), shared-scope (with --through http: the filter puts "
+                    + "every client in one scope). "
                     + "Default: ${DEFAULT-VALUE}.")
     Sabotage sabotage;
 
@@ -91,7 +93,12 @@ final class NemesisCommand implements Callable<Integer> {
                     + "interface made by Idempotency.proxy, a synchronous and an asynchronous method; cancels reach "
                     + "the stage the proxy returned), http (the demo API's filter over HTTP on 127.0.0.1, one server "
                     + "per policy and store-failure mode, three bearer clients sending the same keys for their own "
-                    + "orders, checked per client; asynchronous callers that cancel give up their exchange). "
+                    + "orders, checked per client; asynchronous callers that cancel give up their exchange), "
+                    + "sample (the Spring Boot sample, examples/spring-boot-payments, in a JVM of its own over HTTP, "
+                    + "its jar built by ./mvnw package: on redis or postgres, its store client through the nemesis's "
+                    + "proxy, failing closed under WAIT, two bearer clients with keys of their own; the holder "
+                    + "faults pause its JVM past the lease or kill it and start it again; --sabotage result-cache "
+                    + "runs its result-cache mode). "
                     + "Default: ${DEFAULT-VALUE}.")
     Through through;
 
@@ -176,6 +183,25 @@ final class NemesisCommand implements Callable<Integer> {
             throw new UsageException("--sabotage shared-scope breaks the HTTP filter's scoping: it needs --through http, "
                     + "got --through " + through.id());
         }
+        if (through == Through.SAMPLE) {
+            validateSample();
+        }
+    }
+
+    /** The sample runs in a JVM of its own, from its jar, on a server that JVM can reach. */
+    private void validateSample() {
+        String name = store.trim().toLowerCase(Locale.ROOT);
+        if (!name.equals("redis") && !name.equals("postgres")) {
+            throw new UsageException("--through sample runs the Spring Boot sample in a JVM of its own on a single "
+                    + "Redis or a PostgreSQL server: --store must be redis or postgres, got '" + store + "'");
+        }
+        if (sabotage == Sabotage.FORGETFUL_STORE) {
+            throw new UsageException("--sabotage forgetful-store wraps the lab's own store client, which the sample's "
+                    + "JVM does not use: with --through sample it must be none or result-cache");
+        }
+        if (SpringSampleJar.find().isEmpty()) {
+            throw new CommandFailure(SpringSampleJar.missing());
+        }
     }
 
     private StoreBackend open(String name) {
@@ -209,7 +235,7 @@ final class NemesisCommand implements Callable<Integer> {
         }
     }
 
-    /** {@code coordinator}, {@code proxy}, {@code http}. */
+    /** {@code coordinator}, {@code proxy}, {@code http}, {@code sample}. */
     static final class ThroughConverter implements ITypeConverter<Through> {
         @Override
         public Through convert(String text) {

@@ -1,6 +1,7 @@
 package dev.idemlab.lab.nemesis;
 
 import dev.idemlab.idempotency.IdempotencyConfig;
+import dev.idemlab.idempotency.InFlightPolicy;
 import dev.idemlab.idempotency.StoreFailureMode;
 import dev.idemlab.idempotency.IdempotencyStats;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
@@ -35,6 +36,11 @@ interface CallPath extends AutoCloseable {
         return request;
     }
 
+    /** What {@code caller} does while another call holds its key, on this path: as the workload drew it, unless the path says. */
+    default InFlightPolicy policy(Workload.Caller caller) {
+        return caller.policy();
+    }
+
     /** What {@code caller} does when the store fails, on this path: as the workload drew it, unless the path says. */
     default StoreFailureMode onStoreFailure(Workload.Caller caller) {
         return caller.onStoreFailure();
@@ -48,6 +54,14 @@ interface CallPath extends AutoCloseable {
      */
     default List<Violation> check(List<CallRecord> calls) throws IOException {
         return List.of();
+    }
+
+    /**
+     * Who plays the holder faults on this path: a JVM of the path's own that serves every call (the
+     * sample's), or {@code null}, where the run starts a holder in a child JVM for each.
+     */
+    default HolderFaults holderFaults() {
+        return null;
     }
 
     /** Whether a run through this path draws {@code kind}: a fault that cannot reach the path is left out. */
@@ -71,10 +85,12 @@ interface CallPath extends AutoCloseable {
     /**
      * The path {@code settings} ask for over {@code store}.
      *
+     * @param charges through the sample: the provider's observer and latency, which {@code provider} was built with
      * @throws IOException when a server of the path cannot start
      */
     static CallPath open(NemesisSettings settings, IdempotencyStore store, IdempotencyConfig config,
-                         FakePaymentProvider provider, Callers callers) throws IOException {
+                         FakePaymentProvider provider, SampleCharges charges, Callers callers)
+            throws IOException, InterruptedException {
         if (settings.localEffects()) {
             return LocalEffectsPath.open(settings, store, config, provider, callers);
         }
@@ -82,6 +98,7 @@ interface CallPath extends AutoCloseable {
             case COORDINATOR -> new CoordinatorPath(settings, store, config, provider, callers);
             case PROXY -> new ProxyPath(settings, store, config, provider, callers);
             case HTTP -> HttpPath.start(settings, store, config, provider, callers);
+            case SAMPLE -> SamplePath.start(settings, store, provider, charges, callers);
         };
     }
 }

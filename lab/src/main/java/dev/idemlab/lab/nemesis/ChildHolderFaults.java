@@ -27,7 +27,7 @@ import java.util.function.Consumer;
  * is reaped on every path (continued, killed, waited for) before the fault returns. Not thread-safe: the
  * nemesis plays one fault at a time.
  */
-final class ChildHolderFaults {
+final class ChildHolderFaults implements HolderFaults {
 
     /** One holder fault's records: the child's call and its retries', written as the fault plays. */
     record Planned(HolderPlan plan, CallRecord child, List<CallRecord> retries) { }
@@ -68,7 +68,8 @@ final class ChildHolderFaults {
      * @throws IllegalStateException when the fault could not be played in full: the child never held
      *     the key, or was not paused or killed as planned
      */
-    int inject(FaultKind kind, Duration length) throws InterruptedException {
+    @Override
+    public int inject(FaultKind kind, Duration length) throws InterruptedException {
         Planned next = planned.poll();
         if (next == null || next.plan().kind() != kind) {
             throw new IllegalStateException("no " + kind.id() + " was planned here");

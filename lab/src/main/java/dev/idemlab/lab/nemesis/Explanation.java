@@ -20,9 +20,12 @@ enum Explanation {
     TAKEOVER("key taken over after a lease of outage"),
     /** A fault broke a promise of the store on purpose meanwhile. */
     BROKEN_PROMISE("store promise broken on purpose"),
-    /** The key's holder in a child JVM was stopped past its lease; a retry took the key, then it charged. */
+    /**
+     * The key's holder in a child JVM (or the sample's JVM, which served it) was stopped past its lease; a
+     * retry took the key, and the holder charged too.
+     */
     HOLDER_PAUSED("holder paused past its lease"),
-    /** The key's holder in a child JVM was killed during its action; a retry took the key after its lease. */
+    /** The key's holder in a child JVM (or the sample's JVM) was killed during its action; a retry took the key after its lease. */
     HOLDER_KILLED("holder killed");
 
     private final String name;

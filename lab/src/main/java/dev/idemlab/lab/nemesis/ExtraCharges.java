@@ -29,7 +29,9 @@ import java.util.concurrent.TimeUnit;
  *       restart's snapshot did not hold, a reservation a clock jump expired) and only for a charge its
  *       effect reached (after it, within a lease of its end, or for a lost result within the workload's
  *       retries of the key); each lost record explains one charge;</li>
- *   <li>on a key a holder in a child JVM held, that holder's pause or kill, once.</li>
+ *   <li>on a key a holder in a child JVM held, that holder's pause or kill, once;</li>
+ *   <li>a holder whose whole JVM (the sample's) was paused or killed as it held the key, for a charge
+ *       made once its lease can have ended ({@link SampleHolderLoss}), once per holder and fault.</li>
  * </ul>
  *
  * <p>Which event explains which charge is a matching (augmenting paths over a few calls per key): the
@@ -179,7 +181,12 @@ final class ExtraCharges {
         }
         for (int other = 0; other < charges.size(); other++) {
             CallRecord holder = charges.get(other).call();
-            if (other == i || holder == null || !reserved(holder) || !reservedBefore(holder, call)) {
+            if (other == i || holder == null || !reserved(holder)) {
+                continue;
+            }
+            // The whole JVM that served the holder was paused or killed: its lease ran out, whoever charged first.
+            events.addAll(SampleHolderLoss.events(history, holder, call));
+            if (!reservedBefore(holder, call)) {
                 continue;
             }
             if (!holder.child() && LeaseLoss.lostItsLeaseTo(history, holder, call)) {

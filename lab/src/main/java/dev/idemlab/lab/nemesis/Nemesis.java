@@ -21,7 +21,7 @@ final class Nemesis {
     private static final Logger LOG = LoggerFactory.getLogger(Nemesis.class);
 
     private final NemesisTarget target;
-    private final ChildHolderFaults holders;
+    private final HolderFaults holders;
     private final RejectingExecutor stages;
     private final FaultSchedule schedule;
     private final long start;
@@ -29,9 +29,14 @@ final class Nemesis {
     private final Thread thread;
     private volatile boolean stopping;
     private volatile boolean betweenFaults = true;
+    /**
+     * When the schedule began ({@link System#nanoTime()}): as the workload's requests were scheduled, which
+     * may be well after the run's clock started, where a path's servers took long to come up (the sample's JVM).
+     */
+    private volatile long scheduleStart;
 
     /** @param holders plays the schedule's holder faults; {@code null} when it has none */
-    Nemesis(NemesisTarget target, RejectingExecutor stages, FaultSchedule schedule, ChildHolderFaults holders,
+    Nemesis(NemesisTarget target, RejectingExecutor stages, FaultSchedule schedule, HolderFaults holders,
             long start) {
         this.target = target;
         this.holders = holders;
@@ -56,7 +61,9 @@ final class Nemesis {
         return kinds;
     }
 
+    /** Starts the schedule now, as the workload's requests start. */
     void start() {
+        scheduleStart = System.nanoTime();
         thread.start();
     }
 
@@ -88,7 +95,7 @@ final class Nemesis {
 
     private void injectAll() {
         for (FaultSchedule.Planned planned : schedule.faults()) {
-            long wait = planned.atMillis() - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            long wait = planned.atMillis() - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - scheduleStart);
             try {
                 if (wait > 0) {
                     Thread.sleep(wait);

@@ -139,6 +139,10 @@ public final class NemesisReport {
      * its clients (which share their keys on purpose).
      */
     static String through(NemesisSettings settings) {
+        if (settings.through() == Through.SAMPLE) {
+            return "sample (the Spring Boot sample's JVM over HTTP, WAIT, failing closed; clients client-a, client-b "
+                    + "with keys of their own; its coordinator's counters stay in its JVM)";
+        }
         if (settings.through() != Through.HTTP) {
             return settings.through().id();
         }

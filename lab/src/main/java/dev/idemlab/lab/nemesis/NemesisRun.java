@@ -82,8 +82,8 @@ public final class NemesisRun {
 
     private NemesisResult pass() throws IOException, InterruptedException {
         Workload workload = Workload.draw(settings.seed(), settings.duration(), settings.lease());
-        FakePaymentProvider provider = FakePaymentProvider.builder().latency(Duration.ZERO)
-                .deduplicateOnKey(settings.downstreamKey()).build();
+        SampleCharges sampleCharges = settings.through() == Through.SAMPLE ? sampleCharges(workload) : null;
+        FakePaymentProvider provider = provider(sampleCharges);
         IdempotencyConfig config = IdempotencyConfig.custom().lease(settings.lease()).build();
         List<CallRecord> calls = new ArrayList<>(workload.calls());
         List<FaultEvent> faults;
@@ -104,29 +104,33 @@ public final class NemesisRun {
                 landed = new LandedReserves(store, callers, settings.lease());
                 store = landed;
             }
-            CallPath path = CallPath.open(settings, store, config, provider, callers);
+            CallPath path = CallPath.open(settings, store, config, provider, sampleCharges, callers);
             closing = path;
             FaultSchedule schedule = FaultSchedule.draw(settings.seed(), settings.duration(),
                     Nemesis.kinds(target).stream().filter(faultFilter).filter(path::plays).toList());
-            List<ChildHolderFaults.Planned> holderFaults = planHolders(schedule, workload, config, calls, path);
+            // A path whose own JVM holds every key (the sample's) plays the holder faults on it; else a child per fault.
+            List<ChildHolderFaults.Planned> holderFaults = path.holderFaults() != null ? List.of()
+                    : planHolders(schedule, workload, config, calls, path);
             CountDownLatch answered = new CountDownLatch(workload.calls() * path.clients().size()
                     + holderFaults.stream().mapToInt(planned -> 1 + planned.retries().size()).sum());
             if (!holderFaults.isEmpty()) {
                 providerService = ProviderService.start(provider);
             }
-            ChildHolderFaults holders = holderFaults.isEmpty() ? null : new ChildHolderFaults(
+            HolderFaults holders = path.holderFaults() != null ? path.holderFaults() : holderFaults.isEmpty() ? null
+                    : new ChildHolderFaults(
                     StoreEndpoint.sameAs(target.store()).orElseThrow(), StoreEndpoint.prefixOf(target.store()),
                     providerService.uri(), settings.lease(), start, holderFaults,
                     planned -> sendRetries(planned, path, answered), answered::countDown,
                     path instanceof LocalEffectsPath);
             Nemesis nemesis = new Nemesis(target, rejectingStages, schedule, holders, start);
             long bound = 0;
+            long scheduled = System.nanoTime();
             for (Workload.Request request : workload.requests()) {
                 for (int client = 0; client < path.clients().size(); client++) {
                     for (int i = 0; i < request.callers().size(); i++) {
                         Workload.Caller caller = request.callers().get(i);
                         CallRecord record = new CallRecord(calls.size(), path.historyKey(request.key(), client), i,
-                                caller.async(), caller.policy(), path.onStoreFailure(caller), bound(config, caller));
+                                caller.async(), path.policy(caller), path.onStoreFailure(caller), bound(config, caller));
                         record.sentBy(path.clients().get(client));
                         bound = Math.max(bound, record.boundNanos);
                         calls.add(record);
@@ -137,7 +141,7 @@ public final class NemesisRun {
             }
             nemesis.start();
             try {
-                awaitAnswers(answered, calls, nemesis, bound);
+                awaitAnswers(answered, calls, nemesis, bound, scheduled);
             } finally {
                 faults = nemesis.stop();
                 stalls = watch.stop();
@@ -172,6 +176,27 @@ public final class NemesisRun {
                 System.nanoTime() - start, stats, stalls);
         return new NemesisResult(history, ClientIsolationCheck.addTo(NemesisChecker.check(history), history)
                 .with(pathViolations), null);
+    }
+
+    /**
+     * The run's provider: charging at once, deduplicating on the key where the settings say; through the
+     * sample, observed and slowed by {@code sampleCharges} (each charge taking its request's action length).
+     */
+    private FakePaymentProvider provider(SampleCharges sampleCharges) {
+        FakePaymentProvider.Builder builder = FakePaymentProvider.builder().deduplicateOnKey(settings.downstreamKey());
+        if (sampleCharges == null) {
+            return builder.latency(Duration.ZERO).build();
+        }
+        return builder.latency(sampleCharges).observer(sampleCharges).build();
+    }
+
+    /** When each charge of a run through the sample reached the provider, and how long it takes: its request's action. */
+    private SampleCharges sampleCharges(Workload workload) {
+        List<Workload.Request> requests = workload.requests();
+        return new SampleCharges(key -> {
+            int request = HttpClients.requestOf(key);
+            return request < requests.size() ? requests.get(request).callers().get(0).actionMillis() : 0;
+        }, start);
     }
 
     /**
@@ -220,12 +245,13 @@ public final class NemesisRun {
 
     /**
      * Waits for every call's answer, telling the progress every few seconds, at most until the last could
-     * have answered: the workload's end plus the longest bound, or later where a call was sent late (a
+     * have answered: the workload's end (its requests were scheduled at {@code scheduled}) plus the longest
+     * bound, or later where a call was sent late (a
      * holder fault near the end, whose child's bound covers the retries it sends).
      */
-    private void awaitAnswers(CountDownLatch answered, List<CallRecord> calls, Nemesis nemesis, long bound)
-            throws InterruptedException {
-        long workloadEnd = start + settings.duration().toNanos() + bound;
+    private void awaitAnswers(CountDownLatch answered, List<CallRecord> calls, Nemesis nemesis, long bound,
+                              long scheduled) throws InterruptedException {
+        long workloadEnd = scheduled + settings.duration().toNanos() + bound;
         while (!answered.await(5, TimeUnit.SECONDS)) {
             long now = System.nanoTime();
             long giveUpAt = workloadEnd;

@@ -43,6 +43,11 @@ public record NemesisSettings(long seed, Duration duration, Duration lease, bool
             throw new IllegalArgumentException("the sabotage " + sabotage.id() + " breaks the HTTP filter's "
                     + "scoping: it needs through http, got " + through.id());
         }
+        if (through == Through.SAMPLE && sabotage != Sabotage.NONE && sabotage != Sabotage.RESULT_CACHE) {
+            throw new IllegalArgumentException("the sample runs in a JVM of its own, whose store and filter the lab "
+                    + "cannot swap: through sample the sabotage must be none or result-cache (the sample's own "
+                    + "result-cache mode), got " + sabotage.id());
+        }
         if (localEffects && (!downstreamKey || through != Through.COORDINATOR)) {
             throw new IllegalArgumentException("local effects charge through a workflow's remote step, whose key the "
                     + "provider must deduplicate on, called on the coordinator: downstreamKey on and through "

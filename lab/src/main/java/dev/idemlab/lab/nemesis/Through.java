@@ -4,7 +4,7 @@ package dev.idemlab.lab.nemesis;
  * Which layer the nemesis's calls go through: the one users adopt decides what the run proves. The
  * bare coordinator proves the protocol; the {@code @Idempotent} proxy and the HTTP filter prove the
  * layers on top of it, which map keys, fingerprints, cancels and clients onto the coordinator on their
- * own and can break what it keeps.
+ * own and can break what it keeps; the sample proves a service built on the starter, run as a team runs it.
  */
 public enum Through {
     /** {@code IdempotencyCoordinator.call} and {@code callAsync}, as the run always sent them. */
@@ -12,7 +12,13 @@ public enum Through {
     /** An {@code @Idempotent} interface made by {@code Idempotency.proxy}, a synchronous and an asynchronous method. */
     PROXY("proxy"),
     /** The demo API's servlet filter over real HTTP on 127.0.0.1, several bearer clients sharing keys. */
-    HTTP("http");
+    HTTP("http"),
+    /**
+     * The Spring Boot sample ({@code examples/spring-boot-payments}) in a JVM of its own over real HTTP on
+     * 127.0.0.1: its store client reaches the run's store through the nemesis's proxy, and its JVM is the
+     * holder the holder faults pause and kill.
+     */
+    SAMPLE("sample");
 
     private final String id;
 

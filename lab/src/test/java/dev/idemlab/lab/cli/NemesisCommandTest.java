@@ -1,5 +1,6 @@
 package dev.idemlab.lab.cli;
 
+import dev.idemlab.lab.http.SpringSampleJar;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -14,7 +15,7 @@ class NemesisCommandTest {
             "--store, mongo, '--store must be one of memory, redis, postgres, redis-cluster'",
             "--lease-ms, 100, --lease-ms must be from 500 to 60000",
             "--sabotage, everything, must be none, result-cache, forgetful-store or shared-scope",
-            "--through, carrier-pigeon, must be coordinator, proxy or http",
+            "--through, carrier-pigeon, 'must be coordinator, proxy, http or sample'",
             "--clients, everyone, 'must be bearer, anonymous or named-anonymous'",
             "--duration, 500ms, must be a time from 1s to 1h",
             "--format, json, --format must be table or markdown",
@@ -37,6 +38,40 @@ class NemesisCommandTest {
         LabRun run = LabRun.of(all.toArray(String[]::new));
         assertThat(run.exitCode()).as(run.err()).isEqualTo(2);
         assertThat(run.err()).contains(message).doesNotContain("Exception");
+    }
+
+    @ParameterizedTest(name = "--through sample with {0} is refused naming the rule")
+    @CsvSource(delimiter = '|', value = {
+            "--through,sample | --through sample runs the Spring Boot sample in a JVM of its own on a single Redis or "
+                    + "a PostgreSQL server: --store must be redis or postgres, got 'memory'",
+            "--through,sample,--store,redis-cluster | --store must be redis or postgres, got 'redis-cluster'",
+            "--through,sample,--store,redis,--sabotage,forgetful-store | with --through sample it must be none or "
+                    + "result-cache",
+            "--through,sample,--store,redis,--clients,anonymous | --clients anonymous is a route's setting"})
+    void theSampleRunsOnAServerItsJvmCanReach(String args, String message) {
+        java.util.List<String> all = new java.util.ArrayList<>(java.util.List.of("nemesis"));
+        all.addAll(java.util.List.of(args.split(",")));
+        LabRun run = LabRun.of(all.toArray(String[]::new));
+        assertThat(run.exitCode()).as(run.err()).isEqualTo(2);
+        assertThat(run.err()).contains(message).doesNotContain("Exception");
+    }
+
+    @Test
+    void throughTheSampleWithoutItsJarTheRunSaysHowToBuildIt() {
+        String before = System.getProperty(SpringSampleJar.PROPERTY);
+        System.setProperty(SpringSampleJar.PROPERTY, "no-such-dir/spring-boot-payments.jar");
+        try {
+            LabRun run = LabRun.of("nemesis", "--through", "sample", "--store", "redis");
+            assertThat(run.exitCode()).isEqualTo(1);
+            assertThat(run.err()).contains("no Spring sample jar at no-such-dir/spring-boot-payments.jar: build it with "
+                    + "./mvnw -B -q package -DskipTests").doesNotContain("\tat ");
+        } finally {
+            if (before == null) {
+                System.clearProperty(SpringSampleJar.PROPERTY);
+            } else {
+                System.setProperty(SpringSampleJar.PROPERTY, before);
+            }
+        }
     }
 
     @Test

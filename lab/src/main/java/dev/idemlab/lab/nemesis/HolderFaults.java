@@ -1,0 +1,25 @@
+package dev.idemlab.lab.nemesis;
+
+import dev.idemlab.lab.faults.FaultKind;
+
+import java.time.Duration;
+
+/**
+ * Plays the holder faults ({@code pause-holder}, {@code kill-holder}) of a run: on a holder in a child
+ * JVM the nemesis starts for one key ({@link ChildHolderFaults}), or on the JVM that serves every call
+ * (the Spring Boot sample, {@link SampleHolderFaults}). Not thread-safe: the nemesis plays one fault at
+ * a time.
+ */
+interface HolderFaults {
+
+    /** What {@link #inject} returns for a fault played on a JVM that holds every key in flight, not one. */
+    int EVERY_KEY = -1;
+
+    /**
+     * Plays {@code kind} for about {@code length}; returns the key the holder held, or {@link #EVERY_KEY}.
+     *
+     * @throws IllegalStateException when the fault could not be played in full
+     * @throws InterruptedException when the nemesis was stopped while it waited
+     */
+    int inject(FaultKind kind, Duration length) throws InterruptedException;
+}
