@@ -136,6 +136,9 @@ public final class CallRecord {
     /** Whether a server recorded when this call's attempt ended, which its caller may not have seen. */
     public boolean attemptEndSeenByServer() {
         return attemptEndedAt != 0;
+    }
+
+    /**
      * The call's own reserve, which failed as far as its caller was told, was seen on the server at
      * {@code at} (a reservation under its token), its lease ending no earlier than {@code until}
      * (see {@link LandedReserves}).
