@@ -22,8 +22,11 @@ class SpringSampleTest {
         LabRun run = LabRun.of("scenario", "in-flight", "--target", "spring-sample", "--store", store,
                 "--latency-ms", "800", "--retry-at-ms", "200");
         assertThat(run.exitCode()).as(run.err()).isZero();
+        // Which of the two charges the cache keeps is a race (on a loaded machine the retry's charge can reach the
+        // provider first); that both callers get one of them while the ledger holds two is not.
         assertThat(run.out())
-                .contains("policy=run (the sample's result-cache mode)   responses=[ch_1, ch_1]   charges made=[ch_1, ch_2]")
+                .containsPattern("policy=run \\(the sample's result-cache mode\\)   responses=\\[(ch_[12]), \\1\\]   "
+                        + "charges made=\\[ch_1, ch_2\\]")
                 .contains("policy=wait (the starter's reservation, wait)   responses=[ch_1, ch_1]   charges made=[ch_1]")
                 .contains("policy=raise (the starter's reservation, 409)   responses=[ch_1, 409]   charges made=[ch_1]")
                 .contains("the Spring Boot sample (child JVM, pid ").contains(" on " + store + ", charging the provider");
