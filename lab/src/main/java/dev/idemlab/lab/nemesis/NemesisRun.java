@@ -195,7 +195,7 @@ public final class NemesisRun {
         List<Workload.Request> requests = workload.requests();
         return new SampleCharges(key -> {
             int request = HttpClients.requestOf(key);
-            return request < requests.size() ? requests.get(request).callers().get(0).actionMillis() : 0;
+            return request >= 0 && request < requests.size() ? requests.get(request).callers().get(0).actionMillis() : 0;
         }, start);
     }
 

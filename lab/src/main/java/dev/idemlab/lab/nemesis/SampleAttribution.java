@@ -70,10 +70,15 @@ final class SampleAttribution {
      * never ran the action.
      */
     private static boolean inFlightWithoutCharge(CallRecord call, long at) {
-        boolean abandoned = "client-gave-up".equals(call.error()) || "HttpTimeoutException".equals(call.error());
+        boolean abandoned = abandoned(call);
         boolean refused = call.errorKind() == ErrorKind.IN_PROGRESS || call.errorKind() == ErrorKind.KEY_REUSE;
         return call.sentAt() > 0 && call.sentAt() <= at && (!call.answered() || call.answeredAt() >= at || abandoned)
                 && !refused && call.chargeId() == null && call.charged() == null;
+    }
+
+    /** Whether {@code call}'s client stopped waiting (gave up, or timed out) while its request ran on in the sample. */
+    static boolean abandoned(CallRecord call) {
+        return "client-gave-up".equals(call.error()) || "HttpTimeoutException".equals(call.error());
     }
 
     private static void mark(CallRecord call, String charge, OptionalLong reachedProvider, boolean reserves) {

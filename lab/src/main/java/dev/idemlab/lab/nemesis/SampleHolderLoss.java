@@ -10,7 +10,8 @@ import java.util.List;
  * paused or killed under it, so that its lease honestly ran out and another call took its key: the
  * one place the checker reasons about a fault played on a whole JVM ({@link HolderFaults#EVERY_KEY}).
  * Such a fault explains one charge of another call on the key, made once the holder's lease can have
- * ended, and only for a holder that was in flight as the fault began and that reserved the key (it made
+ * ended, and only for a holder that was in flight as the fault began (a client that gave up left its
+ * request running) and that reserved the key (it made
  * a charge, under a reservation): a killed holder charged before the kill (its JVM made nothing after
  * it); a paused one before the pause, or once it was continued (its action resumed). The lease can end
  * no earlier than a lease after the holder was sent (its reserve came later) and, where no fault of the
@@ -45,7 +46,7 @@ final class SampleHolderLoss {
     /** Whether {@code holder} was in flight as {@code fault} began, and charged when its JVM let it. */
     private static boolean heldThrough(NemesisHistory history, FaultEvent fault, CallRecord holder) {
         boolean inFlight = holder.sentAt() > 0 && holder.sentAt() <= fault.startedAt()
-                && (!holder.answered() || holder.answeredAt() >= fault.startedAt());
+                && (!holder.answered() || holder.answeredAt() >= fault.startedAt() || SampleAttribution.abandoned(holder));
         if (!inFlight) {
             return false;
         }

@@ -105,10 +105,36 @@ final class SamplePath implements CallPath {
         try {
             SampleJvm jvm = SampleJvm.start(jar, arguments(settings, store, endpoint, service.uri()),
                     environment(endpoint), settings.lease());
-            return new SamplePath(service, jvm, charges, callers, settings.sabotage() != Sabotage.RESULT_CACHE);
+            SamplePath path = new SamplePath(service, jvm, charges, callers, settings.sabotage() != Sabotage.RESULT_CACHE);
+            try {
+                path.warmUp();
+            } catch (IOException | RuntimeException | InterruptedException e) {
+                path.close();
+                throw e;
+            }
+            return path;
         } catch (IOException | RuntimeException | InterruptedException e) {
             service.close();
             throw e;
+        }
+    }
+
+    /**
+     * A few charges off the record before the run, so that a freshly started JVM does not meet the
+     * workload cold: the provider is told to fail them before charging, so the ledger stays empty.
+     */
+    private void warmUp() throws IOException, InterruptedException {
+        int requests = 4;
+        provider.failNextCalls(requests);
+        for (int i = 0; i < requests; i++) {
+            http.send(HttpRequest.newBuilder(sample.uri().resolve("/orders/warm-up/charge"))
+                    .timeout(Duration.ofSeconds(60)).header("Content-Type", "application/json")
+                    .header("Idempotency-Key", "\"warm-up-" + i + "\"")
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"amount\":1}")).build(),
+                    HttpResponse.BodyHandlers.discarding());
+        }
+        if (!provider.ledger().isEmpty()) {
+            throw new IllegalStateException("the sample's warm-up charged " + provider.chargeIds() + ": the run would count it");
         }
     }
 

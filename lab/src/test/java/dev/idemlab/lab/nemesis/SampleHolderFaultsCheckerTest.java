@@ -54,6 +54,19 @@ class SampleHolderFaultsCheckerTest {
         assertThat(verdict.explanations()).containsEntry("holder paused past its lease", 1);
     }
 
+    /** Found by the sample's run (seed 4599619765040479347): its client gave up, its request ran on and was paused. */
+    @Test
+    void aHolderWhoseClientGaveUpBeforeThePauseStillHeldTheKey() {
+        FaultEvent pause = new FaultEvent(FaultKind.PAUSE_HOLDER, ms(2000), ms(5500), null, HolderFaults.EVERY_KEY);
+        NemesisHistory history = history(Through.SAMPLE, pause, 5600);
+        history.calls().get(0).failed(ms(1500), "client-gave-up");
+
+        NemesisVerdict verdict = NemesisChecker.check(history);
+
+        assertThat(verdict.violations()).isEmpty();
+        assertThat(verdict.explanations()).containsEntry("holder paused past its lease", 1);
+    }
+
     @Test
     void aHolderThatAnsweredBeforeTheKillLostNothingToIt() {
         NemesisHistory history = history(Through.SAMPLE, killAt(2000), 5200, 1500);
