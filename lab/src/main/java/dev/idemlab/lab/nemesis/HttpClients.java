@@ -1,6 +1,13 @@
 package dev.idemlab.lab.nemesis;
 
+import java.io.IOException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The clients that send the workload over HTTP, and where each one's requests sit in the history. Every
@@ -68,5 +75,53 @@ record HttpClients(List<String> names, int tokenless) {
     /** Whether client {@code client} sends no bearer token. */
     boolean anonymous(int client) {
         return client == tokenless;
+    }
+
+    /** What reads a caller's HTTP answer into its record: a charge, a refusal, or an answer it cannot read. */
+    @FunctionalInterface
+    interface Answers {
+        void read(HttpResponse<String> response) throws IOException;
+    }
+
+    /**
+     * Sends {@code request} for {@code caller}: on a caller's thread when it is synchronous, else as an
+     * exchange that a cancelling caller gives up after its delay (HTTP has no cancel: the server goes on,
+     * and the record says {@code client-gave-up}). Either way {@code answers} reads what came back, a
+     * failure is recorded as the call's, and {@code answered} runs once the call has its outcome.
+     */
+    static void exchange(Callers callers, HttpClient http, HttpRequest request, Workload.Caller caller,
+                         CallRecord record, Runnable answered, Answers answers) {
+        if (!caller.async()) {
+            callers.sync().execute(() -> {
+                record.sent(callers.now());
+                try {
+                    answers.read(http.send(request, HttpResponse.BodyHandlers.ofString()));
+                } catch (Throwable failure) {
+                    record.failed(callers.now(), failure);
+                } finally {
+                    answered.run();
+                }
+            });
+            return;
+        }
+        record.sent(callers.now());
+        CompletableFuture<HttpResponse<String>> exchange = http.sendAsync(request, HttpResponse.BodyHandlers.ofString());
+        exchange.whenComplete((response, failure) -> {
+            if (CoordinatorPath.unwrap(failure) instanceof CancellationException) {
+                record.failed(callers.now(), "client-gave-up");
+            } else if (failure != null) {
+                record.failed(callers.now(), CoordinatorPath.unwrap(failure));
+            } else {
+                try {
+                    answers.read(response);
+                } catch (IOException | RuntimeException unreadable) {
+                    record.failed(callers.now(), unreadable);
+                }
+            }
+            answered.run();
+        });
+        if (caller.cancels()) {
+            callers.launcher().schedule(() -> exchange.cancel(true), caller.cancelAfterMillis(), TimeUnit.MILLISECONDS);
+        }
     }
 }

@@ -30,11 +30,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Calls over real HTTP on 127.0.0.1 to the demo API behind the servlet filter, as {@code lab serve}
@@ -130,38 +127,8 @@ final class HttpPath implements CallPath {
         }
         HttpServerSide.Served served = server.expect(record, caller);
         HttpRequest request = request(caller, record);
-        if (!caller.async()) {
-            callers.sync().execute(() -> {
-                record.sent(callers.now());
-                try {
-                    answer(record, served, http.send(request, HttpResponse.BodyHandlers.ofString()));
-                } catch (Throwable failure) {
-                    record.failed(callers.now(), failure);
-                } finally {
-                    answered.run();
-                }
-            });
-            return;
-        }
-        record.sent(callers.now());
-        CompletableFuture<HttpResponse<String>> exchange = http.sendAsync(request, HttpResponse.BodyHandlers.ofString());
-        exchange.whenComplete((response, failure) -> {
-            if (CoordinatorPath.unwrap(failure) instanceof CancellationException) {
-                record.failed(callers.now(), "client-gave-up");
-            } else if (failure != null) {
-                record.failed(callers.now(), CoordinatorPath.unwrap(failure));
-            } else {
-                try {
-                    answer(record, served, response);
-                } catch (IOException | RuntimeException unreadable) {
-                    record.failed(callers.now(), unreadable);
-                }
-            }
-            answered.run();
-        });
-        if (caller.cancels()) {
-            callers.launcher().schedule(() -> exchange.cancel(true), caller.cancelAfterMillis(), TimeUnit.MILLISECONDS);
-        }
+        HttpClients.exchange(callers, http, request, caller, record, answered,
+                response -> answer(record, served, response));
     }
 
     /** {@code POST /orders/{order}/charge} as the record's client sends it: its order number, its key, its amount. */

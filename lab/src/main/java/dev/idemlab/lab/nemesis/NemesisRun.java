@@ -99,8 +99,9 @@ public final class NemesisRun {
              StallWatch watch = StallWatch.start(target.store(), start)) {
             IdempotencyStore store = settings.sabotage() == Sabotage.FORGETFUL_STORE
                     ? new ForgetfulStore(target.store(), settings.seed()) : target.store();
-            if (!settings.localEffects()) {
-                // Local effects need the PostgreSQL store itself: their transactions are its connections.
+            if (!settings.localEffects() && settings.through() != Through.SAMPLE) {
+                // Local effects need the PostgreSQL store itself: their transactions are its connections. The
+                // sample's JVM reaches the store's server, not this store object, so only its address is used.
                 landed = new LandedReserves(store, callers, settings.lease());
                 store = landed;
             }
