@@ -29,6 +29,7 @@ public final class CallRecord {
     private volatile String error;
     private volatile long cancelledAt;
     private volatile long actionStartedAt;
+    private volatile boolean actionStartBounded;
     private volatile String charged;
     private volatile boolean ranWithoutReservation;
     private volatile long fence;
@@ -96,6 +97,24 @@ public final class CallRecord {
     void actionStarted(long at, boolean fenced) {
         ranWithoutReservation = !fenced;
         actionStartedAt = at;
+    }
+
+    /**
+     * The action started no later than {@code at} and no earlier than the call was sent, and the history
+     * cannot say when in between: a layer whose server does not report its actions (the sample's) dates
+     * one by its charge reaching the provider, which can come long after its reservation.
+     */
+    void actionStartedBy(long at, boolean fenced) {
+        actionStarted(at, fenced);
+        actionStartBounded = true;
+    }
+
+    /**
+     * Whether {@link #actionStartedAt()} is only the latest the action can have started (see
+     * {@link #actionStartedBy}): a reasoning about its lease must count from when the call was sent.
+     */
+    public boolean actionStartBounded() {
+        return actionStartBounded;
     }
 
     /**

@@ -109,10 +109,14 @@ final class LeaseLoss {
      * The earliest moment the holder's reserve can have landed, from which its lease counts: just before
      * its action began when the store was calm then (nothing held the reply back), else as early as the
      * call was sent (a reserve that waited on a fault may have landed, or on PostgreSQL started its
-     * statement, long before its reply came).
+     * statement, long before its reply came). An action whose start is only bounded
+     * ({@link CallRecord#actionStartBounded()}) may have reserved as early as its call was sent.
      */
     private static long reserveLandedNoEarlierThan(NemesisHistory history, CallRecord holder) {
         long started = holder.actionStartedAt();
+        if (holder.actionStartBounded()) {
+            return holder.sentAt();
+        }
         // a fault on, or ended less than a recovery before, in the slack before the action began
         return StoreFaults.storeFaulted(history, started - BEAT_SLACK - StoreFaults.RECOVERY, started - StoreFaults.RECOVERY)
                 ? holder.sentAt()
@@ -123,10 +127,14 @@ final class LeaseLoss {
      * When the holder's first beat may have come, earliest and latest: an interval after its action
      * started, or within a third of the lease its reserve left, which counts from the reserve's first
      * try, no earlier than the call was sent (a reserve that waited out a stall renews sooner). The
-     * beats then follow an interval apart.
+     * beats then follow an interval apart. An action whose start is only bounded may have begun, and
+     * beaten, as early as its call was sent.
      */
     private static long[] firstBeat(CallRecord holder, long lease, long interval) {
         long started = holder.actionStartedAt();
+        if (holder.actionStartBounded()) {
+            return new long[] {holder.sentAt(), started + interval};
+        }
         long leftAtStart = Math.max(0, holder.sentAt() + lease - started);
         return new long[] {started + Math.min(interval, leftAtStart / 3), started + interval};
     }

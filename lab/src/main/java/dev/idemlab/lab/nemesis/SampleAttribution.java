@@ -83,6 +83,6 @@ final class SampleAttribution {
 
     private static void mark(CallRecord call, String charge, OptionalLong reachedProvider, boolean reserves) {
         call.charged(charge);
-        call.actionStarted(reachedProvider.orElse(call.sentAt()), reserves);
+        call.actionStartedBy(reachedProvider.orElse(call.sentAt()), reserves);
     }
 }
