@@ -26,9 +26,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
@@ -101,7 +99,7 @@ final class SamplePath implements CallPath {
         ProviderService service = ProviderService.start(provider);
         try {
             SampleJvm jvm = SampleJvm.start(jar, arguments(settings, store, endpoint, service.uri()),
-                    environment(endpoint), settings.lease());
+                    endpoint.springEnvironment(), settings.lease());
             SamplePath path = new SamplePath(service, jvm, charges, callers, settings.sabotage() != Sabotage.RESULT_CACHE);
             try {
                 path.warmUp();
@@ -153,23 +151,6 @@ final class SamplePath implements CallPath {
         arguments.add("--server.tomcat.accept-count=2000");
         arguments.add("--server.tomcat.threads.max=400");
         return arguments;
-    }
-
-    /** The store's address and credentials, which may carry a password: in the sample's environment only. */
-    private static Map<String, String> environment(StoreEndpoint endpoint) {
-        Map<String, String> env = new HashMap<>();
-        if (endpoint.kind().equals("redis")) {
-            env.put("IDEMPOTENCY_REDIS_URI", endpoint.url());
-        } else {
-            env.put("SPRING_DATASOURCE_URL", endpoint.url());
-            if (endpoint.user() != null) {
-                env.put("SPRING_DATASOURCE_USERNAME", endpoint.user());
-            }
-            if (endpoint.password() != null) {
-                env.put("SPRING_DATASOURCE_PASSWORD", endpoint.password());
-            }
-        }
-        return env;
     }
 
     @Override

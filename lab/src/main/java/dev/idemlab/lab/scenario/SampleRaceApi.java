@@ -20,9 +20,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 
 /**
@@ -88,7 +86,7 @@ final class SampleRaceApi implements RaceApi {
         SpringSample sample;
         try {
             sample = SpringSample.start(jar, arguments(context, store, endpoint, policy, service.uri()),
-                    environment(endpoint));
+                    endpoint.springEnvironment());
         } catch (IOException | RuntimeException | InterruptedException e) {
             service.close();
             throw e;
@@ -123,23 +121,6 @@ final class SampleRaceApi implements RaceApi {
                 + (context.settings().storeFailureMode() == StoreFailureMode.FAIL_OPEN ? "fail-open" : "fail-closed"));
         arguments.add("--payments.provider-url=" + provider);
         return arguments;
-    }
-
-    /** The server's address and credentials, which may carry a password: in the environment only. */
-    private static Map<String, String> environment(StoreEndpoint endpoint) {
-        Map<String, String> env = new HashMap<>();
-        if (endpoint.kind().equals("redis")) {
-            env.put("IDEMPOTENCY_REDIS_URI", endpoint.url());
-        } else {
-            env.put("SPRING_DATASOURCE_URL", endpoint.url());
-            if (endpoint.user() != null) {
-                env.put("SPRING_DATASOURCE_USERNAME", endpoint.user());
-            }
-            if (endpoint.password() != null) {
-                env.put("SPRING_DATASOURCE_PASSWORD", endpoint.password());
-            }
-        }
-        return env;
     }
 
     @Override

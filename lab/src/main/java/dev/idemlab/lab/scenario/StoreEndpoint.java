@@ -84,6 +84,26 @@ public record StoreEndpoint(String kind, String url, String user, String passwor
                 .namespacePrefix(prefix).build());
     }
 
+    /**
+     * For the Spring sample's environment: its Redis URI, or its DataSource's URL and credentials. Given in
+     * the environment, never on its command line, where a password would show in the process list.
+     */
+    public Map<String, String> springEnvironment() {
+        Map<String, String> env = new HashMap<>();
+        if (kind.equals("redis")) {
+            env.put("IDEMPOTENCY_REDIS_URI", url);
+        } else {
+            env.put("SPRING_DATASOURCE_URL", url);
+            if (user != null) {
+                env.put("SPRING_DATASOURCE_USERNAME", user);
+            }
+            if (password != null) {
+                env.put("SPRING_DATASOURCE_PASSWORD", password);
+            }
+        }
+        return env;
+    }
+
     /** For a child process's environment. */
     Map<String, String> environment() {
         Map<String, String> env = new HashMap<>();
