@@ -12,6 +12,7 @@
 #   bash scripts/mutants.sh --control             also the tree without a patch, on the same stores and seeds
 #   bash scripts/mutants.sh --list                the mutants and their stores
 #   bash scripts/mutants.sh --build-only          builds every mutant (and checks it shadows the jar), runs none
+#   bash scripts/mutants.sh --require-caught      as a gate: exits 1 when any mutant's run is not caught
 #
 # A mutant is built without Maven: its patched .java files are compiled with javac --release 17
 # against lab/target/lab.jar (the shaded jar, built first if missing) into a scratch classes folder,
@@ -20,7 +21,7 @@
 # resources shadow the jar's (checked for each mutant before it runs); the child JVMs the nemesis
 # starts inherit that class path. One nemesis at a time. Exits 0 when the page was written (missed
 # mutants are on it), 1 when a mutant did not build, did not shadow the jar, or the control run found
-# a violation, 2 on a usage error.
+# a violation (or, with --require-caught, a mutant's run was not caught), 2 on a usage error.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/page.sh
@@ -33,7 +34,7 @@ command_line="bash scripts/mutants.sh${*:+ $*}"
 usage() {
   [[ $# -gt 0 ]] && echo "mutants.sh: $*" >&2
   echo "usage: bash scripts/mutants.sh [--quick] [--only ID,...] [--stores STORE,...] [--seeds N] [--seed-list S,...]" >&2
-  echo "                               [--duration TIME] [--control] [--list] [--build-only]" >&2
+  echo "                               [--duration TIME] [--control] [--require-caught] [--list] [--build-only]" >&2
   exit 2
 }
 
@@ -42,7 +43,7 @@ rows() {
   grep -v '^#' "$manifest" | grep -v '^id	' | grep -v '^[[:space:]]*$'
 }
 
-only=""; stores_wanted=""; seeds=""; seed_list=""; duration=""; quick=0; control=0; build_only=0
+only=""; stores_wanted=""; seeds=""; seed_list=""; duration=""; quick=0; control=0; build_only=0; require_caught=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --only) [[ $# -ge 2 ]] || usage "--only needs a list of mutant ids"; only="$2"; shift 2 ;;
@@ -52,9 +53,10 @@ while [[ $# -gt 0 ]]; do
     --duration) [[ $# -ge 2 ]] || usage "--duration needs a time"; duration="$2"; shift 2 ;;
     --quick) quick=1; shift ;;
     --control) control=1; shift ;;
+    --require-caught) require_caught=1; shift ;;
     --build-only) build_only=1; shift ;;
     --list) rows | awk -F'\t' '{ printf "%-36s %-24s %s\n", $1, $2, ($3 == "-" ? "" : $3) }'; exit 0 ;;
-    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) usage "unknown argument '$1'" ;;
   esac
 done
@@ -261,6 +263,9 @@ for entry in "${plan[@]}"; do
     else
       verdict="not run"
       note="exit $rc: $( (grep -v '^nemesis: ' "$log.err" || true) | head -n 1 | tr '\t|' '  ')"
+    fi
+    if [[ $require_caught == 1 && "$id" != none && "$verdict" != caught ]]; then
+      status=1
     fi
     if [[ "$id" == none && "$verdict" != missed ]]; then
       status=1

@@ -238,8 +238,10 @@ final class ExtraCharges {
      * the fault began (a restart's effect: after the restart) and have been sent within the fault's reach:
      * a lost reservation leaves the key free until its holder, whose renewals now fail, completes it as it
      * answers (a lease after the fault at least); a lost result leaves it free for good, which reaches the
-     * retries the workload still sends (two leases after the fault). A taker sent in time may still have
-     * waited out another fault of the store before its reserve got through.
+     * retries the workload still sends (two leases after the fault). So does a lost reservation whose holder
+     * answered that it lost its lease: its complete found no reservation under its token and stored
+     * nothing, so the key stays free after that answer too (two leases after it). A taker sent in time may
+     * still have waited out another fault of the store before its reserve got through.
      */
     private static boolean lost(NemesisHistory history, FaultEvent fault, CallRecord holder, CallRecord taker) {
         long lease = history.settings().lease().toNanos();
@@ -257,9 +259,11 @@ final class ExtraCharges {
                     && (holder.actionStartedAt() >= fault.startedAt() - tick || !answeredBefore);
             resultLost = done <= fault.endedAt();
         }
+        // A holder told its lease was lost completed nothing: the key stays free after it answered too.
+        boolean neverCompleted = holder.outcome() == Outcome.LEASE_LOST && done != Long.MAX_VALUE;
         long effectFrom = fault.kind() == FaultKind.CLOCK_JUMP ? fault.startedAt() : fault.endedAt();
         long reach = resultLost ? fault.endedAt() + 2 * lease + StoreFaults.RECOVERY
-                : Math.max(fault.endedAt() + lease + StoreFaults.RECOVERY, done);
+                : Math.max(fault.endedAt() + lease + StoreFaults.RECOVERY, neverCompleted ? done + 2 * lease : done);
         return lostWrite && taker.actionStartedAt() >= effectFrom - tick && taker.sentAt() <= reach;
     }
 

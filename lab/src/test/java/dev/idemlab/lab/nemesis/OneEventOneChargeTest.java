@@ -113,6 +113,26 @@ class OneEventOneChargeTest {
         assertThat(verdict.explanations()).containsEntry("store promise broken on purpose (restart-from-snapshot)", 1);
     }
 
+    /**
+     * Found by the nemesis on Redis (seed 11, 60 s): a reservation made during a restart from a snapshot was
+     * lost with it; its holder ran on until 31.4 s and answered that it lost its lease, its complete
+     * storing nothing. The key stayed free after that answer, and a retry sent 1 s later reserved it and
+     * charged: the restart's doing, though more than a lease after it ended. Had the holder completed
+     * (answered executed), the same retry would have had to replay.
+     */
+    @Test
+    void aRestartsLostReservationReachesRetriesAfterItsHolderAnsweredLeaseLost() {
+        HandBuiltHistory lost = new HandBuiltHistory("redis").fault(FaultKind.RESTART_FROM_SNAPSHOT, 26_119, 28_260);
+        lost.holder(KEY, 27_638, 27_639, 31_375, Outcome.LEASE_LOST);
+        lost.holder(KEY, 32_394, 32_394, 32_417, Outcome.EXECUTED);
+        HandBuiltHistory completed = new HandBuiltHistory("redis").fault(FaultKind.RESTART_FROM_SNAPSHOT, 26_119, 28_260);
+        completed.holder(KEY, 27_638, 27_639, 31_375, Outcome.EXECUTED);
+        completed.holder(KEY, 34_394, 34_394, 34_417, Outcome.EXECUTED);
+
+        assertThat(lost.check().violations()).isEmpty();
+        assertThat(completed.check().violations()).extracting(Violation::rule).containsExactly("duplicate-charge");
+    }
+
     @Test
     void aClockJumpExplainsOneTakeoverOfTheReservationItExpiredNotTwo() {
         HandBuiltHistory history = new HandBuiltHistory("memory").fault(FaultKind.CLOCK_JUMP, 1000, 1100);
