@@ -59,7 +59,9 @@ public final class NemesisRun {
      * Runs the nemesis against {@code backend}'s store; when the ledger holds duplicates that a counted
      * fail-open or lease loss or a broken store promise or a paused or killed child-JVM holder explains,
      * runs the same schedule again with the
-     * provider deduplicating on the key, which must then charge once per key.
+     * provider deduplicating on the key, which must then charge once per key. A first pass that found a
+     * violation has failed the run already, and its report is what a reader needs: no second pass then
+     * (the mutation score's runs end a pass sooner).
      *
      * @param progress told one line now and then
      * @throws IOException when the store's proxy cannot be set up
@@ -73,7 +75,7 @@ public final class NemesisRun {
     static NemesisResult run(StoreBackend backend, NemesisSettings settings, Consumer<String> progress,
                              Predicate<FaultKind> only) throws IOException, InterruptedException {
         NemesisResult first = new NemesisRun(backend, settings, progress, only).pass();
-        if (settings.downstreamKey() || first.verdict().explainedDuplicates() == 0) {
+        if (settings.downstreamKey() || first.verdict().explainedDuplicates() == 0 || !first.verdict().passed()) {
             return first;
         }
         progress.accept("the same schedule again, the provider deduplicating on the key");
