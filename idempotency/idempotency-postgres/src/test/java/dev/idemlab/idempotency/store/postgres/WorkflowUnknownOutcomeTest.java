@@ -1,6 +1,8 @@
 package dev.idemlab.idempotency.store.postgres;
 
 import dev.idemlab.idempotency.Fingerprint;
+import dev.idemlab.idempotency.IdempotencyContext;
+import dev.idemlab.idempotency.IdempotencyFencedException;
 import dev.idemlab.idempotency.IdempotencyCoordinator;
 import dev.idemlab.idempotency.IdempotencyKeyReuseException;
 import dev.idemlab.idempotency.IdempotentCall;
@@ -192,6 +194,46 @@ class WorkflowUnknownOutcomeTest {
         assertThat(placed.outcome()).isEqualTo(Outcome.EXECUTED);
         assertThat(other.provider.ledger()).extracting(Charge::amount).containsExactly(500L);
         assertThat(markers(other.key)).isEmpty();
+    }
+
+    /**
+     * The started marker is fenced like a recovery point: a holder whose reservation is gone (its key taken
+     * over) writes no marker and never calls out.
+     */
+    @Test
+    void aHolderWhoseKeyWasTakenOverNeitherMarksItsStepStartedNorCallsOut() throws Exception {
+        FakePaymentProvider provider = FakePaymentProvider.builder().latency(Duration.ZERO).build();
+        String key = "order-" + UUID.randomUUID();
+        Workflow chargeOnly = Workflow.builder().remote("charge_created", IfOutcomeUnknown.STOP,
+                (progress, downstreamKey, context) -> provider.charge("order-1", 100, downstreamKey).id()).build();
+        IdempotencyContext stale = new IdempotencyContext("order.place", key, 42, "idem_0123",
+                Fingerprint.ofFields(Map.of("amount", 100)).hex());
+
+        assertThatThrownBy(() -> new WorkflowRun(store, chargeOnly, true).run(stale))
+                .isInstanceOf(IdempotencyFencedException.class);
+        assertThat(provider.callCount()).isZero();
+        assertThat(markers(key)).isEmpty();
+    }
+
+    /** A started marker nobody resumes goes with the sweep; a stop stays until it is resolved. */
+    @Test
+    void theSweepDeletesExpiredStartedMarkersAndKeepsStops() throws Exception {
+        Shop started = new Shop(IfOutcomeUnknown.STOP, 100);
+        started.provider.failNextCalls(1);
+        assertThatThrownBy(started::place).isInstanceOf(ProviderTimeoutException.class);
+        Shop stopped = new Shop(IfOutcomeUnknown.STOP, 100);
+        stopped.provider.failNextCalls(1);
+        assertThatThrownBy(stopped::place).isInstanceOf(ProviderTimeoutException.class);
+        assertThatThrownBy(stopped::place).isInstanceOf(StepOutcomeUnknownException.class);
+        try (Connection connection = connect(); Statement statement = connection.createStatement()) {
+            statement.execute("UPDATE " + store.config().table() + "_step_starts SET expires_at = now() - interval "
+                    + "'1 second' WHERE state = 'started'");
+        }
+
+        store.sweepExpired();
+
+        assertThat(markers(started.key)).isEmpty();
+        assertThat(markers(stopped.key)).containsExactly("charge_created=unknown");
     }
 
     @Test
