@@ -57,7 +57,7 @@ final class ProviderRoutes extends Handler.Abstract {
         if (path.equals(CHARGES)) {
             if (method.equals("GET")) {
                 chargesWithKey(request, response, callback);
-            } else if (allowed(method, "POST", path, response, callback)) {
+            } else if (allowed(method, "POST", "GET, POST", path, response, callback)) {
                 charge(request, response, callback);
             }
         } else if (path.startsWith(CHARGE_PREFIX) && path.length() > CHARGE_PREFIX.length()
@@ -148,7 +148,13 @@ final class ProviderRoutes extends Handler.Abstract {
     }
 
     private static boolean allowed(String method, String allowed, String path, Response response, Callback callback) {
-        if (method.equals(allowed)) {
+        return allowed(method, allowed, allowed, path, response, callback);
+    }
+
+    /** Whether {@code method} is {@code expected}; if not, a 405 naming {@code allowed}, every method of the path. */
+    private static boolean allowed(String method, String expected, String allowed, String path, Response response,
+                                   Callback callback) {
+        if (method.equals(expected)) {
             return true;
         }
         response.getHeaders().put(HttpHeader.ALLOW, allowed);

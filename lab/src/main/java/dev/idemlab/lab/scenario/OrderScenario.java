@@ -22,6 +22,11 @@ import java.util.UUID;
  * stale-holder-order} stops it with SIGSTOP for two leases, lets the retry take the key over and
  * finish, then lets the holder go on. The orders table, the provider's ledger and the mailer's are
  * read back afterwards: every figure comes from them. The child is killed and waited for in every case.
+ *
+ * <p>The crash is also shown under each policy of a workflow step whose outcome is unknown (issue 42): the
+ * holder is killed inside the charge step, once its started marker committed ({@code charge_started}) or
+ * once the provider answered ({@code charge_answered}), at a provider that does not deduplicate, so that a
+ * blind re-run shows as a second charge; a stop is retried twice, to show that it is kept.
  */
 public final class OrderScenario implements Scenario {
 
