@@ -59,7 +59,8 @@ record ResumedSteps(Progress progress, Map<Integer, String> markers) {
             try (ResultSet rows = statement.executeQuery()) {
                 while (rows.next()) {
                     String state = rows.getString("state");
-                    if (!context.fingerprint().equals(rows.getString("fingerprint"))) {
+                    // The statement returns another request's rows only where they stop the key: its unknowns.
+                    if (state.equals(UNKNOWN) && !context.fingerprint().equals(rows.getString("fingerprint"))) {
                         otherRequest = rows.getString("fingerprint");
                     } else if (state.equals("done")) {
                         outputs.put(rows.getString("phase"), rows.getString("output"));
