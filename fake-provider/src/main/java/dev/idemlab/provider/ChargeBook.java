@@ -7,8 +7,9 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The provider's ledger, indexed by charge id and, when the provider deduplicates, by downstream
- * idempotency key. Thread-safe: every method holds the book's monitor.
+ * The provider's ledger, indexed by charge id, by the idempotency key every charge was requested
+ * with (for lookups) and, when the provider deduplicates, by the key's one charge. Thread-safe: every
+ * method holds the book's monitor.
  */
 final class ChargeBook {
 
@@ -16,6 +17,7 @@ final class ChargeBook {
     private final List<Charge> ledger = new ArrayList<>();
     private final Map<String, Charge> byId = new HashMap<>();
     private final Map<String, Charge> byKey = new HashMap<>();
+    private final Map<String, List<Charge>> allByKey = new HashMap<>();
 
     ChargeBook(boolean deduplicateOnKey) {
         this.deduplicateOnKey = deduplicateOnKey;
@@ -47,6 +49,9 @@ final class ChargeBook {
         if (key != null) {
             byKey.put(key, charge);
         }
+        if (request.idempotencyKey() != null) {
+            allByKey.computeIfAbsent(request.idempotencyKey(), k -> new ArrayList<>()).add(charge);
+        }
         return new ChargeResult(charge, false);
     }
 
@@ -60,5 +65,10 @@ final class ChargeBook {
 
     synchronized Optional<Charge> find(String id) {
         return Optional.ofNullable(byId.get(id));
+    }
+
+    /** Every charge requested with {@code idempotencyKey}, oldest first. */
+    synchronized List<Charge> withKey(String idempotencyKey) {
+        return List.copyOf(allByKey.getOrDefault(idempotencyKey, List.of()));
     }
 }

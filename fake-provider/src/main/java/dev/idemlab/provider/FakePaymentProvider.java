@@ -203,6 +203,15 @@ public final class FakePaymentProvider implements PaymentProvider {
         return book.find(Objects.requireNonNull(id, "id"));
     }
 
+    /**
+     * The charges requested with {@code idempotencyKey}, oldest first, whether the provider deduplicates
+     * or not; a call still inside its latency has not charged yet and is not among them.
+     */
+    @Override
+    public List<Charge> chargesWithKey(String idempotencyKey) {
+        return book.withKey(Objects.requireNonNull(idempotencyKey, "idempotencyKey"));
+    }
+
     /** How many calls reached the provider: charged, replayed, refused or timed out. */
     public int callCount() {
         return calls.get();

@@ -58,4 +58,22 @@ public interface PaymentProvider {
      * @return the charge, or empty when the ledger holds none with that id
      */
     Optional<Charge> findCharge(String id);
+
+    /**
+     * The charges made under {@code idempotencyKey}, in charge order: what a real provider's "retrieve
+     * by idempotency key" (or its list of charges, filtered) answers, for a caller that must learn
+     * whether an earlier call whose answer it lost charged before it calls again. A provider that does
+     * not deduplicate may hold several; one that does, at most one. An empty list says that no call with
+     * that key has charged <em>so far</em>: a call still in flight may yet.
+     *
+     * <p>This default reads the whole ledger; implementations that index their charges override it.
+     *
+     * @param idempotencyKey the key the charges were requested with
+     * @return the charges with that key, oldest first; empty when there are none
+     * @throws NullPointerException when the key is {@code null}
+     */
+    default List<Charge> chargesWithKey(String idempotencyKey) {
+        java.util.Objects.requireNonNull(idempotencyKey, "idempotencyKey");
+        return ledger().stream().filter(charge -> idempotencyKey.equals(charge.idempotencyKey())).toList();
+    }
 }

@@ -36,6 +36,27 @@ public abstract class PaymentProviderContractTest {
         assertThat(provider.findCharge("ch_3")).isEmpty();
     }
 
+    /** Issue 42: a caller that lost an answer asks whether its key charged before it calls again. */
+    @Test
+    void charges_are_looked_up_by_their_idempotency_key_deduplicating_or_not() {
+        PaymentProvider provider = over(backing().build());
+        String key = "idem_1:ab/c d+e:charge_created";
+
+        assertThat(provider.chargesWithKey(key)).isEmpty();
+        Charge first = provider.charge("order-42", 10, key);
+        provider.charge("order-43", 10, "another");
+        Charge second = provider.charge("order-42", 10, key);
+
+        assertThat(provider.chargesWithKey(key)).containsExactly(first, second);
+        assertThat(provider.chargesWithKey("another")).extracting(Charge::id).containsExactly("ch_2");
+        assertThat(provider.chargesWithKey("none")).isEmpty();
+
+        PaymentProvider deduplicating = over(backing().deduplicateOnKey(true).build());
+        Charge once = deduplicating.charge("order-42", 10, key);
+        deduplicating.charge("order-42", 10, key);
+        assertThat(deduplicating.chargesWithKey(key)).containsExactly(once);
+    }
+
     @Test
     void a_deduplicating_provider_replays_a_charged_key() {
         FakePaymentProvider backing = backing().deduplicateOnKey(true).build();

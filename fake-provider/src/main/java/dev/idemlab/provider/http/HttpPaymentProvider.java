@@ -119,6 +119,19 @@ public final class HttpPaymentProvider implements PaymentProvider {
         return Optional.of(read(answer, WireFormat::readCharge));
     }
 
+    /** {@code GET /charges?idempotency_key=K}: the service's own lookup, not a read of the whole ledger. */
+    @Override
+    public List<Charge> chargesWithKey(String idempotencyKey) {
+        Objects.requireNonNull(idempotencyKey, "idempotencyKey");
+        String path = "/charges?" + WireFormat.IDEMPOTENCY_KEY + "="
+                + URLEncoder.encode(idempotencyKey, StandardCharsets.UTF_8);
+        HttpResponse<String> answer = exchange(request(path).GET().build(), null);
+        if (answer.statusCode() != 200) {
+            throw unexpected(answer);
+        }
+        return read(answer, WireFormat::readLedger);
+    }
+
     /**
      * Plans the next {@code count} calls to time out before charging, over the wire.
      *

@@ -55,7 +55,9 @@ final class ProviderRoutes extends Handler.Abstract {
         String method = request.getMethod();
         String path = Request.getPathInContext(request);
         if (path.equals(CHARGES)) {
-            if (allowed(method, "POST", path, response, callback)) {
+            if (method.equals("GET")) {
+                chargesWithKey(request, response, callback);
+            } else if (allowed(method, "POST", "GET, POST", path, response, callback)) {
                 charge(request, response, callback);
             }
         } else if (path.startsWith(CHARGE_PREFIX) && path.length() > CHARGE_PREFIX.length()
@@ -73,7 +75,8 @@ final class ProviderRoutes extends Handler.Abstract {
             }
         } else {
             problem(response, callback, Problem.notFound("no route for " + path
-                    + "; routes are POST /charges, GET /charges/{id}, GET /ledger, POST /faults"));
+                    + "; routes are POST /charges, GET /charges?idempotency_key=K, GET /charges/{id}, GET /ledger, "
+                    + "POST /faults"));
         }
     }
 
@@ -100,6 +103,12 @@ final class ProviderRoutes extends Handler.Abstract {
             response.getHeaders().put(HttpHeader.LOCATION, CHARGE_PREFIX + result.charge().id());
         }
         send(response, callback, result.replayed() ? 200 : 201, WireFormat.JSON, WireFormat.charge(result.charge()));
+    }
+
+    /** {@code GET /charges?idempotency_key=K}: the charges requested with that key, oldest first (a JSON array). */
+    private void chargesWithKey(Request request, Response response, Callback callback) {
+        String key = RequestRules.idempotencyKeyQuery(request.getHttpURI().getQuery());
+        send(response, callback, 200, WireFormat.JSON, WireFormat.ledger(provider.chargesWithKey(key)));
     }
 
     private void findCharge(String id, Response response, Callback callback) {
@@ -139,7 +148,13 @@ final class ProviderRoutes extends Handler.Abstract {
     }
 
     private static boolean allowed(String method, String allowed, String path, Response response, Callback callback) {
-        if (method.equals(allowed)) {
+        return allowed(method, allowed, allowed, path, response, callback);
+    }
+
+    /** Whether {@code method} is {@code expected}; if not, a 405 naming {@code allowed}, every method of the path. */
+    private static boolean allowed(String method, String expected, String allowed, String path, Response response,
+                                   Callback callback) {
+        if (method.equals(expected)) {
             return true;
         }
         response.getHeaders().put(HttpHeader.ALLOW, allowed);

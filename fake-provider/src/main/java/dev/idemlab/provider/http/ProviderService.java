@@ -17,7 +17,9 @@ import java.util.Objects;
  *       key may come as an {@code Idempotency-Key} header instead): 201 with the charge, 200 with
  *       a replayed one, 422 for a reused key, 409 for a stale fence, 504 for a planned timeout
  *       (before or after charging: the caller cannot tell).</li>
- *   <li>{@code GET /ledger}: the charges in order. {@code GET /charges/{id}}: one charge, or 404.</li>
+ *   <li>{@code GET /ledger}: the charges in order. {@code GET /charges/{id}}: one charge, or 404.
+ *       {@code GET /charges?idempotency_key=K}: the charges requested with that key, oldest first (a JSON
+ *       array, empty when none): a real provider's "retrieve by idempotency key".</li>
  *   <li>{@code POST /faults} with {@code {"fail_next": n}} or {@code {"charge_then_time_out_next": n}}: 204.</li>
  * </ul>
  *

@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.idemlab.provider.ChargeRequest;
 
 import java.io.IOException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
 import java.util.Set;
 
@@ -49,6 +51,33 @@ final class RequestRules {
         String key = key(json.get(WireFormat.IDEMPOTENCY_KEY), keyHeader);
         return new ChargeRequest(orderId.asText(), amount.asLong(), key,
                 fence == null || fence.isNull() ? null : fence.asLong());
+    }
+
+    /**
+     * The {@code idempotency_key} of a lookup's query string ({@code idempotency_key=K}, K URL-encoded).
+     *
+     * @param query the raw query string, or {@code null} when there is none
+     * @throws InvalidRequestException when the query names no key, names it twice, or the key is longer
+     *     than {@value #MAX_KEY_LENGTH} characters
+     */
+    static String idempotencyKeyQuery(String query) {
+        String key = null;
+        for (String pair : query == null ? new String[0] : query.split("&")) {
+            int equals = pair.indexOf('=');
+            String name = equals < 0 ? pair : pair.substring(0, equals);
+            if (!name.equals(WireFormat.IDEMPOTENCY_KEY)) {
+                continue;
+            }
+            if (key != null) {
+                throw new InvalidRequestException("a lookup names one idempotency_key");
+            }
+            key = equals < 0 ? "" : URLDecoder.decode(pair.substring(equals + 1), StandardCharsets.UTF_8);
+        }
+        if (key == null || key.isEmpty() || key.length() > MAX_KEY_LENGTH) {
+            throw new InvalidRequestException("a lookup of charges is GET /charges?idempotency_key=K, K 1 to "
+                    + MAX_KEY_LENGTH + " characters");
+        }
+        return key;
     }
 
     /**

@@ -99,11 +99,29 @@ class ProviderServiceTest {
     }
 
     @Test
-    void a_wrong_method_is_a_405_problem_naming_the_allowed_one() throws Exception {
-        HttpResponse<String> answer = get("/charges");
+    void a_wrong_method_is_a_405_problem_naming_the_allowed_ones() throws Exception {
+        HttpResponse<String> answer = http.send(HttpRequest.newBuilder(service.uri().resolve("/charges"))
+                .DELETE().build(), HttpResponse.BodyHandlers.ofString());
 
-        assertProblem(answer, 405, "allowed: POST");
-        assertThat(answer.headers().firstValue("Allow")).contains("POST");
+        assertProblem(answer, 405, "allowed: GET, POST");
+        assertThat(answer.headers().firstValue("Allow")).contains("GET, POST");
+    }
+
+    /** Issue 42: the lookup a caller that lost an answer makes before it charges again. */
+    @Test
+    void charges_are_listed_by_their_idempotency_key_and_a_lookup_without_one_is_a_400() throws Exception {
+        post("/charges", "{\"order_id\":\"order-42\",\"amount\":10,\"idempotency_key\":\"k 1&x\"}");
+        post("/charges", "{\"order_id\":\"order-43\",\"amount\":20,\"idempotency_key\":\"k2\"}");
+
+        HttpResponse<String> found = get("/charges?idempotency_key=k+1%26x");
+        HttpResponse<String> none = get("/charges?idempotency_key=k3");
+
+        assertThat(found.statusCode()).isEqualTo(200);
+        assertThat(json(found)).isEqualTo(json("[{\"id\":\"ch_1\",\"order_id\":\"order-42\",\"amount\":10,"
+                + "\"idempotency_key\":\"k 1&x\"}]"));
+        assertThat(json(none)).isEqualTo(json("[]"));
+        assertProblem(get("/charges"), 400, "GET /charges?idempotency_key=K");
+        assertProblem(get("/charges?idempotency_key=a&idempotency_key=b"), 400, "one idempotency_key");
     }
 
     @ParameterizedTest

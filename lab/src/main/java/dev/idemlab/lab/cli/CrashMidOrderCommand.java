@@ -14,7 +14,10 @@ import java.util.List;
                 + "and retries with the same key. Read back from the orders table and the ledgers: a result cache and "
                 + "a plain reservation leave two orders, the downstream key one charge but two orders, the record "
                 + "committed with the order (transactional) and the workflow with recovery points one of each. "
-                + "PostgreSQL only. No child JVM is left running.")
+                + "Then the workflow's policies for a charge of unknown outcome (its holder killed inside the step, "
+                + "before or after the provider answered), at a provider that does not deduplicate: re-run charges "
+                + "twice, ask first once, stop once and answers every retry 'unknown outcome at step "
+                + "charge_created'. PostgreSQL only. No child JVM is left running.")
 final class CrashMidOrderCommand extends OrderScenarioCommand {
 
     @Override
@@ -28,12 +31,17 @@ abstract class OrderScenarioCommand extends FailureScenarioCommand {
 
     @Option(names = "--mode", paramLabel = "MODE",
             description = "How the order is protected: result-cache, reservation, downstream-key, transactional, "
-                    + "workflow, or all. Default: all the scenario shows, unmitigated first.")
+                    + "workflow, workflow-rerun, workflow-ask-first, workflow-stop (crash only: the workflow's "
+                    + "policies for a charge of unknown outcome), or all. Default: all the scenario shows, "
+                    + "unmitigated first.")
     String mode = "all";
 
     @Option(names = "--at", paramLabel = "PHASE",
-            description = "The step boundary where the holder is hit: order_created, charge_created, order_paid, "
-                    + "receipt_sent, or each. Default: charge_created (crash), order_created (pause).")
+            description = "Where the holder is hit: order_created, charge_created, order_paid, receipt_sent "
+                    + "(between steps), charge_started or charge_answered (inside the charge step, for the "
+                    + "workflow-rerun, -ask-first and -stop modes; modes without it are left out), or each (every one "
+                    + "of the mode's). Default: "
+                    + "charge_created (crash), order_created (pause), charge_answered (the policies).")
     String at;
 
     abstract OrderScenario.Fault fault();
@@ -66,18 +74,24 @@ abstract class OrderScenarioCommand extends FailureScenarioCommand {
             }
             chosen = List.of(name);
         }
-        String fallback = fault() == OrderScenario.Fault.CRASH ? "charge_created" : "order_created";
-        String boundary = at == null ? fallback : at;
-        List<String> boundaries;
-        if (boundary.equals("each")) {
-            boundaries = OrderScenario.boundaries();
-        } else if (OrderScenario.boundaries().contains(boundary)) {
-            boundaries = List.of(boundary);
-        } else {
-            throw new UsageException("--at must be one of " + String.join(", ", OrderScenario.boundaries())
-                    + " or each, not " + boundary);
+        List<Scenario> variants = new java.util.ArrayList<>();
+        for (String chosenMode : chosen) {
+            List<String> own = OrderScenario.boundaries(chosenMode);
+            if (at == null) {
+                variants.add(new OrderScenario(fault(), chosenMode, OrderScenario.defaultBoundary(fault(), chosenMode)));
+            } else if (at.equals("each")) {
+                own.forEach(boundary -> variants.add(new OrderScenario(fault(), chosenMode, boundary)));
+            } else if (own.contains(at)) {
+                variants.add(new OrderScenario(fault(), chosenMode, at));
+            }
         }
-        return chosen.stream().<Scenario>flatMap(m -> boundaries.stream().map(b -> new OrderScenario(fault(), m, b)))
-                .toList();
+        if (variants.isEmpty()) {
+            List<String> all = new java.util.ArrayList<>(OrderScenario.boundaries());
+            chosen.stream().flatMap(m -> OrderScenario.boundaries(m).stream()).filter(b -> !all.contains(b))
+                    .distinct().forEach(all::add);
+            throw new UsageException("--at must be one of " + String.join(", ", all) + " or each for --mode "
+                    + mode + ", not " + at);
+        }
+        return variants;
     }
 }

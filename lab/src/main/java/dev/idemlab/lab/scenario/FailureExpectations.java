@@ -58,6 +58,11 @@ final class FailureExpectations {
      * order or charge, else the failure was not reproduced.
      */
     static void checkOrder(ScenarioRun run, List<String> problems) {
+        Object policy = run.settings().get("ifOutcomeUnknown");
+        if (policy != null) {
+            checkUnknownOutcome(run, policy.toString(), problems);
+            return;
+        }
         boolean mitigated = Boolean.TRUE.equals(run.settings().get("mitigated"));
         int orders = ((Number) run.settings().get("orders")).intValue();
         int receipts = ((Number) run.settings().get("receipts")).intValue();
@@ -69,6 +74,40 @@ final class FailureExpectations {
         if (!mitigated && orders < 2 && charges < 2) {
             problems.add(run.label() + " left no duplicate (" + orders + " orders, ledger " + run.charges()
                     + "): the failure was not reproduced and the lab has lost its point");
+        }
+    }
+
+    /**
+     * A holder killed inside the workflow's charge step, at a provider that does not deduplicate, and a
+     * retry that finds the step of unknown outcome. One order in every case (the order's step had its
+     * recovery point). Re-run: two charges when the holder died after the provider answered (the duplicate
+     * the policy risks, shown), one when it died before. Ask first: one charge and one receipt either way.
+     * Stop: no charge beyond the holder's (one after the answer, none before), no receipt, and every retry
+     * answers "unknown outcome at step charge_created".
+     */
+    private static void checkUnknownOutcome(ScenarioRun run, String policy, List<String> problems) {
+        int orders = ((Number) run.settings().get("orders")).intValue();
+        int receipts = ((Number) run.settings().get("receipts")).intValue();
+        int charges = run.charges().size();
+        boolean answered = "charge_answered".equals(run.settings().get("boundary"));
+        int expectedCharges = switch (policy) {
+            case "RERUN_WITH_DOWNSTREAM_KEY" -> answered ? 2 : 1;
+            case "STOP" -> answered ? 1 : 0;
+            default -> 1;
+        };
+        int expectedReceipts = policy.equals("STOP") ? 0 : 1;
+        if (orders != 1 || charges != expectedCharges || receipts != expectedReceipts) {
+            problems.add(run.label() + " must leave 1 order, " + expectedCharges + " charges and " + expectedReceipts
+                    + " receipts; read back " + orders + " orders, ledger " + run.charges() + ", " + receipts
+                    + " receipts");
+        }
+        if (policy.equals("STOP")) {
+            List<CallerResult> retries = run.callers().subList(1, run.callers().size());
+            if (retries.size() < 2 || !retries.stream().allMatch(retry -> retry.response().startsWith(
+                    "StepOutcomeUnknownException (unknown outcome at step charge_created)"))) {
+                problems.add(run.label() + ": every retry must answer unknown outcome at step charge_created; got "
+                        + retries.stream().map(CallerResult::response).toList());
+            }
         }
     }
 

@@ -9,10 +9,12 @@ import dev.idemlab.idempotency.ResultCodec;
 import dev.idemlab.idempotency.StoreFailureMode;
 import dev.idemlab.idempotency.Fingerprint;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
+import dev.idemlab.idempotency.store.postgres.IfOutcomeUnknown;
 import dev.idemlab.idempotency.store.postgres.LocalEffects;
 import dev.idemlab.idempotency.store.postgres.PostgresIdempotencyStore;
 import dev.idemlab.idempotency.store.postgres.Workflow;
 import dev.idemlab.lab.policy.LabPolicy;
+import dev.idemlab.provider.Charge;
 import dev.idemlab.provider.ChargeRequest;
 import dev.idemlab.provider.PaymentProvider;
 
@@ -44,29 +46,58 @@ final class OrderPlacement {
 
     private static final ResultCodec<Workflow.Progress> PROGRESS = ResultCodec.json(Workflow.Progress.class);
 
+    /**
+     * Inside the workflow's charge step, where its outcome is unknown to a retry: {@code charge_started}
+     * once its started marker committed and before the provider is called, {@code charge_answered} once the
+     * provider answered and before the step's recovery point.
+     */
+    static final List<String> UNKNOWN_OUTCOME_POINTS = List.of("charge_started", "charge_answered");
+
     /** How the order is protected. */
     enum Mode {
         /** The post's result cache: look up, run, store the result. */
-        RESULT_CACHE("result cache", false),
+        RESULT_CACHE("result cache", false, null),
         /** The reservation, each effect committed as it happens, nothing passed downstream. */
-        RESERVATION("reservation", false),
+        RESERVATION("reservation", false, null),
         /** The reservation, with the downstream key on the charge and the receipt. */
-        DOWNSTREAM_KEY("reservation with the downstream key", false),
+        DOWNSTREAM_KEY("reservation with the downstream key", false, null),
         /** The order's rows and the record in one transaction, remote calls with the downstream key. */
-        TRANSACTIONAL("transactional (record committed with the order)", true),
+        TRANSACTIONAL("transactional (record committed with the order)", true, null),
         /** A workflow: a recovery point per step, remote steps with a key of their own. */
-        WORKFLOW("workflow with recovery points", true);
+        WORKFLOW("workflow with recovery points", true, null),
+        /** A workflow whose charge of unknown outcome is run again, at a provider that does not deduplicate. */
+        WORKFLOW_RERUN("workflow, unknown step re-run with its downstream key, provider not deduplicating", false,
+                IfOutcomeUnknown.RERUN_WITH_DOWNSTREAM_KEY),
+        /** A workflow whose charge of unknown outcome is looked up at the provider (which does not deduplicate). */
+        WORKFLOW_ASK_FIRST("workflow, unknown step looked up at the provider first, provider not deduplicating", true,
+                IfOutcomeUnknown.ASK_FIRST),
+        /** A workflow that stops at a charge of unknown outcome, for a person (the provider does not deduplicate). */
+        WORKFLOW_STOP("workflow, unknown step stopped for a person, provider not deduplicating", true,
+                IfOutcomeUnknown.STOP);
 
         final String label;
         final boolean mitigated;
+        /** The charge step's policy for an unknown outcome, for the modes that show one; else {@code null}. */
+        final IfOutcomeUnknown ifUnknown;
 
-        Mode(String label, boolean mitigated) {
+        Mode(String label, boolean mitigated, IfOutcomeUnknown ifUnknown) {
             this.label = label;
             this.mitigated = mitigated;
+            this.ifUnknown = ifUnknown;
         }
 
         static Mode parse(String name) {
             return valueOf(name);
+        }
+
+        /** Whether the provider deduplicates on the downstream key: not for the modes that show a policy. */
+        boolean deduplicatingProvider() {
+            return ifUnknown == null;
+        }
+
+        /** The step boundaries this mode is hit at: inside the charge step for a policy, else between steps. */
+        List<String> boundaries() {
+            return ifUnknown == null ? PHASES : UNKNOWN_OUTCOME_POINTS;
         }
     }
 
@@ -115,7 +146,8 @@ final class OrderPlacement {
                     (ContextualAction<Workflow.Progress, Exception>) context -> stepByStep(context, orderRef));
             case TRANSACTIONAL -> coordinator.execute(call, PROGRESS,
                     local.inTransaction((connection, context) -> inOneTransaction(connection, context, orderRef)));
-            case WORKFLOW -> coordinator.execute(call, PROGRESS, local.workflow(workflow(orderRef)));
+            case WORKFLOW, WORKFLOW_RERUN, WORKFLOW_ASK_FIRST, WORKFLOW_STOP -> coordinator.execute(call, PROGRESS,
+                    local.workflow(workflow(orderRef)));
         };
         return progress.outputs().toString();
     }
@@ -154,15 +186,27 @@ final class OrderPlacement {
     /**
      * The same four steps as a workflow. The hook of a step is called once that step committed: at the
      * start of the next step (its recovery point is in by then), and for the last one as soon as the
-     * mailer answered, before its recovery point and the record's completion.
+     * mailer answered, before its recovery point and the record's completion. Inside the charge step it is
+     * also called at the {@link #UNKNOWN_OUTCOME_POINTS}. The charge step has the mode's policy for an
+     * unknown outcome, the default where the mode names none.
      */
     private Workflow workflow(String orderRef) {
-        return Workflow.builder()
-                .local("order_created", (connection, progress, context) -> Long.toString(createOrder(connection, orderRef)))
-                .remote("charge_created", (progress, key, context) -> {
-                    hook.after("order_created");
-                    return charge(orderRef, key);
-                })
+        Workflow.RemoteStep charge = (progress, key, context) -> {
+            hook.after("order_created");
+            hook.after("charge_started");
+            String id = charge(orderRef, key);
+            hook.after("charge_answered");
+            return id;
+        };
+        Workflow.Builder builder = Workflow.builder()
+                .local("order_created", (connection, progress, context) -> Long.toString(createOrder(connection, orderRef)));
+        if (mode.ifUnknown == IfOutcomeUnknown.ASK_FIRST) {
+            builder.remoteAskingFirst("charge_created", (progress, key, context) -> provider.chargesWithKey(key)
+                    .stream().findFirst().map(Charge::id), charge);
+        } else {
+            builder.remote("charge_created", mode.ifUnknown == null ? IfOutcomeUnknown.DEFAULT : mode.ifUnknown, charge);
+        }
+        return builder
                 .local("order_paid", (connection, progress, context) -> {
                     hook.after("charge_created");
                     markPaid(connection, Long.parseLong(progress.output("order_created")),

@@ -1,7 +1,9 @@
 package dev.idemlab.lab.scenario;
 
 import dev.idemlab.idempotency.IdempotencyCoordinator;
+import dev.idemlab.idempotency.store.postgres.IfOutcomeUnknown;
 import dev.idemlab.idempotency.store.postgres.PostgresIdempotencyStore;
+import dev.idemlab.idempotency.store.postgres.StepOutcomeUnknownException;
 import dev.idemlab.lab.infra.PostgresBackend;
 import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.provider.FakePaymentProvider;
@@ -20,6 +22,11 @@ import java.util.UUID;
  * stale-holder-order} stops it with SIGSTOP for two leases, lets the retry take the key over and
  * finish, then lets the holder go on. The orders table, the provider's ledger and the mailer's are
  * read back afterwards: every figure comes from them. The child is killed and waited for in every case.
+ *
+ * <p>The crash is also shown under each policy of a workflow step whose outcome is unknown (issue 42): the
+ * holder is killed inside the charge step, once its started marker committed ({@code charge_started}) or
+ * once the provider answered ({@code charge_answered}), at a provider that does not deduplicate, so that a
+ * blind re-run shows as a second charge; a stop is retried twice, to show that it is kept.
  */
 public final class OrderScenario implements Scenario {
 
@@ -46,27 +53,49 @@ public final class OrderScenario implements Scenario {
 
     /**
      * @param mode an {@link OrderPlacement.Mode} name
-     * @param boundary the phase after which the holder is hit, one of {@link OrderPlacement#PHASES}
+     * @param boundary where the holder is hit, one of {@link #boundaries(String) the mode's boundaries}
      */
     public OrderScenario(Fault fault, String mode, String boundary) {
-        if (!OrderPlacement.PHASES.contains(boundary)) {
-            throw new IllegalArgumentException("a step boundary is one of " + OrderPlacement.PHASES + ", not " + boundary);
-        }
         this.fault = fault;
         this.mode = OrderPlacement.Mode.parse(mode);
+        if (!this.mode.boundaries().contains(boundary)) {
+            throw new IllegalArgumentException("a step boundary of " + mode + " is one of " + this.mode.boundaries()
+                    + ", not " + boundary);
+        }
         this.boundary = boundary;
     }
 
-    /** The modes each fault is shown under, unmitigated first. */
+    /**
+     * The modes each fault is shown under, unmitigated first; a crash also under each policy for a step of
+     * unknown outcome, at a provider that does not deduplicate.
+     */
     public static List<String> modes(Fault fault) {
         return fault == Fault.CRASH
-                ? List.of("RESULT_CACHE", "RESERVATION", "DOWNSTREAM_KEY", "TRANSACTIONAL", "WORKFLOW")
+                ? List.of("RESULT_CACHE", "RESERVATION", "DOWNSTREAM_KEY", "TRANSACTIONAL", "WORKFLOW",
+                        "WORKFLOW_RERUN", "WORKFLOW_ASK_FIRST", "WORKFLOW_STOP")
                 : List.of("DOWNSTREAM_KEY", "TRANSACTIONAL");
     }
 
-    /** The step boundaries, in order. */
+    /** The step boundaries between steps, in order. */
     public static List<String> boundaries() {
         return OrderPlacement.PHASES;
+    }
+
+    /**
+     * Where {@code mode} (an {@link OrderPlacement.Mode} name) is hit, in order: between steps, or, for a
+     * mode that shows a policy for a step of unknown outcome, inside the charge step before and after the
+     * provider's answer.
+     */
+    public static List<String> boundaries(String mode) {
+        return OrderPlacement.Mode.parse(mode).boundaries();
+    }
+
+    /** Where {@code mode} is hit unless told: right after the charge, before or after its recovery point. */
+    public static String defaultBoundary(Fault fault, String mode) {
+        if (OrderPlacement.Mode.parse(mode).ifUnknown != null) {
+            return "charge_answered";
+        }
+        return fault == Fault.CRASH ? "charge_created" : "order_created";
     }
 
     @Override
@@ -108,8 +137,8 @@ public final class OrderScenario implements Scenario {
         String key = context.settings().key();
         String orderRef = "order-" + UUID.randomUUID();
         Timeline timeline = new Timeline();
-        try (ScenarioProvider provider = service(timeline);
-             ScenarioProvider mailer = service(null);
+        try (ScenarioProvider provider = service(timeline, mode.deduplicatingProvider());
+             ScenarioProvider mailer = service(null, true);
              PostgresIdempotencyStore store = (PostgresIdempotencyStore) endpoint.open(prefix)) {
             OrderPlacement.createTable(endpoint);
             IdempotencyCoordinator coordinator = OrderPlacement.coordinator(mode, store, LEASE);
@@ -127,6 +156,10 @@ public final class OrderScenario implements Scenario {
                     callers.add(new CallerResult(HolderMain.CALLER, start, timeline.nowMs(), "killed after " + boundary,
                             "sigkill, exit " + exit, provider.client().chargeCount()));
                     callers.add(place(retry, coordinator, key, orderRef, timeline, provider));
+                    if (mode.ifUnknown == IfOutcomeUnknown.STOP) {
+                        // A stop is kept: a later retry gets the same answer, never a charge.
+                        callers.add(place(retry, coordinator, key, orderRef, timeline, provider));
+                    }
                 } else {
                     holder.signal("STOP");
                     CallerResult taken;
@@ -156,6 +189,10 @@ public final class OrderScenario implements Scenario {
             reported.put("holderPid", pid);
             reported.put("holderAliveAfterRun", ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false));
             reported.put("mitigated", mode.mitigated);
+            reported.put("deduplicatingProvider", mode.deduplicatingProvider());
+            if (mode.ifUnknown != null) {
+                reported.put("ifOutcomeUnknown", mode.ifUnknown.name());
+            }
             List<String> charges = provider.chargeIds();
             String note = "the holder ran in a child JVM and was " + fault.how + " after " + boundary
                     + "; read back: " + orders + (orders == 1 ? " order" : " orders") + " in " + OrderPlacement.TABLE + ", "
@@ -170,9 +207,12 @@ public final class OrderScenario implements Scenario {
         }
     }
 
-    /** The provider, drawn on the timeline ({@code timeline}), or the mailer, left off it ({@code null}). */
-    private static ScenarioProvider service(Timeline timeline) {
-        FakePaymentProvider.Builder fake = FakePaymentProvider.builder().latency(LATENCY).deduplicateOnKey(true);
+    /**
+     * The provider, drawn on the timeline ({@code timeline}), or the mailer, left off it ({@code null});
+     * deduplicating on the downstream key unless the mode shows a policy for a step of unknown outcome.
+     */
+    private static ScenarioProvider service(Timeline timeline, boolean deduplicating) {
+        FakePaymentProvider.Builder fake = FakePaymentProvider.builder().latency(LATENCY).deduplicateOnKey(deduplicating);
         return ScenarioProvider.of((timeline == null ? fake : fake.observer(timeline)).build(), ProviderChoice.HTTP);
     }
 
@@ -182,6 +222,8 @@ public final class OrderScenario implements Scenario {
         String got;
         try {
             got = placement.place(coordinator, key, orderRef);
+        } catch (StepOutcomeUnknownException e) {
+            got = e.getClass().getSimpleName() + " (unknown outcome at step " + e.phase() + ")";
         } catch (Exception e) {
             got = e.getClass().getSimpleName();
         }

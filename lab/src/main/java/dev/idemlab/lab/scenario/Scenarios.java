@@ -22,6 +22,10 @@ public final class Scenarios {
             order(OrderScenario.Fault.CRASH, "RESULT_CACHE"), order(OrderScenario.Fault.CRASH, "RESERVATION"),
             order(OrderScenario.Fault.CRASH, "DOWNSTREAM_KEY"), order(OrderScenario.Fault.CRASH, "TRANSACTIONAL"),
             order(OrderScenario.Fault.CRASH, "WORKFLOW"),
+            // A workflow's charge of unknown outcome, at a provider that does not deduplicate: one row per policy.
+            new OrderScenario(OrderScenario.Fault.CRASH, "WORKFLOW_RERUN", "charge_answered"),
+            new OrderScenario(OrderScenario.Fault.CRASH, "WORKFLOW_ASK_FIRST", "charge_answered"),
+            new OrderScenario(OrderScenario.Fault.CRASH, "WORKFLOW_STOP", "charge_answered"),
             new OrderScenario(OrderScenario.Fault.PAUSE, "DOWNSTREAM_KEY", "order_created"),
             new OrderScenario(OrderScenario.Fault.PAUSE, "TRANSACTIONAL", "order_created"));
 

@@ -76,7 +76,8 @@ abstract class OrdersOnPostgres {
         try {
             if (store != null) {
                 try (Connection connection = connect(); Statement statement = connection.createStatement()) {
-                    statement.execute("DROP TABLE IF EXISTS " + orders + ", " + table + "_steps, " + table);
+                    statement.execute("DROP TABLE IF EXISTS " + orders + ", " + table + "_steps, " + table + "_step_starts, "
+                            + table);
                 }
                 store.close();
             }

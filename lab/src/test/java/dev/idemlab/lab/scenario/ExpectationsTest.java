@@ -22,6 +22,36 @@ class ExpectationsTest {
         return new ScenarioRun(scenario, policy, label, MEMORY, Map.of(), callers, charges, storageErrors, "", List.of());
     }
 
+    /** A crash-mid-order run of a workflow policy for a charge of unknown outcome, killed after the answer. */
+    private static ScenarioRun unknownOutcome(String policy, List<String> responses, List<String> charges, int receipts) {
+        List<CallerResult> callers = responses.stream().map(r -> new CallerResult("c", 0, 1, r, "", charges.size()))
+                .toList();
+        return new ScenarioRun("crash-mid-order", "wait", policy, MEMORY, Map.of("ifOutcomeUnknown", policy,
+                "boundary", "charge_answered", "orders", 1, "receipts", receipts, "mitigated", true), callers, charges,
+                0, "", List.of());
+    }
+
+    @Test
+    void aStopThatChargedAgainOrAnsweredARetryFailsTheGate() {
+        String stopped = "StepOutcomeUnknownException (unknown outcome at step charge_created)";
+        assertThat(Expectations.check(unknownOutcome("STOP", List.of("killed", stopped, stopped), List.of("ch_1"), 0))
+                .passed()).isTrue();
+        assertThat(Expectations.check(unknownOutcome("STOP", List.of("killed", stopped, stopped),
+                List.of("ch_1", "ch_2"), 0)).passed()).isFalse();
+        assertThat(Expectations.check(unknownOutcome("STOP", List.of("killed", stopped, "{charge_created=ch_1}"),
+                List.of("ch_1"), 0)).passed()).isFalse();
+    }
+
+    @Test
+    void askFirstMustChargeOnceAndReRunMustShowItsDuplicate() {
+        assertThat(Expectations.check(unknownOutcome("ASK_FIRST", List.of("killed", "ok"), List.of("ch_1"), 1))
+                .passed()).isTrue();
+        assertThat(Expectations.check(unknownOutcome("ASK_FIRST", List.of("killed", "ok"), List.of("ch_1", "ch_2"), 1))
+                .passed()).isFalse();
+        assertThat(Expectations.check(unknownOutcome("RERUN_WITH_DOWNSTREAM_KEY", List.of("killed", "ok"),
+                List.of("ch_1"), 1)).passed()).as("re-run after the charge landed must show the second charge").isFalse();
+    }
+
     @Test
     void waitWithOneChargeAndEveryCallerOnItPasses() {
         assertThat(Expectations.check(run("in-flight", "wait", "", List.of("ch_1", "ch_1"), List.of("ch_1"), 0)).passed())

@@ -9,6 +9,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
+import java.util.List;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -69,6 +71,42 @@ class LocalEffectsScenariosTest {
         assertThat(downstream.charges()).containsExactly("ch_1");
         for (ScenarioRun run : new ScenarioRun[] {cache, reservation, downstream}) {
             assertThat(Expectations.check(run).passed()).as(Expectations.check(run).message()).isTrue();
+        }
+    }
+
+    /**
+     * Issue 42: the holder is SIGKILLed inside the workflow's charge step, once its started marker committed
+     * and before it called the provider, or once the provider answered and before the step's recovery
+     * point; the provider does not deduplicate. Re-run charges twice when the charge had landed (shown, not
+     * hidden), ask first charges once, stop charges no more than the holder did and answers every retry
+     * "unknown outcome at step charge_created". Read back from the ledgers and the orders table.
+     */
+    @Test
+    void aChargeOfUnknownOutcomeIsSettledByItsStepsPolicyWhereverInsideTheStepTheHolderIsKilled() throws Exception {
+        for (String boundary : new String[] {"charge_started", "charge_answered"}) {
+            boolean answered = boundary.equals("charge_answered");
+            ScenarioRun rerun = run(OrderScenario.Fault.CRASH, "WORKFLOW_RERUN", boundary);
+            assertThat(rerun.charges()).as("re-run, killed after %s", boundary)
+                    .containsExactlyElementsOf(answered ? List.of("ch_1", "ch_2") : List.of("ch_1"));
+            assertThat(rerun.settings()).containsEntry("orders", 1).containsEntry("receipts", 1)
+                    .containsEntry("deduplicatingProvider", false);
+
+            ScenarioRun askFirst = run(OrderScenario.Fault.CRASH, "WORKFLOW_ASK_FIRST", boundary);
+            assertThat(askFirst.charges()).as("ask first, killed after %s", boundary).containsExactly("ch_1");
+            assertThat(askFirst.settings()).containsEntry("orders", 1).containsEntry("receipts", 1);
+            assertThat(askFirst.callers().get(1).response()).contains("charge_created=ch_1");
+
+            ScenarioRun stop = run(OrderScenario.Fault.CRASH, "WORKFLOW_STOP", boundary);
+            assertThat(stop.charges()).as("stop, killed after %s", boundary)
+                    .containsExactlyElementsOf(answered ? List.of("ch_1") : List.of());
+            assertThat(stop.settings()).containsEntry("orders", 1).containsEntry("receipts", 0);
+            assertThat(stop.callers()).hasSize(3);
+            assertThat(stop.callers().subList(1, 3)).extracting(CallerResult::response).containsOnly(
+                    "StepOutcomeUnknownException (unknown outcome at step charge_created)");
+            for (ScenarioRun each : new ScenarioRun[] {rerun, askFirst, stop}) {
+                assertThat(each.callers().get(0).response()).isEqualTo("killed after " + boundary);
+                assertThat(Expectations.check(each).passed()).as(Expectations.check(each).message()).isTrue();
+            }
         }
     }
 

@@ -36,19 +36,45 @@ final class RecordStatements {
     final String watch;
     final String sweepExpired;
     /**
-     * The recovery points one request's holders left, oldest first; parameters: namespace, fingerprint.
-     * Columns: step, phase, output.
+     * In one snapshot, the recovery points (state {@code done}) and started markers ({@code started},
+     * {@code unknown}) one request's holders left, and any other request's {@code unknown} marker, in step
+     * order; parameters: namespace, fingerprint, namespace, fingerprint. Columns: step, phase, output,
+     * state, fingerprint.
      */
     final String stepsOf;
     /** Parameters: namespace, step, phase, output, fingerprint, how long it is kept in microseconds. */
     final String recordStep;
-    /** Forgets every recovery point of a namespace; parameter: namespace. */
+    /**
+     * Marks a remote step started (again) before it calls out; parameters: namespace, step, phase,
+     * fingerprint, fence (NULL without a reservation), how long it is kept in microseconds.
+     */
+    final String markStarted;
+    /** Deletes a step's started marker, with its recovery point; parameters: namespace, step. */
+    final String forgetStart;
+    /**
+     * Turns this request's started marker into the kept state "unknown outcome"; parameters: namespace,
+     * step, fingerprint. One row if it did.
+     */
+    final String markUnknown;
+    /** Forgets every recovery point and started marker of a namespace; parameters: namespace, namespace. */
     final String forgetSteps;
     /**
-     * Forgets the recovery points other requests (other fingerprints, or none) left on a namespace;
-     * parameters: namespace, fingerprint.
+     * Forgets the recovery points and started markers other requests (other fingerprints, or none) left on
+     * a namespace; parameters: namespace, fingerprint, namespace, fingerprint.
      */
     final String forgetOtherRequestsSteps;
+    /**
+     * The steps stopped at an unknown outcome under a key prefix, oldest first; parameters: the prefix
+     * with its brace, again, the most rows. Columns: namespace, phase, fingerprint, fence, started_at.
+     */
+    final String unknownOutcomes;
+    /**
+     * Resolves an unknown outcome as done: the marker becomes the step's recovery point with the output
+     * given; parameters: namespace, phase, output, how long the point is kept in microseconds. One row if it did.
+     */
+    final String resolveAsDone;
+    /** Resolves an unknown outcome as not done: the marker goes; parameters: namespace, phase. */
+    final String resolveAsNotDone;
     /**
      * Locks the reservation of a fence against a takeover until the transaction ends (a row means the
      * fence still holds the key); parameters: namespace, fence.
@@ -73,19 +99,41 @@ final class RecordStatements {
         // Only a row that is not marked yet is written: a hundred waiters on one key write it once.
         this.watch = "UPDATE " + table + " SET watched = true WHERE namespace = ? AND NOT watched";
         // Bounded so that a sweep is a short statement too; SKIP LOCKED leaves rows a reserve is taking over.
-        this.stepsOf = "SELECT step, phase, output FROM " + table + "_steps WHERE namespace = ? AND fingerprint = ? "
-                + "ORDER BY step";
+        String starts = table + "_step_starts";
+        // One statement, one snapshot: a resolution committed meanwhile is seen whole or not at all.
+        this.stepsOf = "SELECT step, phase, output, 'done' AS state, fingerprint FROM " + table + "_steps "
+                + "WHERE namespace = ? AND fingerprint = ? UNION ALL SELECT step, phase, NULL, state, fingerprint FROM "
+                + starts + " WHERE namespace = ? AND (fingerprint = ? OR state = 'unknown') ORDER BY step";
         this.recordStep = "INSERT INTO " + table + "_steps (namespace, step, phase, output, fingerprint, expires_at) "
                 + "VALUES (?, ?, ?, ?, ?, now() + ? * interval '1 microsecond') ON CONFLICT (namespace, step) DO NOTHING";
-        this.forgetSteps = "DELETE FROM " + table + "_steps WHERE namespace = ?";
-        this.forgetOtherRequestsSteps = "DELETE FROM " + table + "_steps WHERE namespace = ? "
+        this.markStarted = "INSERT INTO " + starts + " (namespace, step, phase, fingerprint, state, fence, started_at, "
+                + "expires_at) VALUES (?, ?, ?, ?, 'started', ?, now(), now() + ? * interval '1 microsecond') "
+                + "ON CONFLICT (namespace, step) DO UPDATE SET phase = EXCLUDED.phase, fingerprint = EXCLUDED.fingerprint, "
+                + "state = 'started', fence = EXCLUDED.fence, started_at = now(), expires_at = EXCLUDED.expires_at";
+        this.forgetStart = "DELETE FROM " + starts + " WHERE namespace = ? AND step = ?";
+        this.markUnknown = "UPDATE " + starts + " SET state = 'unknown', expires_at = 'infinity' "
+                + "WHERE namespace = ? AND step = ? AND fingerprint = ? AND state = 'started'";
+        this.forgetSteps = "WITH starts AS (DELETE FROM " + starts + " WHERE namespace = ?) DELETE FROM " + table
+                + "_steps WHERE namespace = ?";
+        this.forgetOtherRequestsSteps = "WITH starts AS (DELETE FROM " + starts + " WHERE namespace = ? "
+                + "AND fingerprint <> ?) DELETE FROM " + table + "_steps WHERE namespace = ? "
                 + "AND fingerprint IS DISTINCT FROM ?";
+        this.unknownOutcomes = "SELECT namespace, phase, fingerprint, fence, started_at FROM " + starts
+                + " WHERE state = 'unknown' AND left(namespace, length(?)) = ? ORDER BY started_at, namespace LIMIT ?";
+        this.resolveAsDone = "WITH resolved AS (DELETE FROM " + starts + " WHERE namespace = ? AND phase = ? "
+                + "AND state = 'unknown' RETURNING namespace, step, phase, fingerprint) INSERT INTO " + table
+                + "_steps (namespace, step, phase, output, fingerprint, expires_at) SELECT namespace, step, phase, ?, "
+                + "fingerprint, now() + ? * interval '1 microsecond' FROM resolved ON CONFLICT (namespace, step) "
+                + "DO UPDATE SET phase = EXCLUDED.phase, output = EXCLUDED.output, fingerprint = EXCLUDED.fingerprint, "
+                + "expires_at = EXCLUDED.expires_at";
+        this.resolveAsNotDone = "DELETE FROM " + starts + " WHERE namespace = ? AND phase = ? AND state = 'unknown'";
         // FOR SHARE: a takeover (an UPDATE of the row) waits until this transaction ends; the WHERE is
         // checked again on the row's newest version, so a takeover committed first leaves no row.
         this.holdFence = "SELECT 1 FROM " + table + " WHERE namespace = ? AND state = 'pending' AND fence = ? FOR SHARE";
         // Recovery points nobody resumed go with the expired records, in the same bounded statement.
         this.sweepExpired = "WITH steps AS (DELETE FROM " + table + "_steps WHERE ctid IN (SELECT ctid FROM "
-                + table + "_steps WHERE expires_at <= now() LIMIT 1000)) DELETE FROM " + table
+                + table + "_steps WHERE expires_at <= now() LIMIT 1000)), starts AS (DELETE FROM " + starts
+                + " WHERE ctid IN (SELECT ctid FROM " + starts + " WHERE expires_at <= now() LIMIT 1000)) DELETE FROM " + table
                 + " WHERE namespace IN (SELECT namespace FROM " + table
                 + " WHERE expires_at <= now() LIMIT ? FOR UPDATE SKIP LOCKED)";
     }

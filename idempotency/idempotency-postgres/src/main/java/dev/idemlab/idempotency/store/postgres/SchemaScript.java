@@ -29,27 +29,29 @@ final class SchemaScript {
     private SchemaScript() { }
 
     /** The table comment schema.sql writes; the version a table carries is read from it. */
-    static final String VERSION_COMMENT = "idempotency records, schema version 4";
+    static final String VERSION_COMMENT = "idempotency records, schema version 5";
 
     /**
      * The versions upgraded in place, oldest first, each with what the next version adds to a table of
      * it; a table of one of them gets every later step, in order. Each runs only on a table of an earlier
      * version: {@code ALTER TABLE} takes an exclusive lock even when the column is there, which a busy
      * table should not see at every start. A constant default, or none, makes each a catalog change, no
-     * rewrite.
+     * rewrite. A step with no statement adds only what the script creates itself.
      */
     private static final List<Upgrade> UPGRADES = List.of(
             new Upgrade("idempotency records, schema version 2",
-                    "ALTER TABLE %s ADD COLUMN IF NOT EXISTS watched boolean NOT NULL DEFAULT false"),
+                    List.of("ALTER TABLE %s ADD COLUMN IF NOT EXISTS watched boolean NOT NULL DEFAULT false")),
             // Version 3 tables may have no steps table yet (it came within version 3): the script creates it.
             new Upgrade("idempotency records, schema version 3",
-                    "ALTER TABLE IF EXISTS %s_steps ADD COLUMN IF NOT EXISTS fingerprint text"));
+                    List.of("ALTER TABLE IF EXISTS %s_steps ADD COLUMN IF NOT EXISTS fingerprint text")),
+            // Version 5 adds the remote steps' started markers, a table the script creates, and the comment.
+            new Upgrade("idempotency records, schema version 4", List.of()));
 
     /**
-     * A version this one upgrades in place, and the statement (with {@code %s} for the table) that takes
+     * A version this one upgrades in place, and the statements (with {@code %s} for the table) that take
      * a table of it to the next version.
      */
-    private record Upgrade(String versionComment, String toNextVersion) { }
+    private record Upgrade(String versionComment, List<String> toNextVersion) { }
 
     /**
      * Creates the table and its functions if they are not there. A table that is there must carry this
@@ -83,7 +85,8 @@ final class SchemaScript {
     private static List<String> upgradesOf(String version) {
         for (int i = 0; i < UPGRADES.size(); i++) {
             if (UPGRADES.get(i).versionComment().equals(version)) {
-                return UPGRADES.subList(i, UPGRADES.size()).stream().map(Upgrade::toNextVersion).toList();
+                return UPGRADES.subList(i, UPGRADES.size()).stream().flatMap(upgrade -> upgrade.toNextVersion().stream())
+                        .toList();
             }
         }
         return List.of();
@@ -112,7 +115,7 @@ final class SchemaScript {
                 if (!VERSION_COMMENT.equals(comment) && !upgradable(comment)) {
                     throw new IllegalStateException("table " + table + " exists with another schema ("
                             + (comment == null ? "no version comment" : "'" + comment + "'") + "); this store needs "
-                            + "'" + VERSION_COMMENT + "' and upgrades schema versions 2 and 3 itself. "
+                            + "'" + VERSION_COMMENT + "' and upgrades schema versions 2, 3 and 4 itself. "
                             + "From version 1, migrate to version 2 with: ALTER TABLE " + table
                             + " ADD COLUMN fence bigint; CREATE SEQUENCE " + table + "_fence_seq; COMMENT ON TABLE "
                             + table + " IS '" + UPGRADES.get(0).versionComment() + "'; or point the store at another "

@@ -64,8 +64,9 @@ final class Transactions {
 
     /**
      * Completes the reservation held by {@code token} on {@code connection}, in its transaction, and
-     * forgets the namespace's recovery points there, committing nothing: the transaction's owner commits,
-     * or rolls back when this returns false ({@code token} no longer holds the key).
+     * forgets the namespace's recovery points and started markers there, committing nothing: the
+     * transaction's owner commits, or rolls back when this returns false ({@code token} no longer holds
+     * the key).
      */
     static boolean complete(PostgresIdempotencyStore store, Connection connection, String namespace,
                             String token, String fingerprint, StoredResult result, Duration ttl)
@@ -89,6 +90,7 @@ final class Transactions {
         }
         try (PreparedStatement statement = connection.prepareStatement(sql.forgetSteps)) {
             statement.setString(1, store.keyOf(namespace));
+            statement.setString(2, store.keyOf(namespace));
             statement.executeUpdate();
         }
         return true;

@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -23,6 +24,15 @@ import java.util.regex.Pattern;
  * after its last recovery point. Recovery points belong to that one request: a request with another body
  * that reserves the key after this one failed and released it never resumes them, and its first recovery
  * point deletes them. Run it with {@link LocalEffects#workflow(Workflow)}.
+ *
+ * <p>Before a remote step calls out, a marker that it started is committed on its own (fenced like a
+ * recovery point, for the same request); the step's recovery point deletes it. A retry that finds the
+ * marker knows the step began and never reached its recovery point: its holder died before its call, in
+ * it, or after it, and nobody here can tell which. What the retry does then is the step's
+ * {@link IfOutcomeUnknown} policy: call again with the same downstream key (the default, safe only with a
+ * provider that deduplicates on it), ask the provider first, or stop with
+ * {@link StepOutcomeUnknownException} until a person or a reconciliation job resolves the step
+ * ({@link UnknownOutcomes}).
  *
  * <p>Name a phase after what it leaves behind ({@code order_created}, {@code charge_created}), since
  * its recovery point records exactly that. Immutable and thread-safe once built.
@@ -62,6 +72,25 @@ public final class Workflow {
          * key); returns what the recovery point records, such as a charge id.
          */
         String run(Progress progress, String downstreamKey, IdempotencyContext context) throws Exception;
+    }
+
+    /**
+     * Asks the other system whether a remote step's effect happened under its downstream key, for a step
+     * whose outcome is unknown ({@link IfOutcomeUnknown#ASK_FIRST}).
+     */
+    @FunctionalInterface
+    public interface Lookup {
+        /**
+         * Looks the effect up by {@code downstreamKey} (a provider's "retrieve by idempotency key", or its
+         * list of charges filtered by it).
+         *
+         * @return what the step's recovery point would have recorded (the charge id) if the effect is
+         *     there, in which case the step is not run again; empty if the other system has no effect under
+         *     that key, in which case the step runs
+         * @throws Exception if the other system cannot say: the run fails with it and the step stays
+         *     unknown, so the next retry asks again
+         */
+        Optional<String> find(Progress progress, String downstreamKey, IdempotencyContext context) throws Exception;
     }
 
     /**
@@ -105,8 +134,11 @@ public final class Workflow {
         }
     }
 
-    /** One step: exactly one of {@code local} and {@code remote}. */
-    record Step(String phase, LocalStep local, RemoteStep remote) { }
+    /**
+     * One step: exactly one of {@code local} and {@code remote}; a remote one has its policy for an unknown
+     * outcome, and its lookup when that policy is {@link IfOutcomeUnknown#ASK_FIRST}.
+     */
+    record Step(String phase, LocalStep local, RemoteStep remote, IfOutcomeUnknown ifUnknown, Lookup lookup) { }
 
     /** Builds a {@link Workflow}. Not thread-safe. */
     public static final class Builder {
@@ -118,12 +150,43 @@ public final class Workflow {
 
         /** Adds a local step that leaves {@code phase} behind. */
         public Builder local(String phase, LocalStep step) {
-            return add(new Step(checked(phase), Objects.requireNonNull(step, "step"), null));
+            return add(new Step(checked(phase), Objects.requireNonNull(step, "step"), null, null, null));
         }
 
-        /** Adds a remote step that leaves {@code phase} behind. */
+        /**
+         * Adds a remote step that leaves {@code phase} behind, re-run with its downstream key when a retry
+         * finds that it started and never reached its recovery point
+         * ({@link IfOutcomeUnknown#DEFAULT}: today's behaviour, safe only with a provider that
+         * deduplicates on the key).
+         */
         public Builder remote(String phase, RemoteStep step) {
-            return add(new Step(checked(phase), null, Objects.requireNonNull(step, "step")));
+            return remote(phase, IfOutcomeUnknown.DEFAULT, step);
+        }
+
+        /**
+         * Adds a remote step that leaves {@code phase} behind, with what a retry does when it finds that the
+         * step started and never reached its recovery point.
+         *
+         * @throws IllegalArgumentException if {@code ifUnknown} is {@link IfOutcomeUnknown#ASK_FIRST}, which
+         *     needs a lookup: use {@link #remoteAskingFirst}
+         */
+        public Builder remote(String phase, IfOutcomeUnknown ifUnknown, RemoteStep step) {
+            Objects.requireNonNull(ifUnknown, "ifUnknown");
+            if (ifUnknown == IfOutcomeUnknown.ASK_FIRST) {
+                throw new IllegalArgumentException("a step that asks first when its outcome is unknown needs the "
+                        + "lookup it asks with: use remoteAskingFirst(phase, lookup, step) for " + phase);
+            }
+            return add(new Step(checked(phase), null, Objects.requireNonNull(step, "step"), ifUnknown, null));
+        }
+
+        /**
+         * Adds a remote step that leaves {@code phase} behind and, when a retry finds that it started and
+         * never reached its recovery point, looks its effect up with {@code lookup} by its downstream key
+         * before it runs it again ({@link IfOutcomeUnknown#ASK_FIRST}).
+         */
+        public Builder remoteAskingFirst(String phase, Lookup lookup, RemoteStep step) {
+            return add(new Step(checked(phase), null, Objects.requireNonNull(step, "step"), IfOutcomeUnknown.ASK_FIRST,
+                    Objects.requireNonNull(lookup, "lookup")));
         }
 
         /**

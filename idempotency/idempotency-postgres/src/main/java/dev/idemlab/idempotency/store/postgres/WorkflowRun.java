@@ -11,10 +11,10 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
+import java.util.Optional;
 
 /**
  * One run of a {@link Workflow} for one call: reads the recovery points earlier holders of the same
@@ -27,6 +27,12 @@ import java.util.Map;
  * so that they are gone once the other request's first step landed. A request whose key another one took
  * over in between thus starts over when retried, as after any request that failed and was not retried:
  * the effects of its earlier steps (an order row) stay where they are, and no record points to them.
+ *
+ * <p>A remote step is marked started, in a transaction of its own, before it calls out; its recovery point
+ * deletes the marker. A run that finds a marker of its request knows an earlier holder started the step and
+ * never finished it (it died, failed or was taken over), and settles it by the step's
+ * {@link IfOutcomeUnknown}: run it again, ask the other system first, or stop with
+ * {@link StepOutcomeUnknownException}, marking the step "unknown" for every later retry.
  *
  * <p>Held (the coordinator reserved the key), every
  * recovery point is written only while this reservation's fence still holds the key, under a lock that
@@ -58,7 +64,8 @@ final class WorkflowRun implements LocalTransaction<Progress, Exception> {
     @Override
     public Progress run(IdempotencyContext context) throws Exception {
         String namespace = namespaceOf(context);
-        Progress progress = namespace == null ? Progress.none() : resumed(namespace, context.fingerprint());
+        ResumedSteps resumed = namespace == null ? ResumedSteps.none() : ResumedSteps.read(store, namespace, context);
+        Progress progress = resumed.progress();
         for (int index = 0; index < steps.size(); index++) {
             Step step = steps.get(index);
             if (progress.finished(step.phase())) {
@@ -66,7 +73,7 @@ final class WorkflowRun implements LocalTransaction<Progress, Exception> {
             }
             String output = step.local() != null
                     ? local(namespace, index, step, progress, context)
-                    : remote(namespace, index, step, progress, context);
+                    : remote(namespace, index, step, progress, context, resumed.marker(index));
             progress = progress.with(step.phase(), output);
         }
         return progress;
@@ -90,18 +97,77 @@ final class WorkflowRun implements LocalTransaction<Progress, Exception> {
         }
     }
 
-    private String remote(String namespace, int index, Step step, Progress progress, IdempotencyContext context)
-            throws Exception {
-        if (held) {
-            // A holder that was taken over stops here rather than call out; a new holder of the same request
-            // carries the same downstream key, so even a call made just before the takeover happens once (a
-            // holder of another request calls under keys of its own, for effects of its own).
-            recordInOwnTransaction(namespace, context, connection -> { });
+    /**
+     * A remote step: settled without a call if an earlier holder's marker and the step's policy say so;
+     * otherwise marked started (fenced), called, and recorded with its marker deleted.
+     */
+    private String remote(String namespace, int index, Step step, Progress progress, IdempotencyContext context,
+                          String marker) throws Exception {
+        String downstreamKey = stepKey(context, step.phase());
+        if (marker != null) {
+            Optional<String> settled = settleUnknown(namespace, index, step, progress, context, marker, downstreamKey);
+            if (settled.isPresent()) {
+                return settled.get();
+            }
         }
-        String output = step.remote().run(progress, stepKey(context, step.phase()), context);
-        recordInOwnTransaction(namespace, context,
-                connection -> recordStep(connection, namespace, context, index, step.phase(), output));
+        // Fenced where held: a holder that was taken over stops here rather than call out; a new holder of the
+        // same request carries the same downstream key, so even a call made just before the takeover happens
+        // once with a provider that deduplicates on it (a holder of another request calls under keys of its
+        // own, for effects of its own). Committed before the call, so that a holder's death after it is seen.
+        recordInOwnTransaction(namespace, context, connection -> markStarted(connection, namespace, context, index,
+                step.phase()));
+        String output = step.remote().run(progress, downstreamKey, context);
+        recordRemote(namespace, context, index, step.phase(), output);
         return output;
+    }
+
+    /**
+     * A step an earlier holder of this request started and never finished, settled by its policy: the
+     * output its recovery point now records, when no call is needed; empty when the step is to run.
+     *
+     * @throws StepOutcomeUnknownException if the step is stopped at its unknown outcome, now or earlier
+     */
+    private Optional<String> settleUnknown(String namespace, int index, Step step, Progress progress,
+                                           IdempotencyContext context, String marker, String downstreamKey)
+            throws Exception {
+        StepOutcomeUnknownException stopped = new StepOutcomeUnknownException(context.operation(), context.key(),
+                step.phase(), context.fingerprint());
+        if (marker.equals(ResumedSteps.UNKNOWN)) {
+            throw stopped;
+        }
+        switch (step.ifUnknown()) {
+            case ASK_FIRST -> {
+                Optional<String> found = step.lookup().find(progress, downstreamKey, context);
+                if (found == null) {
+                    throw new IllegalStateException("the lookup of step " + step.phase() + " returned null; it "
+                            + "returns the step's output, or empty when the effect is not there");
+                }
+                if (found.isPresent()) {
+                    recordRemote(namespace, context, index, step.phase(), found.get());
+                }
+                return found;
+            }
+            case STOP -> {
+                recordInOwnTransaction(namespace, context, connection -> markUnknown(connection, namespace, context,
+                        index));
+                throw stopped;
+            }
+            default -> {
+                return Optional.empty();
+            }
+        }
+    }
+
+    /** Records a remote step's point and deletes its started marker, in one fenced transaction. */
+    private void recordRemote(String namespace, IdempotencyContext context, int index, String phase, String output) {
+        recordInOwnTransaction(namespace, context, connection -> {
+            recordStep(connection, namespace, context, index, phase, output);
+            try (PreparedStatement statement = connection.prepareStatement(store.statements().forgetStart)) {
+                statement.setString(1, store.keyOf(namespace));
+                statement.setInt(2, index);
+                statement.executeUpdate();
+            }
+        });
     }
 
     /**
@@ -143,6 +209,7 @@ final class WorkflowRun implements LocalTransaction<Progress, Exception> {
         recordInOwnTransaction(namespace, context, connection -> {
             try (PreparedStatement statement = connection.prepareStatement(store.statements().forgetSteps)) {
                 statement.setString(1, store.keyOf(namespace));
+                statement.setString(2, store.keyOf(namespace));
                 statement.executeUpdate();
             }
         });
@@ -151,24 +218,6 @@ final class WorkflowRun implements LocalTransaction<Progress, Exception> {
     /** Each step's transaction ended with the step. */
     @Override
     public void close() {
-    }
-
-    /** The outputs of the recovery points this request's earlier holders left, never another request's. */
-    private Progress resumed(String namespace, String fingerprint) {
-        Map<String, String> outputs = new LinkedHashMap<>();
-        try (Connection connection = store.pool().getConnection();
-             PreparedStatement statement = connection.prepareStatement(store.statements().stepsOf)) {
-            statement.setString(1, store.keyOf(namespace));
-            statement.setString(2, fingerprint);
-            try (ResultSet rows = statement.executeQuery()) {
-                while (rows.next()) {
-                    outputs.put(rows.getString("phase"), rows.getString("output"));
-                }
-            }
-        } catch (SQLException | RuntimeException e) {
-            throw store.failure("resume", namespace, e);
-        }
-        return new Progress(outputs);
     }
 
     private void recordInOwnTransaction(String namespace, IdempotencyContext context, SqlWork work) {
@@ -206,9 +255,9 @@ final class WorkflowRun implements LocalTransaction<Progress, Exception> {
     }
 
     /**
-     * Writes a recovery point of this request; the run's first one also deletes, in the same transaction
-     * (fenced where held), the points other requests left on the key, which this run never read and
-     * whose step numbers its own points take.
+     * Writes a recovery point of this request; the run's first point or marker also deletes, in the same
+     * transaction (fenced where held), those other requests left on the key, which this run never read and
+     * whose step numbers its own take.
      */
     private void recordStep(Connection connection, String namespace, IdempotencyContext context, int index,
                             String phase, String output) throws SQLException {
@@ -216,15 +265,7 @@ final class WorkflowRun implements LocalTransaction<Progress, Exception> {
             return;
         }
         String key = store.keyOf(namespace);
-        if (!otherRequestsForgotten) {
-            try (PreparedStatement statement = connection.prepareStatement(
-                    store.statements().forgetOtherRequestsSteps)) {
-                statement.setString(1, key);
-                statement.setString(2, context.fingerprint());
-                statement.executeUpdate();
-            }
-            otherRequestsForgotten = true;
-        }
+        forgetOtherRequests(connection, key, context);
         try (PreparedStatement statement = connection.prepareStatement(store.statements().recordStep)) {
             statement.setString(1, key);
             statement.setInt(2, index);
@@ -234,6 +275,52 @@ final class WorkflowRun implements LocalTransaction<Progress, Exception> {
             statement.setLong(6, RECOVERY_POINTS_KEPT.toNanos() / 1000);
             statement.executeUpdate();
         }
+    }
+
+    /** Marks remote step {@code index} of this request started, with the fence of the holder that starts it. */
+    private void markStarted(Connection connection, String namespace, IdempotencyContext context, int index,
+                             String phase) throws SQLException {
+        String key = store.keyOf(namespace);
+        forgetOtherRequests(connection, key, context);
+        try (PreparedStatement statement = connection.prepareStatement(store.statements().markStarted)) {
+            statement.setString(1, key);
+            statement.setInt(2, index);
+            statement.setString(3, phase);
+            statement.setString(4, context.fingerprint());
+            if (context.reserved()) {
+                statement.setLong(5, context.fence());
+            } else {
+                statement.setNull(5, Types.BIGINT);
+            }
+            statement.setLong(6, RECOVERY_POINTS_KEPT.toNanos() / 1000);
+            statement.executeUpdate();
+        }
+    }
+
+    /** Keeps step {@code index} of this request as "unknown outcome", for every later retry. */
+    private void markUnknown(Connection connection, String namespace, IdempotencyContext context, int index)
+            throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(store.statements().markUnknown)) {
+            statement.setString(1, store.keyOf(namespace));
+            statement.setInt(2, index);
+            statement.setString(3, context.fingerprint());
+            statement.executeUpdate();
+        }
+    }
+
+    private void forgetOtherRequests(Connection connection, String key, IdempotencyContext context)
+            throws SQLException {
+        if (otherRequestsForgotten) {
+            return;
+        }
+        try (PreparedStatement statement = connection.prepareStatement(store.statements().forgetOtherRequestsSteps)) {
+            statement.setString(1, key);
+            statement.setString(2, context.fingerprint());
+            statement.setString(3, key);
+            statement.setString(4, context.fingerprint());
+            statement.executeUpdate();
+        }
+        otherRequestsForgotten = true;
     }
 
     /**

@@ -1,7 +1,8 @@
--- Idempotency store schema, version 4.
--- Applied by PostgresIdempotencyStore when it starts. A table of version 2 or 3 is upgraded in place first
+-- Idempotency store schema, version 5.
+-- Applied by PostgresIdempotencyStore when it starts. A table of version 2, 3 or 4 is upgraded in place first
 -- (SchemaScript adds what each later version added: the watched column in 3, the recovery points'
--- fingerprint in 4); a table of any other version is refused (see SchemaScript).
+-- fingerprint in 4; the remote steps' started markers of 5 are a table of their own, which this script
+-- creates); a table of any other version is refused (see SchemaScript).
 -- Every statement is idempotent, so applying it again (or from several clients at once, under an
 -- advisory lock) changes nothing.
 -- ${table} is replaced by the configured table name, a checked plain identifier.
@@ -193,4 +194,26 @@ CREATE TABLE IF NOT EXISTS ${table}_steps (
 
 CREATE INDEX IF NOT EXISTS ${table}_steps_expires_at_idx ON ${table}_steps (expires_at);
 
-COMMENT ON TABLE ${table} IS 'idempotency records, schema version 4';
+-- Started markers of workflows' remote steps (version 5): a row committed on its own, fenced and bound to
+-- the request (namespace and fingerprint) like a recovery point, before the step calls out; the transaction
+-- of the step's recovery point deletes it. A retry of the same request that finds one knows the step began
+-- and never reached its recovery point, so its outcome is unknown, and the step's policy decides. state is
+-- 'started', or 'unknown' once a retry stopped there (policy STOP): such a row answers every retry until an
+-- operator resolves it, so it never expires (expires_at infinity). fence is the holder's that started it
+-- (NULL without a reservation). Its own table, not rows of ${table}_steps, so that a client of version 4
+-- still running beside this one never reads a marker as a finished step.
+CREATE TABLE IF NOT EXISTS ${table}_step_starts (
+    namespace   text        NOT NULL,
+    step        integer     NOT NULL,
+    phase       text        NOT NULL,
+    fingerprint text        NOT NULL,
+    state       text        NOT NULL,
+    fence       bigint,
+    started_at  timestamptz NOT NULL,
+    expires_at  timestamptz NOT NULL,
+    PRIMARY KEY (namespace, step)
+);
+
+CREATE INDEX IF NOT EXISTS ${table}_step_starts_expires_at_idx ON ${table}_step_starts (expires_at);
+
+COMMENT ON TABLE ${table} IS 'idempotency records, schema version 5';

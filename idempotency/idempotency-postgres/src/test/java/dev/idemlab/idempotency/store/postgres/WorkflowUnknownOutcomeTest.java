@@ -1,0 +1,344 @@
+package dev.idemlab.idempotency.store.postgres;
+
+import dev.idemlab.idempotency.Fingerprint;
+import dev.idemlab.idempotency.IdempotencyContext;
+import dev.idemlab.idempotency.IdempotencyFencedException;
+import dev.idemlab.idempotency.IdempotencyCoordinator;
+import dev.idemlab.idempotency.IdempotencyKeyReuseException;
+import dev.idemlab.idempotency.IdempotentCall;
+import dev.idemlab.idempotency.IdempotentResult;
+import dev.idemlab.idempotency.Outcome;
+import dev.idemlab.idempotency.ResultCodec;
+import dev.idemlab.idempotency.testsupport.TestPostgres;
+import dev.idemlab.provider.Charge;
+import dev.idemlab.provider.FakePaymentProvider;
+import dev.idemlab.provider.ProviderTimeoutException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Issue 42: a remote step that started and never reached its recovery point is settled by its policy, not
+ * re-run blindly. Here the holder's charge lands and its answer is lost (the provider charges, then times
+ * out), which leaves the step's started marker exactly as a holder killed after its call does (the lab
+ * kills real holders, in child JVMs, at both sides of the call). The provider does NOT deduplicate on the
+ * downstream key, so a blind re-run shows as a second charge. Every assertion reads what landed: the
+ * ledger, the orders table and the markers.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class WorkflowUnknownOutcomeTest {
+
+    private static final ResultCodec<Workflow.Progress> PROGRESS = ResultCodec.json(Workflow.Progress.class);
+
+    private final String orders = "orders_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+    private TestPostgres server;
+    private PostgresIdempotencyStore store;
+    private IdempotencyCoordinator coordinator;
+
+    @BeforeAll
+    void start() throws SQLException {
+        server = TestPostgres.provide();
+        store = PostgresTable.openStore(server);
+        coordinator = IdempotencyCoordinator.builder(store).build();
+        try (Connection connection = connect(); Statement statement = connection.createStatement()) {
+            statement.execute("CREATE TABLE " + orders + " (id bigserial PRIMARY KEY, idempotency_key text NOT NULL, "
+                    + "status text NOT NULL, charge_id text)");
+        }
+    }
+
+    @AfterAll
+    void stop() {
+        if (store != null) {
+            store.close();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @Test
+    void reRunWithTheDownstreamKeyChargesTwiceWhenTheProviderDoesNotDeduplicate() throws Exception {
+        Shop shop = new Shop(IfOutcomeUnknown.RERUN_WITH_DOWNSTREAM_KEY, 100);
+        shop.provider.chargeThenTimeOutNextCalls(1);
+        assertThatThrownBy(shop::place).isInstanceOf(ProviderTimeoutException.class);
+        assertThat(markers(shop.key)).containsExactly("charge_created=started");
+
+        IdempotentResult<Workflow.Progress> retried = shop.place();
+
+        assertThat(retried.outcome()).isEqualTo(Outcome.EXECUTED);
+        assertThat(shop.provider.ledger()).as("the default re-runs the step; this provider charges it again")
+                .extracting(Charge::id).containsExactly("ch_1", "ch_2");
+        assertThat(shop.provider.ledger().get(0).idempotencyKey()).isEqualTo(shop.provider.ledger().get(1).idempotencyKey());
+        assertThat(ordersOf(shop.key)).containsExactly("paid ch_2");
+        assertThat(markers(shop.key)).isEmpty();
+    }
+
+    @Test
+    void askFirstFindsTheChargeThatLandedAndChargesOnce() throws Exception {
+        Shop shop = new Shop(IfOutcomeUnknown.ASK_FIRST, 100);
+        shop.provider.chargeThenTimeOutNextCalls(1);
+        assertThatThrownBy(shop::place).isInstanceOf(ProviderTimeoutException.class);
+
+        IdempotentResult<Workflow.Progress> retried = shop.place();
+
+        assertThat(shop.lookups).as("asked once, by the step's downstream key")
+                .containsExactly(shop.provider.ledger().get(0).idempotencyKey());
+        assertThat(shop.provider.chargeIds()).containsExactly("ch_1");
+        assertThat(retried.value().output("charge_created")).isEqualTo("ch_1");
+        assertThat(ordersOf(shop.key)).containsExactly("paid ch_1");
+        assertThat(markers(shop.key)).isEmpty();
+        assertThat(shop.place().outcome()).isEqualTo(Outcome.REPLAYED);
+        assertThat(shop.provider.chargeIds()).containsExactly("ch_1");
+    }
+
+    @Test
+    void askFirstRunsTheStepWhenTheProviderHasNothingUnderItsKey() throws Exception {
+        Shop shop = new Shop(IfOutcomeUnknown.ASK_FIRST, 100);
+        shop.provider.failNextCalls(1);
+        assertThatThrownBy(shop::place).isInstanceOf(ProviderTimeoutException.class);
+        assertThat(shop.provider.chargeIds()).isEmpty();
+
+        IdempotentResult<Workflow.Progress> retried = shop.place();
+
+        assertThat(shop.lookups).hasSize(1);
+        assertThat(shop.provider.chargeIds()).containsExactly("ch_1");
+        assertThat(retried.value().output("charge_created")).isEqualTo("ch_1");
+        assertThat(ordersOf(shop.key)).containsExactly("paid ch_1");
+    }
+
+    @Test
+    void stopAnswersUnknownOutcomeToEveryRetryUntilResolvedAsDoneThenResumesAfterTheStep() throws Exception {
+        Shop shop = new Shop(IfOutcomeUnknown.STOP, 100);
+        shop.provider.chargeThenTimeOutNextCalls(1);
+        assertThatThrownBy(shop::place).isInstanceOf(ProviderTimeoutException.class);
+
+        for (int retry = 0; retry < 2; retry++) {
+            assertThatThrownBy(shop::place).isInstanceOfSatisfying(StepOutcomeUnknownException.class, e -> {
+                assertThat(e.phase()).isEqualTo("charge_created");
+                assertThat(e.key()).isEqualTo(shop.key);
+                assertThat(e.httpStatus()).isEqualTo(500);
+                assertThat(e.getMessage()).contains("unknown outcome at step charge_created");
+            });
+        }
+        assertThat(shop.provider.chargeIds()).as("no retry charged").containsExactly("ch_1");
+        assertThat(markers(shop.key)).containsExactly("charge_created=unknown");
+        assertThat(ordersOf(shop.key)).containsExactly("created null");
+        assertThatThrownBy(() -> shop.place(500)).as("the key stays the stopped request's")
+                .isInstanceOf(IdempotencyKeyReuseException.class);
+
+        UnknownOutcomes unknown = UnknownOutcomes.of(store);
+        List<UnknownOutcomes.Stopped> stopped = unknown.list(100).stream()
+                .filter(s -> s.key().equals(shop.key)).toList();
+        assertThat(stopped).singleElement().satisfies(s -> {
+            assertThat(s.operation()).isEqualTo("order.place");
+            assertThat(s.phase()).isEqualTo("charge_created");
+            assertThat(s.downstreamKey()).as("what the operator looks the charge up by")
+                    .isEqualTo(shop.provider.ledger().get(0).idempotencyKey());
+        });
+        String found = shop.provider.chargesWithKey(stopped.get(0).downstreamKey()).get(0).id();
+        assertThat(unknown.resolveAsDone("order.place", shop.key, "charge_created", found)).isTrue();
+        assertThat(unknown.resolveAsDone("order.place", shop.key, "charge_created", found)).as("once").isFalse();
+
+        IdempotentResult<Workflow.Progress> resumed = shop.place();
+
+        assertThat(resumed.value().output("charge_created")).isEqualTo("ch_1");
+        assertThat(shop.provider.chargeIds()).containsExactly("ch_1");
+        assertThat(ordersOf(shop.key)).containsExactly("paid ch_1");
+        assertThat(markers(shop.key)).isEmpty();
+    }
+
+    @Test
+    void stopResolvedAsNotDoneRunsTheStepOnTheNextRetry() throws Exception {
+        Shop shop = new Shop(IfOutcomeUnknown.STOP, 100);
+        shop.provider.failNextCalls(1);
+        assertThatThrownBy(shop::place).isInstanceOf(ProviderTimeoutException.class);
+        assertThatThrownBy(shop::place).isInstanceOf(StepOutcomeUnknownException.class);
+        assertThat(shop.provider.chargeIds()).isEmpty();
+
+        assertThat(UnknownOutcomes.of(store).resolveAsNotDone("order.place", shop.key, "charge_created")).isTrue();
+        IdempotentResult<Workflow.Progress> retried = shop.place();
+
+        assertThat(retried.outcome()).isEqualTo(Outcome.EXECUTED);
+        assertThat(shop.provider.chargeIds()).containsExactly("ch_1");
+        assertThat(ordersOf(shop.key)).containsExactly("paid ch_1");
+    }
+
+    @Test
+    void aFinishedStepLeavesNoMarkerAndAStartedOneIsBoundToItsRequest() throws Exception {
+        Shop shop = new Shop(IfOutcomeUnknown.STOP, 100);
+        assertThat(shop.place().outcome()).isEqualTo(Outcome.EXECUTED);
+        assertThat(markers(shop.key)).isEmpty();
+
+        Shop other = new Shop(IfOutcomeUnknown.STOP, 100);
+        other.provider.failNextCalls(1);
+        assertThatThrownBy(other::place).isInstanceOf(ProviderTimeoutException.class);
+        assertThat(markers(other.key)).containsExactly("charge_created=started");
+        // Another body on the key after the first request failed and released it: not that request's step.
+        IdempotentResult<Workflow.Progress> placed = other.place(500);
+        assertThat(placed.outcome()).isEqualTo(Outcome.EXECUTED);
+        assertThat(other.provider.ledger()).extracting(Charge::amount).containsExactly(500L);
+        assertThat(markers(other.key)).isEmpty();
+    }
+
+    /**
+     * The started marker is fenced like a recovery point: a holder whose reservation is gone (its key taken
+     * over) writes no marker and never calls out.
+     */
+    @Test
+    void aHolderWhoseKeyWasTakenOverNeitherMarksItsStepStartedNorCallsOut() throws Exception {
+        FakePaymentProvider provider = FakePaymentProvider.builder().latency(Duration.ZERO).build();
+        String key = "order-" + UUID.randomUUID();
+        Workflow chargeOnly = Workflow.builder().remote("charge_created", IfOutcomeUnknown.STOP,
+                (progress, downstreamKey, context) -> provider.charge("order-1", 100, downstreamKey).id()).build();
+        IdempotencyContext stale = new IdempotencyContext("order.place", key, 42, "idem_0123",
+                Fingerprint.ofFields(Map.of("amount", 100)).hex());
+
+        assertThatThrownBy(() -> new WorkflowRun(store, chargeOnly, true).run(stale))
+                .isInstanceOf(IdempotencyFencedException.class);
+        assertThat(provider.callCount()).isZero();
+        assertThat(markers(key)).isEmpty();
+    }
+
+    /** A started marker nobody resumes goes with the sweep; a stop stays until it is resolved. */
+    @Test
+    void theSweepDeletesExpiredStartedMarkersAndKeepsStops() throws Exception {
+        Shop started = new Shop(IfOutcomeUnknown.STOP, 100);
+        started.provider.failNextCalls(1);
+        assertThatThrownBy(started::place).isInstanceOf(ProviderTimeoutException.class);
+        Shop stopped = new Shop(IfOutcomeUnknown.STOP, 100);
+        stopped.provider.failNextCalls(1);
+        assertThatThrownBy(stopped::place).isInstanceOf(ProviderTimeoutException.class);
+        assertThatThrownBy(stopped::place).isInstanceOf(StepOutcomeUnknownException.class);
+        try (Connection connection = connect(); Statement statement = connection.createStatement()) {
+            statement.execute("UPDATE " + store.config().table() + "_step_starts SET expires_at = now() - interval "
+                    + "'1 second' WHERE state = 'started'");
+        }
+
+        store.sweepExpired();
+
+        assertThat(markers(started.key)).isEmpty();
+        assertThat(markers(stopped.key)).containsExactly("charge_created=unknown");
+    }
+
+    @Test
+    void aVersionFourTableGetsTheStartedMarkersTableWhenTheStoreOpensIt() throws Exception {
+        String v4 = "v4_schema_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+        new PostgresIdempotencyStore(store.config().toBuilder().table(v4).build()).close();
+        try (Connection connection = connect(); Statement statement = connection.createStatement()) {
+            statement.execute("DROP TABLE " + v4 + "_step_starts");
+            statement.execute("COMMENT ON TABLE " + v4 + " IS 'idempotency records, schema version 4'");
+        }
+        try (PostgresIdempotencyStore upgraded = new PostgresIdempotencyStore(
+                store.config().toBuilder().table(v4).build())) {
+            assertThat(strings("SELECT obj_description(to_regclass(?), 'pg_class')", v4))
+                    .containsExactly(SchemaScript.VERSION_COMMENT).containsExactly("idempotency records, schema version 5");
+            assertThat(strings("SELECT to_regclass(?)::text", v4 + "_step_starts")).containsExactly(v4 + "_step_starts");
+            assertThat(UnknownOutcomes.of(upgraded).list(10)).isEmpty();
+        }
+    }
+
+    /** A shop whose charge step has {@code ifUnknown}, on a provider that does not deduplicate. */
+    private final class Shop {
+        final FakePaymentProvider provider = FakePaymentProvider.builder().latency(Duration.ZERO).build();
+        final String key = "order-" + UUID.randomUUID();
+        final List<String> lookups = new ArrayList<>();
+        private final IfOutcomeUnknown ifUnknown;
+        private final long amount;
+
+        Shop(IfOutcomeUnknown ifUnknown, long amount) {
+            this.ifUnknown = ifUnknown;
+            this.amount = amount;
+        }
+
+        IdempotentResult<Workflow.Progress> place() throws Exception {
+            return place(amount);
+        }
+
+        IdempotentResult<Workflow.Progress> place(long amountOfThisRequest) throws Exception {
+            IdempotentCall call = IdempotentCall.of("order.place", key,
+                    Fingerprint.ofFields(Map.of("amount", amountOfThisRequest)));
+            return coordinator.call(call, PROGRESS, LocalEffects.of(store).workflow(workflow(amountOfThisRequest)));
+        }
+
+        private Workflow workflow(long amountOfThisRequest) {
+            Workflow.RemoteStep charge = (progress, downstreamKey, context) -> provider.charge(
+                    progress.output("order_created"), amountOfThisRequest, downstreamKey).id();
+            Workflow.Builder builder = Workflow.builder()
+                    .local("order_created", (connection, progress, context) -> insertOrder(connection, key));
+            builder = ifUnknown == IfOutcomeUnknown.ASK_FIRST
+                    ? builder.remoteAskingFirst("charge_created", (progress, downstreamKey, context) -> {
+                        lookups.add(downstreamKey);
+                        return provider.chargesWithKey(downstreamKey).stream().findFirst().map(Charge::id);
+                    }, charge)
+                    : builder.remote("charge_created", ifUnknown, charge);
+            return builder.local("order_paid", (connection, progress, context) -> markPaid(connection,
+                    progress.output("order_created"), progress.output("charge_created"))).build();
+        }
+    }
+
+    private String insertOrder(Connection connection, String key) throws SQLException {
+        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO " + orders
+                + " (idempotency_key, status) VALUES (?, 'created') RETURNING id")) {
+            insert.setString(1, key);
+            try (ResultSet row = insert.executeQuery()) {
+                row.next();
+                return Long.toString(row.getLong(1));
+            }
+        }
+    }
+
+    private String markPaid(Connection connection, String order, String charge) throws SQLException {
+        try (PreparedStatement update = connection.prepareStatement("UPDATE " + orders
+                + " SET status = 'paid', charge_id = ? WHERE id = ?")) {
+            update.setString(1, charge);
+            update.setLong(2, Long.parseLong(order));
+            update.executeUpdate();
+        }
+        return order;
+    }
+
+    /** Each order of {@code key} as {@code status charge}, in the order they were written. */
+    private List<String> ordersOf(String key) throws SQLException {
+        return strings("SELECT status || ' ' || coalesce(charge_id, 'null') FROM " + orders
+                + " WHERE idempotency_key = ? ORDER BY id", key);
+    }
+
+    /** The started markers kept for {@code key}, as {@code phase=state}, in step order. */
+    private List<String> markers(String key) throws SQLException {
+        return strings("SELECT phase || '=' || state FROM " + store.config().table() + "_step_starts "
+                + "WHERE namespace = ? ORDER BY step", store.keyOf("order.place:" + key));
+    }
+
+    private List<String> strings(String query, String parameter) throws SQLException {
+        try (Connection connection = connect(); PreparedStatement statement = connection.prepareStatement(query)) {
+            statement.setString(1, parameter);
+            List<String> values = new ArrayList<>();
+            try (ResultSet rows = statement.executeQuery()) {
+                while (rows.next()) {
+                    values.add(rows.getString(1));
+                }
+            }
+            return values;
+        }
+    }
+
+    private Connection connect() throws SQLException {
+        return DriverManager.getConnection(server.jdbcUrl(), server.user(), server.password());
+    }
+}
