@@ -59,6 +59,38 @@ class StallsTheCheckerCountsTest {
         }
     }
 
+    /**
+     * Found through HTTP on PostgreSQL with the machine's load at 26 on 2 cores (seed 46405315697995): a call
+     * answered 1.1 s past its bound while the run's watch saw the store and the machine stall. The bound counts
+     * what the coordinator may spend; the stalls seen while the call was out (their union: two probes see one
+     * stall twice) come on top. A call that outlives both still breaks it.
+     */
+    @Test
+    void aCallsBoundStretchesByTheStallsSeenWhileItWasOut() {
+        CallRecord slow = new CallRecord(1, 1, 1, false, InFlightPolicy.WAIT, StoreFailureMode.FAIL_CLOSED,
+                TimeUnit.SECONDS.toNanos(10));
+        slow.sent(ms(1000));
+        slow.answered(ms(12_000), null, Outcome.IN_PROGRESS); // 11 s: 1 s past its bound
+        List<StallWatch.Stall> overlapping = List.of(new StallWatch.Stall(ms(2000), ms(3000)),
+                new StallWatch.Stall(ms(2100), ms(3100)), new StallWatch.Stall(ms(20_000), ms(25_000)));
+        List<StallWatch.Stall> short_ = List.of(new StallWatch.Stall(ms(2000), ms(2400)),
+                new StallWatch.Stall(ms(2100), ms(2500)));
+
+        assertThat(rules(NemesisChecker.check(alone(slow, overlapping)))).doesNotContain("outlived-bound");
+        assertThat(rules(NemesisChecker.check(alone(slow, short_)))).contains("outlived-bound");
+        assertThat(rules(NemesisChecker.check(alone(slow, List.of())))).contains("outlived-bound");
+    }
+
+    private static NemesisHistory alone(CallRecord call, List<StallWatch.Stall> stalls) {
+        return new NemesisHistory(new NemesisSettings(1, Duration.ofSeconds(10), Duration.ofNanos(LEASE), false,
+                Sabotage.NONE), new ServerInfo("postgres", "test", Origin.BUNDLED, "127.0.0.1:0", "none"),
+                List.of(call), List.of(), List.of(), ms(30_000), NemesisHistory.sum(List.of()), stalls);
+    }
+
+    private static List<String> rules(NemesisVerdict verdict) {
+        return verdict.violations().stream().map(Violation::rule).toList();
+    }
+
     /** Key 1: a holder that ran and answered at once, then, at 5.0 s, a call that failed open and charged again. */
     private static NemesisHistory history(List<StallWatch.Stall> stalls) {
         CallRecord first = call(1, 0, 0, ms(20), "ch_1", Outcome.EXECUTED, true);
