@@ -24,17 +24,19 @@ import java.util.Objects;
  * UnknownOutcomes unknown = UnknownOutcomes.of(store);
  * for (UnknownOutcomes.Stopped stopped : unknown.list(100)) {
  *     List<Charge> charges = provider.chargesWithKey(stopped.downstreamKey());
- *     if (charges.isEmpty()) {
- *         unknown.resolveAsNotDone(stopped.operation(), stopped.key(), stopped.phase());
+ *     if (!charges.isEmpty()) {
+ *         unknown.resolveAsDone(stopped, charges.get(0).id());
  *     } else {
- *         unknown.resolveAsDone(stopped.operation(), stopped.key(), stopped.phase(), charges.get(0).id());
+ *         unknown.resolveAsNotDone(stopped); // refused while a call of its holder may still land
  *     }
  * }
  * }</pre>
  *
- * <p>A resolution is one statement; one of a step that is not stopped (resolved already, or never stopped)
- * changes nothing and says so. The recovery point a resolution writes is kept as long as any recovery
- * point ({@code 24 h}); a request retried later than that starts over. Immutable and thread-safe.
+ * <p>Listed are the stops a retry found, and the started markers of {@code STOP} steps whose holder's lease
+ * is over (nobody retried yet). A resolution is one statement; one of a step that is not stopped (resolved
+ * already, or never stopped) changes nothing and says so. A stop pins its request's recovery points; the
+ * resolution gives them, and the recovery point it writes, the ttl of any recovery point ({@code 24 h}) again:
+ * a request retried later than that starts over. Immutable and thread-safe.
  */
 public final class UnknownOutcomes {
 
