@@ -9,6 +9,7 @@ import dev.idemlab.idempotency.IdempotentCall;
 import dev.idemlab.idempotency.IdempotentResult;
 import dev.idemlab.idempotency.Outcome;
 import dev.idemlab.idempotency.ResultCodec;
+import dev.idemlab.idempotency.spi.Reservation;
 import dev.idemlab.idempotency.testsupport.TestPostgres;
 import dev.idemlab.provider.Charge;
 import dev.idemlab.provider.FakePaymentProvider;
@@ -200,13 +201,23 @@ class WorkflowUnknownOutcomeTest extends UnknownOutcomeFixture {
         String key = "order-" + UUID.randomUUID();
         Workflow chargeOnly = Workflow.builder().remote("charge_created", IfOutcomeUnknown.STOP,
                 (progress, downstreamKey, context) -> provider.charge("order-1", 100, downstreamKey).id()).build();
-        IdempotencyContext stale = new IdempotencyContext("order.place", key, 42, "idem_0123",
-                Fingerprint.ofFields(Map.of("amount", 100)).hex());
+        String fingerprint = Fingerprint.ofFields(Map.of("amount", 100)).hex();
+        long first = ((Reservation.Acquired) store.reserve("order.place:" + key, "holder-a", fingerprint,
+                Duration.ofSeconds(30))).fence();
+        update("UPDATE " + store.config().table() + " SET expires_at = now() - interval '1 second' "
+                + "WHERE namespace = ?", key);
+        long second = ((Reservation.Acquired) store.reserve("order.place:" + key, "holder-b", fingerprint,
+                Duration.ofSeconds(30))).fence();
+        assertThat(second).as("taken over").isGreaterThan(first);
+        IdempotencyContext stale = new IdempotencyContext("order.place", key, first, "idem_0123", fingerprint);
 
         assertThatThrownBy(() -> new WorkflowRun(store, chargeOnly, true).run(stale))
                 .isInstanceOf(IdempotencyFencedException.class);
         assertThat(provider.callCount()).isZero();
         assertThat(markers(key)).isEmpty();
+        IdempotencyContext current = new IdempotencyContext("order.place", key, second, "idem_0123", fingerprint);
+        assertThat(new WorkflowRun(store, chargeOnly, true).run(current).output("charge_created")).isEqualTo("ch_1");
+        assertThat(provider.callCount()).as("the holder of the key calls out").isEqualTo(1);
     }
 
     /**
