@@ -52,7 +52,8 @@ public final class UnknownOutcomes {
     }
 
     /**
-     * A step stopped at an unknown outcome.
+     * A step stopped at an unknown outcome: a retry found it, or it is a {@code STOP} step's started marker
+     * whose holder's lease is over.
      *
      * @param operation the call's operation
      * @param key the call's idempotency key
@@ -60,9 +61,8 @@ public final class UnknownOutcomes {
      * @param fingerprint the fingerprint of the request whose step it is
      * @param fence the fence of the holder that started the step, or {@code 0} if it had no reservation
      * @param startedAt when, by the database's clock, that holder started it
-     * @param downstreamKey the downstream key the step was called with, by the rule of
-     *     {@link dev.idemlab.idempotency.IdempotencyContext} and {@link WorkflowRun#stepKey}: what to look the
-     *     effect up by at the provider
+     * @param downstreamKey the downstream key the step was called with ({@link WorkflowRun#stepKey}), as its
+     *     marker recorded it: what to look the effect up by at the provider; {@code null} if the call had none
      */
     public record Stopped(String operation, String key, String phase, String fingerprint, long fence,
                           Instant startedAt, String downstreamKey) { }
