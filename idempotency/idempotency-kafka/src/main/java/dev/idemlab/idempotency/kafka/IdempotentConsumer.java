@@ -19,6 +19,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.BiConsumer;
 
 /**
  * The poll loop around an {@link IdempotentRecordHandler}: Kafka's consumer contract (poll, handle,
@@ -59,6 +60,7 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
     private final Ticker ticker;
     private final OffsetTracker tracker = new OffsetTracker();
     private final Map<TopicPartition, Long> resumeAt = new HashMap<>();
+    private volatile BiConsumer<ConsumerRecord<K, V>, RecordResult<?>> observer = (record, result) -> { };
 
     private IdempotentConsumer(Consumer<K, V> consumer, IdempotentRecordHandler<K, V, ?> handler,
                                Duration retryBackoff, Ticker ticker) {
@@ -105,6 +107,16 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
         }
     }
 
+    /**
+     * Tells {@code observer} how each delivery ended, with the handler's result (fresh or replayed),
+     * before its offset may be committed: for a reply, a log line, or the lab's report. Runs on the poll
+     * thread; it must not throw.
+     */
+    public IdempotentConsumer<K, V> observe(BiConsumer<ConsumerRecord<K, V>, RecordResult<?>> observer) {
+        this.observer = Objects.requireNonNull(observer, "observer");
+        return this;
+    }
+
     /** Subscribes the consumer to {@code topics}, with the listener that commits the finished prefix on revocation. */
     public void subscribe(Collection<String> topics) {
         consumer.subscribe(topics, new Revocations());
@@ -132,7 +144,9 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
             tracker.begin(partition, record.offset());
             RecordOutcome outcome;
             try {
-                outcome = handler.handle(record);
+                RecordResult<?> result = handler.process(record);
+                outcome = result.outcome();
+                observer.accept(record, result);
             } catch (Exception e) {
                 retryFrom(partition, record.offset());
                 tally.failures.add(new PollSummary.RecordFailure(partition, record.offset(), e));

@@ -86,6 +86,16 @@ public final class IdempotentRecordHandler<K, V, T> {
      *     FAIL_CLOSED, ...), none of which acknowledges the record
      */
     public RecordOutcome handle(ConsumerRecord<K, V> record) throws Exception {
+        return process(record).outcome();
+    }
+
+    /**
+     * As {@link #handle}, with the handler's result: fresh, or replayed from the first handling.
+     *
+     * @throws InvalidRecordException if the record breaks a rule
+     * @throws Exception what {@link #handle} throws
+     */
+    public RecordResult<T> process(ConsumerRecord<K, V> record) throws Exception {
         Objects.requireNonNull(record, "record");
         String key = reading.keyOf(record, operation);
         Fingerprint fingerprint = reading.fingerprintOf(record, operation, key);
@@ -96,15 +106,15 @@ public final class IdempotentRecordHandler<K, V, T> {
             throw new InvalidRecordException(operation, key, record.topic(), record.partition(), record.offset(),
                     "its idempotency key breaks the key rule (" + e.getMessage() + ")", e);
         }
+        IdempotentResult<T> result;
         try {
-            IdempotentResult<T> result = coordinator.call(call, codec, context -> handler.handle(record, context));
-            if (result.outcome() == Outcome.BYPASSED) {
-                return RecordOutcome.BYPASSED;
-            }
-            return result.ranAction() ? RecordOutcome.HANDLED : RecordOutcome.REPLAYED;
+            result = coordinator.call(call, codec, context -> handler.handle(record, context));
         } catch (IdempotencyInProgressException e) {
-            return RecordOutcome.IN_FLIGHT;
+            return RecordResult.inFlight();
         }
+        RecordOutcome outcome = result.outcome() == Outcome.BYPASSED ? RecordOutcome.BYPASSED
+                : result.ranAction() ? RecordOutcome.HANDLED : RecordOutcome.REPLAYED;
+        return new RecordResult<>(outcome, result.value());
     }
 
     /** The operation its records are handled as. */
