@@ -106,7 +106,7 @@ public final class TestKafka implements AutoCloseable {
      *
      * @throws IllegalStateException naming the rule, if an entry is not {@code host:port}
      */
-    static String bootstrapServersOf(String url) {
+    public static String bootstrapServersOf(String url) {
         String list = url.startsWith("kafka://") ? url.substring("kafka://".length()) : url;
         if (list.endsWith("/")) {
             list = list.substring(0, list.length() - 1);
