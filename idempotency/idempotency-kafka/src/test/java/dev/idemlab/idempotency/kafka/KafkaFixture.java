@@ -22,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 final class KafkaFixture implements AutoCloseable {
 
     final TestKafka kafka = TestKafka.provide();
+    private final Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()));
 
     /** Sends {@code value} to partition 0 of {@code topic}, with the key header when {@code key} is not null. */
     void send(String topic, String key, String value) {
@@ -52,7 +53,7 @@ final class KafkaFixture implements AutoCloseable {
 
     /** The group's committed offset of partition 0 of {@code topic}, or -1 when it committed none. */
     long committed(String group, String topic) {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()))) {
+        try {
             Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(group)
                     .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
             OffsetAndMetadata offset = offsets.get(new TopicPartition(topic, 0));
@@ -64,6 +65,7 @@ final class KafkaFixture implements AutoCloseable {
 
     @Override
     public void close() {
+        admin.close();
         kafka.close();
     }
 }

@@ -85,7 +85,7 @@ class RedeliveryOnABrokerTest {
         List<PollSummary> aPolls = Collections.synchronizedList(new ArrayList<>());
         List<PollSummary> bPolls = Collections.synchronizedList(new ArrayList<>());
         AtomicBoolean running = new AtomicBoolean(true);
-        Thread aLoop = loop(fixture.consumer(group, Map.of(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, 1000)),
+        Thread aLoop = loop(fixture.consumer(group, Map.of(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, 300)),
                 a, topic, aPolls, running);
         assertThat(aInside.await(30, TimeUnit.SECONDS)).as("A is inside the charge").isTrue();
         Thread bLoop = loop(fixture.consumer(group, Map.of()), b, topic, bPolls, running);

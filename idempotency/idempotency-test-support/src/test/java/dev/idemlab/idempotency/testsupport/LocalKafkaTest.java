@@ -38,10 +38,13 @@ class LocalKafkaTest {
         kafka = TestKafka.startPrivate();
     }
 
+    /** Closing the broker removes its directory: checked on the class's own broker, one start for all. */
     @AfterAll
-    static void stop() {
+    static void stopRemovesTheDirectory() {
         if (kafka != null) {
+            Path directory = kafka.local().directory();
             kafka.close();
+            assertThat(Files.exists(directory)).as("the broker's directory after close").isFalse();
         }
     }
 
@@ -82,16 +85,8 @@ class LocalKafkaTest {
     }
 
     @Test
-    void closingABrokerRemovesItsDirectory() {
-        TestKafka other = TestKafka.startPrivate();
-        Path directory = other.local().directory();
-        assertThat(directory).isDirectory();
-        other.close();
-        assertThat(Files.exists(directory)).isFalse();
-    }
-
-    @Test
     void theReportNamesTheBrokerItsVersionAndOrigin() {
+        assertThat(kafka.local().directory()).isDirectory();
         assertThat(kafka.origin()).isEqualTo(ServerOrigin.IN_PROCESS);
         assertThat(kafka.version()).isEqualTo("4.1.2");
         assertThat(kafka.toString()).contains("Kafka 4.1.2", kafka.bootstrapServers(), "in-process");
