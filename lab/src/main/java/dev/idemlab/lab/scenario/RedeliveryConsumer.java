@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntSupplier;
 
 /**
  * One member of the redelivery scenario's consumer group, polling on a thread of its own through the
@@ -32,6 +33,8 @@ final class RedeliveryConsumer {
     private final CountDownLatch acknowledged = new CountDownLatch(1);
     private final Thread thread;
     private final boolean leaveOnceAnswered;
+    private final IntSupplier ledger;
+    private volatile int chargesAtAnswer = -1;
     private volatile boolean running = true;
     private volatile long receivedNanos = -1;
     private volatile long answeredNanos = -1;
@@ -45,14 +48,16 @@ final class RedeliveryConsumer {
      *
      * @param extra consumer settings beyond the scenario's own (A's short poll interval)
      * @param startNanos when the scenario's clock started (A began the charge), set once it has
+     * @param ledger how many charges the provider's ledger holds now, read when this consumer answers
      * @param leaveOnceAnswered whether the consumer leaves the group after the poll in which it answered
      *     the record (A: its rejoining would start another rebalance, which could take the partition
      *     back from B while B's skipped record waits for its retry)
      */
     RedeliveryConsumer(String name, String bootstrapServers, String group, String topic, Map<String, Object> extra,
                        IdempotentRecordHandler<String, String, Charge> handler, AtomicLong startNanos,
-                       boolean leaveOnceAnswered) {
+                       IntSupplier ledger, boolean leaveOnceAnswered) {
         this.name = name;
+        this.ledger = ledger;
         this.leaveOnceAnswered = leaveOnceAnswered;
         this.startNanos = startNanos;
         Map<String, Object> config = new HashMap<>(Map.of(
@@ -88,8 +93,9 @@ final class RedeliveryConsumer {
             skipped++;
             return;
         }
-        answer = result;
         answeredNanos = System.nanoTime();
+        chargesAtAnswer = ledger.getAsInt();
+        answer = result;
         acknowledged.countDown();
     }
 
@@ -126,10 +132,11 @@ final class RedeliveryConsumer {
     }
 
     /** This consumer's row: when the record reached it, when it was answered (ms since A began the charge), and how. */
-    CallerResult result(String outcome, int chargesAfter) {
+    CallerResult result(String outcome) {
         long start = receivedNanos < 0 ? -1 : TimeUnit.NANOSECONDS.toMillis(receivedNanos - startNanos.get());
         long end = answeredNanos < 0 ? -1 : TimeUnit.NANOSECONDS.toMillis(answeredNanos - startNanos.get());
-        return new CallerResult(name, start, end, response(), outcome, chargesAfter);
+        int charges = chargesAtAnswer < 0 ? ledger.getAsInt() : chargesAtAnswer;
+        return new CallerResult(name, start, end, response(), outcome, charges);
     }
 
     private String response() {

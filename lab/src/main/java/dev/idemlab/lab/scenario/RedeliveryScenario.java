@@ -17,7 +17,6 @@ import org.apache.kafka.common.serialization.StringSerializer;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -25,6 +24,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntSupplier;
 import java.util.function.UnaryOperator;
 
 /**
@@ -110,7 +110,28 @@ public final class RedeliveryScenario implements Scenario {
     private ScenarioRun race(ScenarioContext context, LabPolicy policy, String topic, ScenarioProvider provider,
                              Timeline timeline, IdempotencyCoordinator coordinatorA, IdempotencyCoordinator coordinatorB)
             throws InterruptedException {
-        ScenarioSettings settings = context.settings();
+        RedeliveryConsumer[] consumers = stage(context.settings(), policy, topic, provider, coordinatorA, coordinatorB);
+        List<String> charges = provider.chargeIds();
+        List<CallerResult> callers = List.of(consumers[0].result(outcome(consumers[0], coordinatorA)),
+                consumers[1].result(outcome(consumers[1], coordinatorB)));
+        Map<String, Object> reported = context.reportedSettings();
+        reported.put("retryAtMs", context.settings().retryAt().toMillis());
+        reported.put("callers", 2);
+        reported.put("broker", broker.describe());
+        reported.put("aMaxPollIntervalMs", A_POLL_INTERVAL_MS);
+        reported.put("bSkipped", consumers[1].skipped());
+        return new ScenarioRun(name(), StagedScenario.policyName(policy), label(policy), context.backend().server(),
+                reported, callers, charges, coordinatorA.stats().totalStorageErrors()
+                + coordinatorB.stats().totalStorageErrors(), note(consumers), timeline.events());
+    }
+
+    /**
+     * A takes the record and starts the charge (the clock's zero); at the retry time B joins the group;
+     * each runs until it answered the record or the patience ran out. Both are stopped on return.
+     */
+    private RedeliveryConsumer[] stage(ScenarioSettings settings, LabPolicy policy, String topic, ScenarioProvider provider,
+                                      IdempotencyCoordinator coordinatorA, IdempotencyCoordinator coordinatorB)
+            throws InterruptedException {
         String group = topic + "-group";
         AtomicLong start = new AtomicLong(System.nanoTime());
         CountDownLatch aCharging = new CountDownLatch(1);
@@ -126,16 +147,17 @@ public final class RedeliveryScenario implements Scenario {
         };
         RecordHandler<String, String, Charge> chargeB = (record, ctx) -> charge(provider.client(), ctx.key());
         String servers = broker.kafka().bootstrapServers();
+        IntSupplier ledger = () -> provider.chargeIds().size();
         consumers[0] = new RedeliveryConsumer("A", servers, group, topic, Map.of(
                 ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, A_POLL_INTERVAL_MS),
-                handler(coordinatorA, policy, chargeA, () -> consumers[0], new CountDownLatch(1)), start, true);
+                handler(coordinatorA, policy, chargeA, () -> consumers[0], new CountDownLatch(1)), start, ledger, true);
         try {
             if (!aCharging.await(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)) {
                 throw new IllegalStateException("consumer A was never delivered the charge record on " + broker.describe());
             }
             parkUntil(start.get() + settings.retryAt().toNanos());
             consumers[1] = new RedeliveryConsumer("B", servers, group, topic, Map.of(),
-                    handler(coordinatorB, policy, chargeB, () -> consumers[1], bReceived), start, false);
+                    handler(coordinatorB, policy, chargeB, () -> consumers[1], bReceived), start, ledger, false);
             consumers[0].awaitAnswer(PATIENCE);
             consumers[1].awaitAnswer(PATIENCE);
         } finally {
@@ -145,19 +167,7 @@ public final class RedeliveryScenario implements Scenario {
                 }
             }
         }
-        List<String> charges = provider.chargeIds();
-        List<CallerResult> callers = new ArrayList<>();
-        callers.add(consumers[0].result(outcome(consumers[0], coordinatorA), charges.size()));
-        callers.add(consumers[1].result(outcome(consumers[1], coordinatorB), charges.size()));
-        Map<String, Object> reported = context.reportedSettings();
-        reported.put("retryAtMs", settings.retryAt().toMillis());
-        reported.put("callers", 2);
-        reported.put("broker", broker.describe());
-        reported.put("aMaxPollIntervalMs", A_POLL_INTERVAL_MS);
-        reported.put("bSkipped", consumers[1].skipped());
-        return new ScenarioRun(name(), StagedScenario.policyName(policy), label(policy), context.backend().server(),
-                reported, callers, charges, coordinatorA.stats().totalStorageErrors()
-                + coordinatorB.stats().totalStorageErrors(), note(consumers), timeline.events());
+        return consumers;
     }
 
     private static IdempotentRecordHandler<String, String, Charge> handler(
@@ -193,8 +203,8 @@ public final class RedeliveryScenario implements Scenario {
     private static String note(RedeliveryConsumer[] consumers) {
         RedeliveryConsumer a = consumers[0];
         RedeliveryConsumer b = consumers[1];
-        CallerResult bRow = b.result("", 0);
-        CallerResult aRow = a.result("", 0);
+        CallerResult bRow = b.result("");
+        CallerResult aRow = a.result("");
         if (bRow.startMs() < 0) {
             return "warning: the group never delivered the record to B within " + PATIENCE.toSeconds() + " s: no race";
         }

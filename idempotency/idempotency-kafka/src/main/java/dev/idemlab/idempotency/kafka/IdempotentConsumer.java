@@ -10,6 +10,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.WakeupException;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -196,6 +198,8 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
             consumer.commitSync(offsets);
             tracker.committed(offsets);
             return null;
+        } catch (WakeupException | InterruptException e) {
+            throw e; // the application's way out of its poll loop, not a refused commit
         } catch (KafkaException e) {
             tracker.forget(offsets.keySet());
             return e;
