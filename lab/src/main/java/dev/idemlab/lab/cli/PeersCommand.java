@@ -37,7 +37,7 @@ import java.util.concurrent.Callable;
  * project's coordinator, on one private Redis, judged from the provider's ledger. Exits 1 only when
  * this project's wait or raise row is wrong; the other libraries' verdicts are reported, not gated.
  */
-@Command(name = "peers", mixinStandardHelpOptions = true,
+@Command(name = "peers", mixinStandardHelpOptions = true, subcommands = PeersCrashedWorkerCommand.class,
         description = {"Runs in-flight, key-reuse, provider-timeout and store-down against each library, each wired "
                 + "through its documented API in front of the same counting fake provider and on the same Redis: "
                 + "this project's coordinator under wait and raise, the post's result cache, Jdempotent (in memory "

@@ -4,6 +4,7 @@ import dev.dbos.transact.DBOS;
 import dev.dbos.transact.StartWorkflowOptions;
 import dev.dbos.transact.workflow.Workflow;
 import dev.idemlab.peers.ChargeReceipt;
+import dev.idemlab.peers.DbosSystemDatabase;
 import dev.idemlab.peers.PeerLibrary;
 import dev.idemlab.peers.StoreKind;
 import dev.idemlab.provider.FakePaymentProvider;

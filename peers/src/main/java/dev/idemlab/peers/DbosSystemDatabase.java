@@ -1,4 +1,4 @@
-package dev.idemlab.peers.internal;
+package dev.idemlab.peers;
 
 import dev.dbos.transact.config.DBOSConfig;
 import org.postgresql.Driver;
