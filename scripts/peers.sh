@@ -78,9 +78,10 @@ dbos_page() {
     echo "* \`java -jar $jar peers crashed-worker --at charge_created --downstream-key off --beside none\`:"
     echo "  the double charge, alone (add \`--pause-at none\` to skip the paused worker)"
     echo
-    echo "The in-flight race is staged with a latch and the crashes at a step boundary the worker announces,"
-    echo "so the verdicts repeat; a double charge shown here was reproduced three times before it was published"
-    echo "(the commit that published this page says how)."
+    echo "The in-flight race is staged with a latch and each crash at a step boundary the worker announces,"
+    echo "so nothing here is the luck of a race: the double charge (killed after \`charge_created\`, no downstream"
+    echo "key) and the second receipt (after \`receipt_sent\`) come back on every run of the commands above; the"
+    echo "index ([results/README.md](../README.md)) says how often they were reproduced before this page was published."
   } > "$dir/dbos.md"
   mkdir -p "$out"
   cp "$dir/dbos.md" "$out/dbos.md"
