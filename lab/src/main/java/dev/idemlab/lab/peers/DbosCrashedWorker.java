@@ -103,32 +103,41 @@ public final class DbosCrashedWorker {
                      orderRef, providerService.uri().toString(), mailerService.uri().toString(),
                      downstreamKey ? "on" : "off", phase)) {
             worker.await(DbosWorkerMain.AT);
-            String workerAnswer = "-";
-            String answer;
-            int orders;
-            List<String> paidWith;
-            String status;
-            if (fault == Fault.CRASH) {
-                worker.kill();
-            } else {
-                worker.signal("STOP");
-            }
-            try (DbosOrders recovering = DbosOrders.launch(database, provider, mailer, downstreamKey, after -> { })) {
-                answer = retry(recovering, workflowId, orderRef);
-                if (fault == Fault.PAUSE) {
-                    worker.proceed();
-                    worker.signal("CONT");
-                    workerAnswer = worker.await(DbosWorkerMain.GOT);
-                    worker.awaitExit();
-                }
-                orders = recovering.orders(orderRef);
-                paidWith = recovering.paidWith(orderRef);
-                status = recovering.status(workflowId);
-            }
-            return new Cell(phase, downstreamKey, fault, orders, paidWith, provider.chargeIds(), mailer.chargeIds(), answer,
-                    workerAnswer, status);
+            return recover(worker, new Run(database, phase, downstreamKey, fault, workflowId, orderRef), provider,
+                    mailer);
         } finally {
             database.drop();
+        }
+    }
+
+    /** One run's settings and names. */
+    private record Run(DbosSystemDatabase database, String phase, boolean downstreamKey, Fault fault, String workflowId,
+                       String orderRef) { }
+
+    /**
+     * Hits the worker waiting at its boundary, launches the recovering executor, retries as the client,
+     * lets a paused worker go on and reads everything back.
+     */
+    private static Cell recover(ChildHolder worker, Run run, FakePaymentProvider provider, FakePaymentProvider mailer)
+            throws Exception {
+        if (run.fault() == Fault.CRASH) {
+            worker.kill();
+        } else {
+            worker.signal("STOP");
+        }
+        try (DbosOrders recovering = DbosOrders.launch(run.database(), provider, mailer, run.downstreamKey(),
+                after -> { })) {
+            String answer = retry(recovering, run.workflowId(), run.orderRef());
+            String workerAnswer = "-";
+            if (run.fault() == Fault.PAUSE) {
+                worker.proceed();
+                worker.signal("CONT");
+                workerAnswer = worker.await(DbosWorkerMain.GOT);
+                worker.awaitExit();
+            }
+            return new Cell(run.phase(), run.downstreamKey(), run.fault(), recovering.orders(run.orderRef()),
+                    recovering.paidWith(run.orderRef()), provider.chargeIds(), mailer.chargeIds(), answer, workerAnswer,
+                    recovering.status(run.workflowId()));
         }
     }
 
