@@ -65,7 +65,7 @@ final class PeersCrashedWorkerCommand implements Callable<Integer> {
     List<String> pauseAt;
 
     @Option(names = "--beside", paramLabel = "MODE[,MODE...]|none", split = ",",
-            defaultValue = "reservation,downstream-key,transactional,workflow",
+            defaultValue = "result-cache,reservation,downstream-key,transactional,workflow",
             description = "This project's crash-mid-order modes to run at the same boundaries, or none. "
                     + "Default: ${DEFAULT-VALUE}.")
     List<String> beside;
