@@ -170,8 +170,8 @@ public final class Judge {
             return new Judgement(Verdict.ONE_CHARGE_CONSISTENT, "fail closed: nothing charged and the caller got "
                     + r.brief() + ", which says the store is unreachable");
         }
-        return new Judgement(Verdict.WRONG_ANSWER, "nothing charged and the caller got " + r.brief()
-                + (r.kind() == Response.Kind.ERROR ? " (" + r.signal() + ")" : ""));
+        return new Judgement(Verdict.WRONG_ANSWER, "nothing charged and the caller got "
+                + (r.kind() == Response.Kind.ERROR ? r.toString() : r.brief()));
     }
 
     private static String ids(List<Charge> ledger) {

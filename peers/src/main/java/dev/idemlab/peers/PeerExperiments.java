@@ -28,17 +28,18 @@ public final class PeerExperiments {
     private static final long OTHER_AMOUNT = 5;
 
     private final PeerFactory factory;
-    private final String redisUri;
+    private final String storeUri;
     private final ExperimentOptions options;
 
     /**
      * @param factory opens the peer under test
-     * @param redisUri the Redis the peer uses ({@code redis://host:port}); ignored by in-memory peers
+     * @param storeUri where the peer keeps its records, as its factory takes it ({@link PeerFactory#open});
+     *                 ignored by in-memory peers
      * @param options the timing
      */
-    public PeerExperiments(PeerFactory factory, String redisUri, ExperimentOptions options) {
+    public PeerExperiments(PeerFactory factory, String storeUri, ExperimentOptions options) {
         this.factory = Objects.requireNonNull(factory, "factory");
-        this.redisUri = redisUri;
+        this.storeUri = storeUri;
         this.options = Objects.requireNonNull(options, "options");
     }
 
@@ -106,7 +107,7 @@ public final class PeerExperiments {
      *
      * @param outage a server this experiment may stop; it is stopped whatever happens
      */
-    public ExperimentResult storeDown(RedisOutage outage) {
+    public ExperimentResult storeDown(ServerOutage outage) {
         if (factory.storeKind() == StoreKind.MEMORY) {
             outage.stop();
             return ExperimentResult.notSupported(Experiment.STORE_DOWN, factory,
@@ -138,7 +139,7 @@ public final class PeerExperiments {
 
     private ExperimentResult withPeer(Experiment experiment, FakePaymentProvider provider,
             BiFunction<PeerLibrary, Timeline, Outcome> body) {
-        return withPeer(experiment, provider, redisUri, body);
+        return withPeer(experiment, provider, storeUri, body);
     }
 
     private ExperimentResult withPeer(Experiment experiment, FakePaymentProvider provider, String uri,

@@ -18,9 +18,11 @@ public interface PeerFactory {
      * Opens a peer.
      *
      * @param provider the provider whose {@code charge} the library guards
-     * @param redisUri {@code redis://host:port}; ignored by peers that keep their records in memory
+     * @param storeUri where the peer keeps its records: {@code redis://host:port} for a {@link StoreKind#REDIS}
+     *                 peer, {@code jdbc:postgresql://host:port/db?user=...&password=...} for a
+     *                 {@link StoreKind#POSTGRES} one ({@link Peers#postgresUri}); ignored by in-memory peers
      * @return a started peer; the caller closes it
      * @throws RuntimeException when the library cannot start (for instance its store is unreachable)
      */
-    PeerLibrary open(FakePaymentProvider provider, String redisUri);
+    PeerLibrary open(FakePaymentProvider provider, String storeUri);
 }

@@ -29,12 +29,12 @@ public final class PeerLoad {
     private static final long CALL_DEADLINE_MS = 30_000;
 
     private final PeerFactory factory;
-    private final String redisUri;
+    private final String storeUri;
     private final LoadOptions options;
 
-    public PeerLoad(PeerFactory factory, String redisUri, LoadOptions options) {
+    public PeerLoad(PeerFactory factory, String storeUri, LoadOptions options) {
         this.factory = Objects.requireNonNull(factory, "factory");
-        this.redisUri = redisUri;
+        this.storeUri = storeUri;
         this.options = Objects.requireNonNull(options, "options");
     }
 
@@ -56,7 +56,7 @@ public final class PeerLoad {
         Tally tally = new Tally();
         int repetitions = 0;
         String version;
-        try (PeerLibrary peer = factory.open(provider, redisUri)) {
+        try (PeerLibrary peer = factory.open(provider, storeUri)) {
             version = peer.version();
             while (repetitions < options.repetitions() && System.nanoTime() < budgetEnd) {
                 String key = run + "-" + repetitions;

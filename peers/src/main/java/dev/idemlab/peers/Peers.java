@@ -1,6 +1,7 @@
 package dev.idemlab.peers;
 
 import dev.idemlab.peers.internal.CamelPeer;
+import dev.idemlab.peers.internal.DbosPeer;
 import dev.idemlab.peers.internal.JdempotentPeer;
 import dev.idemlab.peers.internal.RedissonLockPeer;
 import dev.idemlab.peers.internal.SpringIntegrationPeer;
@@ -40,9 +41,34 @@ public final class Peers {
         return factory("camel", StoreKind.REDIS, CamelPeer::open);
     }
 
+    /**
+     * DBOS Transact: a durable workflow whose id is the key, its one step the charge, checkpointed in a
+     * PostgreSQL schema of its own. Opened on a {@link StoreKind#POSTGRES} URI ({@link #postgresUri}).
+     */
+    public static PeerFactory dbos() {
+        return factory("dbos", StoreKind.POSTGRES, DbosPeer::open);
+    }
+
     /** Every peer, in the order the tables list them. */
     public static List<PeerFactory> all() {
-        return List.of(jdempotentMemory(), jdempotentRedis(), redissonLock(), springIntegration(), camel());
+        return List.of(jdempotentMemory(), jdempotentRedis(), redissonLock(), springIntegration(), camel(), dbos());
+    }
+
+    /**
+     * The URI a {@link StoreKind#POSTGRES} peer is opened on: the JDBC URL with the user and password
+     * as its {@code user} and {@code password} parameters (left as they are when {@code user} is
+     * {@code null}: the URL carries them, or the server asks none).
+     */
+    public static String postgresUri(String jdbcUrl, String user, String password) {
+        if (user == null) {
+            return jdbcUrl;
+        }
+        String query = "user=" + encode(user) + (password == null ? "" : "&password=" + encode(password));
+        return jdbcUrl + (jdbcUrl.contains("?") ? "&" : "?") + query;
+    }
+
+    private static String encode(String value) {
+        return java.net.URLEncoder.encode(value, java.nio.charset.StandardCharsets.UTF_8);
     }
 
     /** The peer called {@code name}, if there is one. */

@@ -5,5 +5,7 @@ public enum StoreKind {
     /** In the JVM's heap: nothing to lose, nothing shared between processes. */
     MEMORY,
     /** A Redis server. */
-    REDIS
+    REDIS,
+    /** A PostgreSQL server (DBOS's system database). */
+    POSTGRES
 }

@@ -71,7 +71,7 @@ class OtherExperimentsTest {
         LocalRedis doomed = LocalRedis.start();
         try {
             ExperimentResult result = new PeerExperiments(Peers.camel(), redis.uri(), QUICK)
-                    .storeDown(RedisOutage.of(doomed));
+                    .storeDown(ServerOutage.of(doomed));
 
             assertThat(result.ledger()).isEmpty();
             assertThat(result.calls()).hasSize(1);
@@ -87,7 +87,7 @@ class OtherExperimentsTest {
         LocalRedis doomed = LocalRedis.start();
         try {
             ExperimentResult result = new PeerExperiments(Peers.jdempotentMemory(), null, QUICK)
-                    .storeDown(RedisOutage.of(doomed));
+                    .storeDown(ServerOutage.of(doomed));
 
             assertThat(result.verdict()).isEqualTo(Verdict.NOT_SUPPORTED);
             assertThat(result.calls()).isEmpty();

@@ -57,8 +57,8 @@ final class RequestRules {
      * The {@code idempotency_key} of a lookup's query string ({@code idempotency_key=K}, K URL-encoded).
      *
      * @param query the raw query string, or {@code null} when there is none
-     * @throws InvalidRequestException when the query names no key, names it twice, or the key is longer
-     *     than {@value #MAX_KEY_LENGTH} characters
+     * @throws InvalidRequestException when the query names no key, names it twice, the key is longer than
+     *     {@value #MAX_KEY_LENGTH} characters, or it is not URL-encoded (a {@code %} not followed by two hex digits)
      */
     static String idempotencyKeyQuery(String query) {
         String key = null;
@@ -71,13 +71,23 @@ final class RequestRules {
             if (key != null) {
                 throw new InvalidRequestException("a lookup names one idempotency_key");
             }
-            key = equals < 0 ? "" : URLDecoder.decode(pair.substring(equals + 1), StandardCharsets.UTF_8);
+            key = equals < 0 ? "" : decoded(pair.substring(equals + 1));
         }
         if (key == null || key.isEmpty() || key.length() > MAX_KEY_LENGTH) {
             throw new InvalidRequestException("a lookup of charges is GET /charges?idempotency_key=K, K 1 to "
                     + MAX_KEY_LENGTH + " characters");
         }
         return key;
+    }
+
+    /** A query value, URL-decoded; a malformed escape is the client's error, not the server's. */
+    private static String decoded(String value) {
+        try {
+            return URLDecoder.decode(value, StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidRequestException("the idempotency_key of a lookup is URL-encoded: each % is "
+                    + "followed by two hex digits (%25 for a % itself)");
+        }
     }
 
     /**

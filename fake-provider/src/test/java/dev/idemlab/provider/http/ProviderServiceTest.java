@@ -13,7 +13,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.net.HttpURLConnection;
 import java.net.URI;
+import java.net.URL;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -122,6 +125,25 @@ class ProviderServiceTest {
         assertThat(json(none)).isEqualTo(json("[]"));
         assertProblem(get("/charges"), 400, "GET /charges?idempotency_key=K");
         assertProblem(get("/charges?idempotency_key=a&idempotency_key=b"), 400, "one idempotency_key");
+    }
+
+    /** A malformed escape in the lookup's key was a 500 with an ERROR log: it is the client's error. */
+    @ParameterizedTest
+    @CsvSource({"k%", "k%2", "k%zz"})
+    void a_lookup_whose_key_has_a_malformed_escape_is_a_400_naming_the_rule(String key) throws Exception {
+        // Sent as written: a URI would refuse to carry the malformed escape, a client on the wire need not.
+        HttpURLConnection lookup = (HttpURLConnection) new URL(service.uri().toURL(),
+                "/charges?idempotency_key=" + key).openConnection();
+        try {
+            assertThat(lookup.getResponseCode()).isEqualTo(400);
+            try (InputStream body = lookup.getErrorStream()) {
+                JsonNode problem = new ObjectMapper().readTree(body);
+                assertThat(problem.path("status").asInt()).isEqualTo(400);
+                assertThat(problem.path("detail").asText()).contains("each % is followed by two hex digits");
+            }
+        } finally {
+            lookup.disconnect();
+        }
     }
 
     @ParameterizedTest

@@ -14,7 +14,8 @@ import java.util.List;
                 + "store-down under wait), then the failure lab, each unmitigated variant beside its mitigation: "
                 + "store-down --downstream-key, lease-overrun, crash-mid-charge, provider-ambiguous, scope, "
                 + "large-result, eviction, ghost-reservation; then, on PostgreSQL, the local effects: crash-mid-order "
-                + "and stale-holder-order (skipped on other stores). failover runs on its own (lab scenario failover).")
+                + "and stale-holder-order (skipped on other stores). failover and redelivery (on a Kafka broker) run on their own "
+                + "(lab scenario failover, lab scenario redelivery).")
 final class AllScenariosCommand extends AbstractScenarioCommand {
 
     @Override

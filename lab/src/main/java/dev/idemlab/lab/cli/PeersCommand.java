@@ -1,8 +1,10 @@
 package dev.idemlab.lab.cli;
 
 import dev.idemlab.lab.infra.Origin;
+import dev.idemlab.lab.infra.PostgresBackend;
 import dev.idemlab.lab.infra.ProvisioningOptions;
 import dev.idemlab.lab.infra.RedisBackend;
+import dev.idemlab.lab.infra.ServerUrls;
 import dev.idemlab.lab.peers.LabPeers;
 import dev.idemlab.lab.peers.PeerMatrix;
 import dev.idemlab.lab.peers.PeerRunner;
@@ -12,6 +14,7 @@ import dev.idemlab.lab.scenario.CoordinatorFactory;
 import dev.idemlab.peers.ExperimentOptions;
 import dev.idemlab.peers.LoadOptions;
 import dev.idemlab.peers.PeerFactory;
+import dev.idemlab.peers.StoreKind;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -34,19 +37,19 @@ import java.util.concurrent.Callable;
  * project's coordinator, on one private Redis, judged from the provider's ledger. Exits 1 only when
  * this project's wait or raise row is wrong; the other libraries' verdicts are reported, not gated.
  */
-@Command(name = "peers", mixinStandardHelpOptions = true,
+@Command(name = "peers", mixinStandardHelpOptions = true, subcommands = PeersCrashedWorkerCommand.class,
         description = {"Runs in-flight, key-reuse, provider-timeout and store-down against each library, each wired "
                 + "through its documented API in front of the same counting fake provider and on the same Redis: "
                 + "this project's coordinator under wait and raise, the post's result cache, Jdempotent (in memory "
-                + "and on Redis), the Redisson RLock idiom, Spring Integration's idempotent receiver and Camel's "
-                + "idempotent consumer. Prints the post's responses-vs-charges rows per library, then the matrix "
+                + "and on Redis), the Redisson RLock idiom, Spring Integration's idempotent receiver, Camel's "
+                + "idempotent consumer and DBOS Transact's durable workflow (on PostgreSQL). Prints the post's responses-vs-charges rows per library, then the matrix "
                 + "library x experiment: one charge, consistent / double charge / wrong answer / not supported.",
-                "Store down is real: each library is started against a second private redis-server, which is then "
-                + "stopped before the call. --load adds concurrent duplicates per library, with duplicate charges "
+                "Store down is real: each library is started against a second private server of its store (a "
+                + "redis-server, or a postgres for DBOS), which is then stopped before the call. --load adds concurrent duplicates per library, with duplicate charges "
                 + "per 100,000 requests counted from the ledger."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:this project's wait and raise rows are one charge, consistent in every experiment (and "
-                + "under --load)", "1:one of them is not, or no Redis could be had", "2:usage error"})
+                + "under --load)", "1:one of them is not, or no Redis (or, for DBOS, no PostgreSQL) could be had", "2:usage error"})
 final class PeersCommand implements Callable<Integer> {
 
     private static final int MAX_LATENCY_MS = 10_000;
@@ -87,6 +90,17 @@ final class PeersCommand implements Callable<Integer> {
             description = "Take Redis only from: url, system (redis-server on PATH), bundled, container.")
     Origin redisFrom;
 
+    @Option(names = "--pg-url", paramLabel = "URL",
+            description = "For the libraries on PostgreSQL (DBOS): use this server (jdbc:postgresql://host:port/db?"
+                    + "user=..&password=..) instead of starting one. Also env IDEMLAB_PG_URL. Each DBOS instance works "
+                    + "in a schema of its own there, dropped when it closes; store down stops a private server the lab "
+                    + "starts, never this one.")
+    String pgUrl;
+
+    @Option(names = "--pg-from", paramLabel = "ORIGIN", converter = ServerOptions.PgFrom.class,
+            description = "Take PostgreSQL only from: url, bundled (embedded), container.")
+    Origin pgFrom;
+
     @Mixin
     OutputOptions output;
 
@@ -107,10 +121,24 @@ final class PeersCommand implements Callable<Integer> {
         }
         PrintWriter err = spec.commandLine().getErr();
         PrintWriter progress = System.console() != null ? err : null;
+        if (pgUrl != null) {
+            ServerUrls.pgProblem(pgUrl).ifPresent(problem -> {
+                throw new UsageException("--pg-url " + ServerUrls.masked(pgUrl) + ": " + problem + " (expected "
+                        + ServerUrls.PG_FORM + ")");
+            });
+        }
         PeerMatrix matrix;
-        try (RedisBackend redis = RedisBackend.open(new ProvisioningOptions(redisUrl, redisFrom, null, null))) {
-            say(progress, "using " + redis.server().describe());
-            matrix = new PeerRunner(redis, options, loadOptions, line -> say(progress, "running " + line)).run(chosen);
+        ProvisioningOptions servers = new ProvisioningOptions(redisUrl, redisFrom, pgUrl, pgFrom);
+        boolean onPostgres = chosen.stream().anyMatch(library -> library.storeKind() == StoreKind.POSTGRES);
+        try (RedisBackend redis = RedisBackend.open(servers);
+             PostgresBackend postgres = onPostgres ? PostgresBackend.open(servers) : null) {
+            say(progress, "using " + redis.server().describe() + (postgres == null ? "" : " and "
+                    + postgres.server().describe()));
+            matrix = new PeerRunner(redis, postgres, options, loadOptions, line -> say(progress, "running " + line))
+                    .run(chosen);
+            if (postgres != null) {
+                postgres.cleanUp().ifPresent(err::println);
+            }
         }
         output.emit(PeersReport.render(output.format, matrix), spec.commandLine().getOut());
         if (results != null) {

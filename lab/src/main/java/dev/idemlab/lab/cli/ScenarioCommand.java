@@ -11,7 +11,7 @@ import picocli.CommandLine.Command;
         subcommands = {InFlightCommand.class, KeyReuseCommand.class, ProviderTimeoutCommand.class,
                 StoreDownCommand.class, LeaseOverrunCommand.class, CrashMidChargeCommand.class,
                 ProviderAmbiguousCommand.class, ScopeCommand.class, LargeResultCommand.class, EvictionCommand.class, GhostReservationCommand.class,
-                CrashMidOrderCommand.class, StaleHolderOrderCommand.class, FailoverCommand.class,
+                CrashMidOrderCommand.class, StaleHolderOrderCommand.class, FailoverCommand.class, RedeliveryCommand.class,
                 AllScenariosCommand.class})
 final class ScenarioCommand implements Runnable {
 

@@ -158,6 +158,24 @@ public final class PostgresBackend implements StoreBackend {
         return server.isPrivate() ? stoppedPrivateServer() : nothingListening();
     }
 
+    /**
+     * A second private server, started for an experiment that stops it (a peer's store down): from this
+     * backend's own origin when it is private, else the first private origin that works, so that a server
+     * given by URL is never the one stopped. The caller closes it, which stops it.
+     *
+     * @throws ProvisioningException when no private server could be started
+     */
+    public PostgresServer startServerToStop() {
+        if (server.isPrivate()) {
+            return startPrivate(server.origin(), false);
+        }
+        try {
+            return BundledPostgres.start(false);
+        } catch (ProvisioningException bundled) {
+            return ContainerPostgres.start();
+        }
+    }
+
     @Override
     public synchronized void close() {
         if (closed) {

@@ -15,10 +15,10 @@ import java.util.Objects;
  * @param address {@code host:port}, for outputs
  * @param stop stops a private server; a no-op for a server given by URL
  */
-record PostgresServer(String jdbcUrl, String user, String password, Origin origin, String address,
+public record PostgresServer(String jdbcUrl, String user, String password, Origin origin, String address,
                       AutoCloseable stop) implements AutoCloseable {
 
-    PostgresServer {
+    public PostgresServer {
         Objects.requireNonNull(jdbcUrl, "jdbcUrl");
         Objects.requireNonNull(origin, "origin");
         Objects.requireNonNull(address, "address");

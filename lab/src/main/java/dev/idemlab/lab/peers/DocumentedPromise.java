@@ -30,7 +30,10 @@ public record DocumentedPromise(String page, String phrase) {
                     + "Enterprise Integration Pattern", "the whole idempotency logic should be implemented in the application"),
             "camel", new DocumentedPromise("Apache Camel, Idempotent Consumer EIP",
                     "Camel will add the message id eagerly to the repository to detect duplication also for "
-                            + "Exchange's currently in progress"));
+                            + "Exchange's currently in progress"),
+            "dbos", new DocumentedPromise("DBOS documentation, Idempotency tutorial",
+                    "set an idempotency key for a workflow to guarantee it executes only once, even if called "
+                            + "multiple times with that key"));
 
     /** The promise of the library called {@code name}, if one is on record. */
     public static Optional<DocumentedPromise> of(String name) {

@@ -9,16 +9,18 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * What {@code lab peers} found: the Redis it ran on, how the store went down, the timing, and one
- * row per library. Immutable.
+ * What {@code lab peers} found: the Redis it ran on (and the PostgreSQL, when a library keeps its records
+ * there), how the store went down, the timing, and one row per library. Immutable.
  *
  * @param redis the lab's Redis: version, origin, address
+ * @param postgres the lab's PostgreSQL: version, origin, address, durability; {@code null} when no library
+ *                 needed one
  * @param storeDown how the store-down experiment made its outage
  * @param options the experiments' timing
  * @param load the load run's shape, or {@code null} when there was none
  * @param rows one per library, in the order they ran
  */
-public record PeerMatrix(ServerInfo redis, String storeDown, ExperimentOptions options, LoadOptions load,
+public record PeerMatrix(ServerInfo redis, ServerInfo postgres, String storeDown, ExperimentOptions options, LoadOptions load,
         List<LibraryRow> rows) {
 
     public PeerMatrix {
@@ -48,6 +50,16 @@ public record PeerMatrix(ServerInfo redis, String storeDown, ExperimentOptions o
             }
         }
         return failures;
+    }
+
+    /** What the PostgreSQL server promises about what it holds; empty when the run had none. */
+    public String postgresPersistence() {
+        if (postgres == null) {
+            return "";
+        }
+        return (postgres.origin() == dev.idemlab.lab.infra.Origin.URL ? "given by URL, " : "a private instance, ")
+                + (postgres.durability() == null ? "durability not read" : postgres.durability()) + "; every DBOS system database lives in a schema of its own, dropped when "
+                + "the library closes";
     }
 
     /** What the Redis server promises about the records it holds. */

@@ -17,7 +17,8 @@ import java.io.UncheckedIOException;
 import java.util.Locale;
 
 /**
- * One object: {@code redis} (name, version, origin, address, persistence), {@code storeDown},
+ * One object: {@code redis} (name, version, origin, address, persistence), {@code postgres} likewise
+ * when a library kept its records there, {@code storeDown},
  * {@code settings}, {@code libraries} (each with its experiments: verdict, reason, responses, the
  * ledger and every call; and its load run), and {@code gate}.
  */
@@ -33,6 +34,11 @@ final class PeersJson {
         redis.put("name", matrix.redis().store()).put("version", matrix.redis().version())
                 .put("origin", matrix.redis().origin().id()).put("address", matrix.redis().address())
                 .put("persistence", matrix.persistence());
+        if (matrix.postgres() != null) {
+            root.putObject("postgres").put("name", matrix.postgres().store()).put("version", matrix.postgres().version())
+                    .put("origin", matrix.postgres().origin().id()).put("address", matrix.postgres().address())
+                    .put("persistence", matrix.postgresPersistence());
+        }
         root.put("storeDown", matrix.storeDown());
         root.putObject("settings").put("latencyMs", matrix.options().latency().toMillis())
                 .put("retryAtMs", matrix.options().retryAt().toMillis()).put("callers", matrix.options().callers());

@@ -25,7 +25,12 @@ final class PeersMarkdown {
     static String render(PeerMatrix matrix) {
         StringBuilder out = new StringBuilder();
         out.append("Redis: ").append(matrix.redis().describe()).append("; ").append(matrix.persistence())
-                .append(".\n").append(capitalize(PeersReport.timing(matrix.options()))).append(". Store down: ")
+                .append(".\n");
+        if (matrix.postgres() != null) {
+            out.append("PostgreSQL: ").append(matrix.postgres().describe()).append("; ")
+                    .append(matrix.postgresPersistence()).append(".\n");
+        }
+        out.append(capitalize(PeersReport.timing(matrix.options()))).append(". Store down: ")
                 .append(matrix.storeDown()).append(".\n\n");
         out.append("## Matrix\n\n| library | version |");
         for (Experiment experiment : Experiment.values()) {

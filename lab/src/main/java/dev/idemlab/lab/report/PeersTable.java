@@ -22,6 +22,10 @@ final class PeersTable {
         StringBuilder out = new StringBuilder();
         out.append("peers  (redis: ").append(matrix.redis().describe()).append(")\n");
         out.append("  ").append(matrix.persistence()).append('\n');
+        if (matrix.postgres() != null) {
+            out.append("  postgres: ").append(matrix.postgres().describe()).append("; ").append(matrix.postgresPersistence())
+                    .append('\n');
+        }
         out.append("  ").append(PeersReport.timing(matrix.options())).append('\n');
         out.append("  store-down: ").append(matrix.storeDown()).append('\n');
         for (LibraryRow row : matrix.rows()) {

@@ -13,7 +13,7 @@ final class Rows {
 
     /** Whether a scenario is one row per policy (the race) or one row per caller (a sequence of calls). */
     static boolean isRace(ScenarioRun run) {
-        return run.scenario().equals("in-flight");
+        return run.scenario().equals("in-flight") || run.scenario().equals("redelivery");
     }
 
     /** {@code [ch_1, ch_1]}. */
@@ -55,10 +55,16 @@ final class Rows {
     static String settingsLine(ScenarioRun run) {
         Map<String, Object> s = run.settings();
         StringBuilder line = new StringBuilder("provider " + s.get("latencyMs") + " ms per charge");
-        if (s.containsKey("retryAtMs")) {
+        if (s.containsKey("broker")) {
+            line.append(", consumer B joins at ").append(s.get("retryAtMs")).append(" ms, A's max.poll.interval.ms ")
+                    .append(s.get("aMaxPollIntervalMs"));
+        } else if (s.containsKey("retryAtMs")) {
             line.append(", retries at ").append(s.get("retryAtMs")).append(" ms, ").append(s.get("callers")).append(" callers");
         }
         line.append(", lease ").append(s.get("leaseMs")).append(" ms, key ").append(s.get("key"));
+        if (s.containsKey("broker")) {
+            line.append(", broker ").append(s.get("broker"));
+        }
         if ("proxy".equals(s.get("callThrough"))) {
             line.append(", charged through Idempotency.proxy");
         }

@@ -184,6 +184,13 @@ final class OrderPlacement {
     }
 
     /**
+     * The longest the lab's provider takes to answer a charge (it answers in tens of milliseconds): a retry
+     * asks first, and a stop may be resolved as not done, once the charge step's marker is this old past
+     * its holder's lease, so a crash's retry waits about a lease and this much rather than the default.
+     */
+    static final Duration PROVIDER_DEADLINE = Duration.ofSeconds(1);
+
+    /**
      * The same four steps as a workflow. The hook of a step is called once that step committed: at the
      * start of the next step (its recovery point is in by then), and for the last one as soon as the
      * mailer answered, before its recovery point and the record's completion. Inside the charge step it is
@@ -202,9 +209,10 @@ final class OrderPlacement {
                 .local("order_created", (connection, progress, context) -> Long.toString(createOrder(connection, orderRef)));
         if (mode.ifUnknown == IfOutcomeUnknown.ASK_FIRST) {
             builder.remoteAskingFirst("charge_created", (progress, key, context) -> provider.chargesWithKey(key)
-                    .stream().findFirst().map(Charge::id), charge);
+                    .stream().findFirst().map(Charge::id), PROVIDER_DEADLINE, charge);
         } else {
-            builder.remote("charge_created", mode.ifUnknown == null ? IfOutcomeUnknown.DEFAULT : mode.ifUnknown, charge);
+            builder.remote("charge_created", mode.ifUnknown == null ? IfOutcomeUnknown.DEFAULT : mode.ifUnknown,
+                    PROVIDER_DEADLINE, charge);
         }
         return builder
                 .local("order_paid", (connection, progress, context) -> {

@@ -1,6 +1,7 @@
 package dev.idemlab.lab.scenario;
 
 import dev.idemlab.idempotency.IdempotencyCoordinator;
+import dev.idemlab.idempotency.IdempotencyInProgressException;
 import dev.idemlab.idempotency.store.postgres.IfOutcomeUnknown;
 import dev.idemlab.idempotency.store.postgres.PostgresIdempotencyStore;
 import dev.idemlab.idempotency.store.postgres.StepOutcomeUnknownException;
@@ -216,12 +217,30 @@ public final class OrderScenario implements Scenario {
         return ScenarioProvider.of((timeline == null ? fake : fake.observer(timeline)).build(), ProviderChoice.HTTP);
     }
 
+    /**
+     * Places the order; answered "in progress" (an ask-first step whose killed holder's call could still
+     * land: its lease and the step's provider deadline have not passed), waits as told and places it again.
+     */
+    private static String placeOnceNotInProgress(OrderPlacement placement, IdempotencyCoordinator coordinator,
+                                                 String key, String orderRef) throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return placement.place(coordinator, key, orderRef);
+            } catch (IdempotencyInProgressException e) {
+                if (attempt == 3) {
+                    throw e;
+                }
+                ChildHolderScenario.letTimePass(e.retryAfter());
+            }
+        }
+    }
+
     private static CallerResult place(OrderPlacement placement, IdempotencyCoordinator coordinator, String key,
                                       String orderRef, Timeline timeline, ScenarioProvider provider) {
         long start = timeline.nowMs();
         String got;
         try {
-            got = placement.place(coordinator, key, orderRef);
+            got = placeOnceNotInProgress(placement, coordinator, key, orderRef);
         } catch (StepOutcomeUnknownException e) {
             got = e.getClass().getSimpleName() + " (unknown outcome at step " + e.phase() + ")";
         } catch (Exception e) {

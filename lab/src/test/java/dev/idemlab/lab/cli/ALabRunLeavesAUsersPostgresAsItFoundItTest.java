@@ -69,6 +69,16 @@ class ALabRunLeavesAUsersPostgresAsItFoundItTest {
     }
 
     @Test
+    void dbosCrashedWorkerDropsItsSchemasAndTheRunsOnAUsersServer() throws SQLException {
+        List<String> before = whatTheUserHas();
+        LabRun run = LabRun.of("peers", "crashed-worker", "--at", "charge_created", "--downstream-key", "on",
+                "--pause-at", "none", "--beside", "none", "--pg-url", url());
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.out()).contains("killed after charge_created").contains("1 order, 1 charge, 1 receipt");
+        assertThat(whatTheUserHas()).isEqualTo(before).contains("table public.orders", "row sku-1x2");
+    }
+
+    @Test
     void aScenarioLeavesNoTableOrSchemaBehindAndSaysWhatItDropped() throws SQLException {
         List<String> before = whatTheUserHas();
         LabRun run = LabRun.of("scenario", "key-reuse", "--store", "postgres", "--pg-url", url(), "--latency-ms", "1");

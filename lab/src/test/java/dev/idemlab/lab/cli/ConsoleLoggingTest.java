@@ -26,6 +26,8 @@ class ConsoleLoggingTest {
             "org.springframework.context.support.GenericApplicationContext",
             "org.redisson.Redisson",
             "org.netcrusher.tcp.TcpCrusher",
+            "kafka.server.KafkaRaftServer",
+            "org.apache.kafka.controller.QuorumController",
             "dev.idemlab.lab.cli.ScenarioRunner"})
     void infoIsOff(String name) {
         Logger logger = LoggerFactory.getLogger(name);
@@ -41,7 +43,8 @@ class ConsoleLoggingTest {
             "dev.idemlab.idempotency.internal.DefaultIdempotencyCoordinator",
             "dev.idemlab.lab.policy.ResultCacheCoordinator",
             "dev.idemlab.idempotency.store.redis.RedisIdempotencyStore",
-            "dev.idemlab.idempotency.store.postgres.PostgresIdempotencyStore"})
+            "dev.idemlab.idempotency.store.postgres.PostgresIdempotencyStore",
+            "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator"})
     void warningsTheRowsReportAreOffButErrorsShow(String name) {
         Logger logger = LoggerFactory.getLogger(name);
         assertThat(logger.isWarnEnabled()).as("WARN of %s", name).isFalse();

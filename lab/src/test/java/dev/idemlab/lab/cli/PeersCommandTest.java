@@ -118,7 +118,12 @@ class PeersCommandTest {
             "peers --latency-ms 300 --retry-at-ms 300|--retry-at-ms must be 0 or more and below --latency-ms",
             "peers --load --load-keys 0|--load-keys must be between 1 and 100000",
             "peers --redis-from in-process|Invalid value for option '--redis-from'",
-            "peers --format pdf|Invalid value for option '--format'"
+            "peers --format pdf|Invalid value for option '--format'",
+            "peers --pg-url http://x|--pg-url",
+            "peers crashed-worker --at floppy|--at must be one of order_created, charge_created, order_paid, receipt_sent or each",
+            "peers crashed-worker --downstream-key maybe|--downstream-key must be off, on or both",
+            "peers crashed-worker --pause-at paid|--pause-at must be one of order_created",
+            "peers crashed-worker --beside result-cash|--beside must name modes among result-cache, reservation"
     })
     void usageErrorsExitTwoWithTheRule(String commandLine, String rule) {
         LabRun run = LabRun.of(commandLine.split(" "));
@@ -131,7 +136,8 @@ class PeersCommandTest {
         LabRun run = LabRun.of("peers", "--help");
         assertThat(run.exitCode()).isZero();
         assertThat(run.out()).contains("--library").contains("idempotency-lab-wait").contains("jdempotent-redis")
-                .contains("camel").contains("--load").contains("--redis-url").contains("Exit codes");
+                .contains("camel").contains("dbos").contains("--load").contains("--redis-url").contains("--pg-url")
+                .contains("crashed-worker").contains("Exit codes");
         assertThat(LabRun.of("--help").out()).contains("peers");
     }
 }

@@ -25,7 +25,10 @@ public enum IfOutcomeUnknown {
      * from what it says: found, the step's recovery point records what the lookup returned and the step is
      * not run again; not found, the step runs. The lookup sees what has landed: a call of an earlier holder
      * that is still on its way (a holder paused rather than dead, a request slower than the lease) may land
-     * after the answer "not found", so pair it with a provider's fence check where holders can be paused.
+     * after the answer "not found", and a provider's fence check does not stop it (it admits the old fence
+     * until it has seen a newer one). So the retry asks only once the marker is past its holder's lease and
+     * the step's provider deadline ({@link Workflow#DEFAULT_PROVIDER_DEADLINE}); before that it answers
+     * {@link dev.idemlab.idempotency.IdempotencyInProgressException}.
      */
     ASK_FIRST,
 

@@ -8,9 +8,11 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * What earlier holders of one request left for a retry to resume, read in one statement (one snapshot):
@@ -18,24 +20,33 @@ import java.util.Map;
  * {@code started} or, once a retry stopped there, {@code unknown}. Immutable.
  *
  * @param progress the finished steps' outputs, in step order
- * @param markers each started and unfinished step's state, by its index in the workflow
+ * @param markers each started and unfinished step's state, by its phase (a deploy that inserts a step
+ *     moves step numbers, never phases)
+ * @param inFlight by phase, how long a call of a marker's holder may still be on its way, for markers
+ *     where it may
  */
-record ResumedSteps(Progress progress, Map<Integer, String> markers) {
+record ResumedSteps(Progress progress, Map<String, String> markers, Map<String, Duration> inFlight) {
 
     static final String STARTED = "started";
     static final String UNKNOWN = "unknown";
 
     ResumedSteps {
         markers = Map.copyOf(markers);
+        inFlight = Map.copyOf(inFlight);
     }
 
     static ResumedSteps none() {
-        return new ResumedSteps(Progress.none(), Map.of());
+        return new ResumedSteps(Progress.none(), Map.of(), Map.of());
     }
 
-    /** The state of step {@code index}'s marker ({@link #STARTED} or {@link #UNKNOWN}), or {@code null}. */
-    String marker(int index) {
-        return markers.get(index);
+    /** The state of step {@code phase}'s marker ({@link #STARTED} or {@link #UNKNOWN}), or {@code null}. */
+    String marker(String phase) {
+        return markers.get(phase);
+    }
+
+    /** How long a call of the holder that marked {@code phase} may still be on its way; empty when it cannot. */
+    Optional<Duration> inFlight(String phase) {
+        return Optional.ofNullable(inFlight.get(phase));
     }
 
     /**
@@ -47,7 +58,8 @@ record ResumedSteps(Progress progress, Map<Integer, String> markers) {
      */
     static ResumedSteps read(PostgresIdempotencyStore store, String namespace, IdempotencyContext context) {
         Map<String, String> outputs = new LinkedHashMap<>();
-        Map<Integer, String> markers = new HashMap<>();
+        Map<String, String> markers = new HashMap<>();
+        Map<String, Duration> inFlight = new HashMap<>();
         String otherRequest = null;
         try (Connection connection = store.pool().getConnection();
              PreparedStatement statement = connection.prepareStatement(store.statements().stepsOf)) {
@@ -59,13 +71,17 @@ record ResumedSteps(Progress progress, Map<Integer, String> markers) {
             try (ResultSet rows = statement.executeQuery()) {
                 while (rows.next()) {
                     String state = rows.getString("state");
-                    // The statement returns another request's rows only where they stop the key: its unknowns.
-                    if (state.equals(UNKNOWN) && !context.fingerprint().equals(rows.getString("fingerprint"))) {
+                    // The statement returns another request's rows only where they stop the key: its stops.
+                    if (!state.equals("done") && !context.fingerprint().equals(rows.getString("fingerprint"))) {
                         otherRequest = rows.getString("fingerprint");
                     } else if (state.equals("done")) {
                         outputs.put(rows.getString("phase"), rows.getString("output"));
                     } else {
-                        markers.put(rows.getInt("step"), state);
+                        markers.put(rows.getString("phase"), state);
+                        long inFlightUs = rows.getLong("in_flight_us");
+                        if (inFlightUs > 0) {
+                            inFlight.put(rows.getString("phase"), Duration.ofNanos(inFlightUs * 1000));
+                        }
                     }
                 }
             }
@@ -76,6 +92,6 @@ record ResumedSteps(Progress progress, Map<Integer, String> markers) {
             throw new IdempotencyKeyReuseException(context.operation(), context.key(), otherRequest,
                     context.fingerprint(), false);
         }
-        return new ResumedSteps(new Progress(outputs), markers);
+        return new ResumedSteps(new Progress(outputs), markers, inFlight);
     }
 }

@@ -2,15 +2,12 @@ package dev.idemlab.idempotency.store.postgres;
 
 import dev.idemlab.idempotency.spi.StoreKeys;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.time.Instant;
-import java.util.HexFormat;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -27,17 +24,19 @@ import java.util.Objects;
  * UnknownOutcomes unknown = UnknownOutcomes.of(store);
  * for (UnknownOutcomes.Stopped stopped : unknown.list(100)) {
  *     List<Charge> charges = provider.chargesWithKey(stopped.downstreamKey());
- *     if (charges.isEmpty()) {
- *         unknown.resolveAsNotDone(stopped.operation(), stopped.key(), stopped.phase());
+ *     if (!charges.isEmpty()) {
+ *         unknown.resolveAsDone(stopped, charges.get(0).id());
  *     } else {
- *         unknown.resolveAsDone(stopped.operation(), stopped.key(), stopped.phase(), charges.get(0).id());
+ *         unknown.resolveAsNotDone(stopped); // refused while a call of its holder may still land
  *     }
  * }
  * }</pre>
  *
- * <p>A resolution is one statement; one of a step that is not stopped (resolved already, or never stopped)
- * changes nothing and says so. The recovery point a resolution writes is kept as long as any recovery
- * point ({@code 24 h}); a request retried later than that starts over. Immutable and thread-safe.
+ * <p>Listed are the stops a retry found, and the started markers of {@code STOP} steps whose holder's lease
+ * is over (nobody retried yet). A resolution is one statement; one of a step that is not stopped (resolved
+ * already, or never stopped) changes nothing and says so. A stop pins its request's recovery points; the
+ * resolution gives them, and the recovery point it writes, the ttl of any recovery point ({@code 24 h}) again:
+ * a request retried later than that starts over. Immutable and thread-safe.
  */
 public final class UnknownOutcomes {
 
@@ -53,7 +52,8 @@ public final class UnknownOutcomes {
     }
 
     /**
-     * A step stopped at an unknown outcome.
+     * A step stopped at an unknown outcome: a retry found it, or it is a {@code STOP} step's started marker
+     * whose holder's lease is over.
      *
      * @param operation the call's operation
      * @param key the call's idempotency key
@@ -61,9 +61,8 @@ public final class UnknownOutcomes {
      * @param fingerprint the fingerprint of the request whose step it is
      * @param fence the fence of the holder that started the step, or {@code 0} if it had no reservation
      * @param startedAt when, by the database's clock, that holder started it
-     * @param downstreamKey the downstream key the step was called with, by the rule of
-     *     {@link dev.idemlab.idempotency.IdempotencyContext} and {@link WorkflowRun#stepKey}: what to look the
-     *     effect up by at the provider
+     * @param downstreamKey the downstream key the step was called with ({@link WorkflowRun#stepKey}), as its
+     *     marker recorded it: what to look the effect up by at the provider; {@code null} if the call had none
      */
     public record Stopped(String operation, String key, String phase, String fingerprint, long fence,
                           Instant startedAt, String downstreamKey) { }
@@ -94,31 +93,13 @@ public final class UnknownOutcomes {
                     int colon = operationAndKey.indexOf(':');
                     stopped.add(new Stopped(operationAndKey.substring(0, colon), operationAndKey.substring(colon + 1),
                             rows.getString("phase"), rows.getString("fingerprint"), rows.getLong("fence"),
-                            rows.getTimestamp("started_at").toInstant(), stepKey(namespace, rows.getString("fingerprint"),
-                            rows.getString("phase"))));
+                            rows.getTimestamp("started_at").toInstant(), rows.getString("downstream_key")));
                 }
             }
         } catch (SQLException | RuntimeException e) {
             throw store.failure("list unknown outcomes", null, e);
         }
         return stopped;
-    }
-
-    /**
-     * The downstream key a step of the record named {@code storeKey} was called with: {@code idem_}, the
-     * first 40 hex characters of the SHA-256 of the record's name (the context's rule), then the
-     * fingerprint's first characters and the phase ({@link WorkflowRun#stepKey}'s rule).
-     */
-    private static String stepKey(String storeKey, String fingerprint, String phase) {
-        byte[] hash;
-        try {
-            hash = MessageDigest.getInstance("SHA-256").digest(storeKey.getBytes(StandardCharsets.UTF_8));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java platform has SHA-256", e);
-        }
-        String downstream = "idem_" + HexFormat.of().formatHex(hash).substring(0, 40);
-        return downstream + ":" + fingerprint.substring(0, Math.min(WorkflowRun.FINGERPRINT_IN_STEP_KEY,
-                fingerprint.length())) + ":" + phase;
     }
 
     /**
@@ -132,7 +113,7 @@ public final class UnknownOutcomes {
      */
     public boolean resolveAsDone(String operation, String key, String phase, String output) {
         Objects.requireNonNull(output, "output");
-        return resolve(operation, key, phase, store.statements().resolveAsDone, output);
+        return resolve(operation, key, phase, null, output);
     }
 
     /**
@@ -140,25 +121,107 @@ public final class UnknownOutcomes {
      * provider holds nothing under its downstream key): the next retry of the request runs it again.
      *
      * @return {@code true} if it was stopped and is now resolved; {@code false} if no such step was stopped
+     * @throws IllegalStateException if the step's holder may still have a call on its way: not before its
+     *     lease and the step's provider deadline have passed since it started the step
      * @throws dev.idemlab.idempotency.spi.IdempotencyStoreException if the database cannot be written
      */
     public boolean resolveAsNotDone(String operation, String key, String phase) {
-        return resolve(operation, key, phase, store.statements().resolveAsNotDone, null);
+        return resolve(operation, key, phase, null, null);
     }
 
-    private boolean resolve(String operation, String key, String phase, String sql, String output) {
+    /**
+     * Resolves {@code stopped} as done, only while it is that stop: the same request (fingerprint) and the
+     * same holder's start (fence), so that a decision taken on an older listing cannot settle a newer stop.
+     *
+     * @return {@code true} if it was resolved; {@code false} if that stop is not there (any more)
+     */
+    public boolean resolveAsDone(Stopped stopped, String output) {
+        Objects.requireNonNull(output, "output");
+        return resolve(stopped.operation(), stopped.key(), stopped.phase(), stopped, output);
+    }
+
+    /**
+     * Resolves {@code stopped} as not done, only while it is that stop (as {@link #resolveAsDone(Stopped,
+     * String)}).
+     *
+     * @return {@code true} if it was resolved; {@code false} if that stop is not there (any more)
+     * @throws IllegalStateException if its holder's lease and the step's provider deadline have not passed
+     *     since it was started (as {@link #resolveAsNotDone(String, String, String)})
+     */
+    public boolean resolveAsNotDone(Stopped stopped) {
+        return resolve(stopped.operation(), stopped.key(), stopped.phase(), stopped, null);
+    }
+
+    private boolean resolve(String operation, String key, String phase, Stopped which, String output) {
         String namespace = Objects.requireNonNull(operation, "operation") + ":" + Objects.requireNonNull(key, "key");
-        try (Connection connection = store.pool().getConnection();
-             PreparedStatement statement = connection.prepareStatement(sql)) {
-            statement.setString(1, store.keyOf(namespace));
-            statement.setString(2, Objects.requireNonNull(phase, "phase"));
-            if (output != null) {
-                statement.setString(3, output);
-                statement.setLong(4, WorkflowRun.RECOVERY_POINTS_KEPT.toNanos() / 1000);
+        RecordStatements statements = store.statements();
+        try (Connection connection = store.pool().getConnection()) {
+            long kept = WorkflowRun.RECOVERY_POINTS_KEPT.toNanos() / 1000;
+            try (PreparedStatement statement = connection.prepareStatement(output == null
+                    ? statements.resolveAsNotDone : statements.resolveAsDone)) {
+                int next = bind(statement, namespace, Objects.requireNonNull(phase, "phase"), which);
+                statement.setLong(next, kept);
+                if (output != null) {
+                    statement.setString(next + 1, output);
+                    statement.setLong(next + 2, kept);
+                }
+                if (count(statement) > 0) {
+                    return true;
+                }
             }
-            return statement.executeUpdate() > 0;
+            if (output == null) {
+                refuseTooYoung(connection, namespace, phase, which);
+            }
+            return false;
         } catch (SQLException | RuntimeException e) {
+            if (e instanceof IllegalStateException refused) {
+                throw refused;
+            }
             throw store.failure("resolve an unknown outcome", namespace, e);
+        }
+    }
+
+    /**
+     * Refuses to resolve as not done a stop whose holder may still have a call on its way: its lease and
+     * the step's provider deadline ({@link Workflow#DEFAULT_PROVIDER_DEADLINE}) have not passed since it
+     * started the step, so "the provider holds nothing" may be untrue a moment later.
+     */
+    private void refuseTooYoung(Connection connection, String namespace, String phase, Stopped which)
+            throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(store.statements().tooYoung)) {
+            bind(statement, namespace, phase, which);
+            try (ResultSet row = statement.executeQuery()) {
+                if (row.next()) {
+                    throw new IllegalStateException("step " + phase + " of " + namespace + " cannot be resolved as "
+                            + "not done before " + row.getTimestamp(1).toInstant() + ": until its holder's lease and "
+                            + "the step's provider deadline have passed since it started the step, a call it made "
+                            + "may still land at the provider");
+                }
+            }
+        }
+    }
+
+    /** Binds the stop's name and, when given, its fingerprint and fence; returns the next parameter's index. */
+    private int bind(PreparedStatement statement, String namespace, String phase, Stopped which) throws SQLException {
+        statement.setString(1, store.keyOf(namespace));
+        statement.setString(2, phase);
+        for (int i = 3; i <= 4; i++) {
+            statement.setString(i, which == null ? null : which.fingerprint());
+        }
+        for (int i = 5; i <= 6; i++) {
+            if (which == null) {
+                statement.setNull(i, Types.BIGINT);
+            } else {
+                statement.setLong(i, which.fence());
+            }
+        }
+        return 7;
+    }
+
+    private static long count(PreparedStatement statement) throws SQLException {
+        try (ResultSet row = statement.executeQuery()) {
+            row.next();
+            return row.getLong(1);
         }
     }
 }

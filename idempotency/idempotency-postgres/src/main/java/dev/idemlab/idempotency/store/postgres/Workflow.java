@@ -3,6 +3,7 @@ package dev.idemlab.idempotency.store.postgres;
 import dev.idemlab.idempotency.IdempotencyContext;
 
 import java.sql.Connection;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
@@ -136,9 +137,20 @@ public final class Workflow {
 
     /**
      * One step: exactly one of {@code local} and {@code remote}; a remote one has its policy for an unknown
-     * outcome, and its lookup when that policy is {@link IfOutcomeUnknown#ASK_FIRST}.
+     * outcome, its lookup when that policy is {@link IfOutcomeUnknown#ASK_FIRST}, and its provider deadline.
      */
-    record Step(String phase, LocalStep local, RemoteStep remote, IfOutcomeUnknown ifUnknown, Lookup lookup) { }
+    record Step(String phase, LocalStep local, RemoteStep remote, IfOutcomeUnknown ifUnknown, Lookup lookup,
+                Duration providerDeadline) { }
+
+    /**
+     * How long a remote step's call may still be on its way after its holder's lease ended, unless the step
+     * declares another deadline: {@code 30 s}, above the timeouts payment providers' clients use. A retry
+     * neither asks the provider ({@link IfOutcomeUnknown#ASK_FIRST}) nor may an operator resolve the step as
+     * not done before the step's marker is that old past the lease: a holder paused (not dead) between its
+     * marker and its call may still charge until then, and a lookup before it would answer "not found" to a
+     * charge that lands after.
+     */
+    public static final Duration DEFAULT_PROVIDER_DEADLINE = Duration.ofSeconds(30);
 
     /** Builds a {@link Workflow}. Not thread-safe. */
     public static final class Builder {
@@ -150,7 +162,7 @@ public final class Workflow {
 
         /** Adds a local step that leaves {@code phase} behind. */
         public Builder local(String phase, LocalStep step) {
-            return add(new Step(checked(phase), Objects.requireNonNull(step, "step"), null, null, null));
+            return add(new Step(checked(phase), Objects.requireNonNull(step, "step"), null, null, null, null));
         }
 
         /**
@@ -171,12 +183,23 @@ public final class Workflow {
          *     needs a lookup: use {@link #remoteAskingFirst}
          */
         public Builder remote(String phase, IfOutcomeUnknown ifUnknown, RemoteStep step) {
+            return remote(phase, ifUnknown, DEFAULT_PROVIDER_DEADLINE, step);
+        }
+
+        /**
+         * As {@link #remote(String, IfOutcomeUnknown, RemoteStep)}, with the longest a call of the step may
+         * take at its provider ({@link #DEFAULT_PROVIDER_DEADLINE} says what it guards).
+         *
+         * @throws IllegalArgumentException if {@code providerDeadline} is not positive
+         */
+        public Builder remote(String phase, IfOutcomeUnknown ifUnknown, Duration providerDeadline, RemoteStep step) {
             Objects.requireNonNull(ifUnknown, "ifUnknown");
             if (ifUnknown == IfOutcomeUnknown.ASK_FIRST) {
                 throw new IllegalArgumentException("a step that asks first when its outcome is unknown needs the "
                         + "lookup it asks with: use remoteAskingFirst(phase, lookup, step) for " + phase);
             }
-            return add(new Step(checked(phase), null, Objects.requireNonNull(step, "step"), ifUnknown, null));
+            return add(new Step(checked(phase), null, Objects.requireNonNull(step, "step"), ifUnknown, null,
+                    positive(providerDeadline, phase)));
         }
 
         /**
@@ -185,8 +208,26 @@ public final class Workflow {
          * before it runs it again ({@link IfOutcomeUnknown#ASK_FIRST}).
          */
         public Builder remoteAskingFirst(String phase, Lookup lookup, RemoteStep step) {
+            return remoteAskingFirst(phase, lookup, DEFAULT_PROVIDER_DEADLINE, step);
+        }
+
+        /**
+         * As {@link #remoteAskingFirst(String, Lookup, RemoteStep)}, with the longest a call of the step may
+         * take at its provider: the lookup waits until the marker is that old past its holder's lease.
+         *
+         * @throws IllegalArgumentException if {@code providerDeadline} is not positive
+         */
+        public Builder remoteAskingFirst(String phase, Lookup lookup, Duration providerDeadline, RemoteStep step) {
             return add(new Step(checked(phase), null, Objects.requireNonNull(step, "step"), IfOutcomeUnknown.ASK_FIRST,
-                    Objects.requireNonNull(lookup, "lookup")));
+                    Objects.requireNonNull(lookup, "lookup"), positive(providerDeadline, phase)));
+        }
+
+        private static Duration positive(Duration providerDeadline, String phase) {
+            if (providerDeadline == null || providerDeadline.isNegative() || providerDeadline.isZero()) {
+                throw new IllegalArgumentException("a remote step's provider deadline is positive: the longest its "
+                        + "call may take at the provider; got " + providerDeadline + " for " + phase);
+            }
+            return providerDeadline;
         }
 
         /**

@@ -2,6 +2,7 @@ package dev.idemlab.idempotency.store.postgres;
 
 import dev.idemlab.idempotency.IdempotencyContext;
 import dev.idemlab.idempotency.IdempotencyFencedException;
+import dev.idemlab.idempotency.IdempotencyInProgressException;
 import dev.idemlab.idempotency.spi.LocalTransaction;
 import dev.idemlab.idempotency.spi.StoredResult;
 import dev.idemlab.idempotency.store.postgres.Workflow.Progress;
@@ -73,7 +74,7 @@ final class WorkflowRun implements LocalTransaction<Progress, Exception> {
             }
             String output = step.local() != null
                     ? local(namespace, index, step, progress, context)
-                    : remote(namespace, index, step, progress, context, resumed.marker(index));
+                    : remote(namespace, index, step, progress, context, resumed);
             progress = progress.with(step.phase(), output);
         }
         return progress;
@@ -102,10 +103,10 @@ final class WorkflowRun implements LocalTransaction<Progress, Exception> {
      * otherwise marked started (fenced), called, and recorded with its marker deleted.
      */
     private String remote(String namespace, int index, Step step, Progress progress, IdempotencyContext context,
-                          String marker) throws Exception {
+                          ResumedSteps resumed) throws Exception {
         String downstreamKey = stepKey(context, step.phase());
-        if (marker != null) {
-            Optional<String> settled = settleUnknown(namespace, index, step, progress, context, marker, downstreamKey);
+        if (resumed.marker(step.phase()) != null) {
+            Optional<String> settled = settleUnknown(namespace, index, step, progress, context, resumed, downstreamKey);
             if (settled.isPresent()) {
                 return settled.get();
             }
@@ -115,7 +116,7 @@ final class WorkflowRun implements LocalTransaction<Progress, Exception> {
         // once with a provider that deduplicates on it (a holder of another request calls under keys of its
         // own, for effects of its own). Committed before the call, so that a holder's death after it is seen.
         recordInOwnTransaction(namespace, context, connection -> markStarted(connection, namespace, context, index,
-                step.phase()));
+                step, downstreamKey));
         String output = step.remote().run(progress, downstreamKey, context);
         recordRemote(namespace, context, index, step.phase(), output);
         return output;
@@ -126,17 +127,24 @@ final class WorkflowRun implements LocalTransaction<Progress, Exception> {
      * output its recovery point now records, when no call is needed; empty when the step is to run.
      *
      * @throws StepOutcomeUnknownException if the step is stopped at its unknown outcome, now or earlier
+     * @throws IdempotencyInProgressException if the step asks first and a call of the holder that marked it
+     *     may still be on its way (its lease and the step's provider deadline have not passed since): a
+     *     lookup now could answer "not found" to a charge that lands after it
      */
     private Optional<String> settleUnknown(String namespace, int index, Step step, Progress progress,
-                                           IdempotencyContext context, String marker, String downstreamKey)
+                                           IdempotencyContext context, ResumedSteps resumed, String downstreamKey)
             throws Exception {
         StepOutcomeUnknownException stopped = new StepOutcomeUnknownException(context.operation(), context.key(),
                 step.phase(), context.fingerprint());
-        if (marker.equals(ResumedSteps.UNKNOWN)) {
+        if (resumed.marker(step.phase()).equals(ResumedSteps.UNKNOWN)) {
             throw stopped;
         }
         switch (step.ifUnknown()) {
             case ASK_FIRST -> {
+                Optional<Duration> inFlight = resumed.inFlight(step.phase());
+                if (inFlight.isPresent()) {
+                    throw new IdempotencyInProgressException(context.operation(), context.key(), inFlight.get());
+                }
                 Optional<String> found = step.lookup().find(progress, downstreamKey, context);
                 if (found == null) {
                     throw new IllegalStateException("the lookup of step " + step.phase() + " returned null; it "
@@ -149,7 +157,7 @@ final class WorkflowRun implements LocalTransaction<Progress, Exception> {
             }
             case STOP -> {
                 recordInOwnTransaction(namespace, context, connection -> markUnknown(connection, namespace, context,
-                        index));
+                        step.phase()));
                 throw stopped;
             }
             default -> {
@@ -164,7 +172,7 @@ final class WorkflowRun implements LocalTransaction<Progress, Exception> {
             recordStep(connection, namespace, context, index, phase, output);
             try (PreparedStatement statement = connection.prepareStatement(store.statements().forgetStart)) {
                 statement.setString(1, store.keyOf(namespace));
-                statement.setInt(2, index);
+                statement.setString(2, phase);
                 statement.executeUpdate();
             }
         });
@@ -277,15 +285,19 @@ final class WorkflowRun implements LocalTransaction<Progress, Exception> {
         }
     }
 
-    /** Marks remote step {@code index} of this request started, with the fence of the holder that starts it. */
+    /**
+     * Marks remote step {@code index} of this request started, with the fence of the holder that starts it,
+     * the step's policy and downstream key (a sweep and another request read them), and when a call it
+     * makes can no longer be on its way: its lease as the reservation has it now, plus the step's deadline.
+     */
     private void markStarted(Connection connection, String namespace, IdempotencyContext context, int index,
-                             String phase) throws SQLException {
+                             Step step, String downstreamKey) throws SQLException {
         String key = store.keyOf(namespace);
         forgetOtherRequests(connection, key, context);
         try (PreparedStatement statement = connection.prepareStatement(store.statements().markStarted)) {
             statement.setString(1, key);
             statement.setInt(2, index);
-            statement.setString(3, phase);
+            statement.setString(3, step.phase());
             statement.setString(4, context.fingerprint());
             if (context.reserved()) {
                 statement.setLong(5, context.fence());
@@ -293,16 +305,24 @@ final class WorkflowRun implements LocalTransaction<Progress, Exception> {
                 statement.setNull(5, Types.BIGINT);
             }
             statement.setLong(6, RECOVERY_POINTS_KEPT.toNanos() / 1000);
+            statement.setString(7, step.ifUnknown().name());
+            statement.setString(8, downstreamKey);
+            statement.setString(9, key);
+            statement.setLong(10, context.fence());
+            statement.setLong(11, step.providerDeadline().toNanos() / 1000);
             statement.executeUpdate();
         }
     }
 
-    /** Keeps step {@code index} of this request as "unknown outcome", for every later retry. */
-    private void markUnknown(Connection connection, String namespace, IdempotencyContext context, int index)
+    /**
+     * Keeps step {@code phase} of this request as "unknown outcome", for every later retry, and pins the
+     * request's recovery points with it: resolved after their ttl, the request still resumes after them.
+     */
+    private void markUnknown(Connection connection, String namespace, IdempotencyContext context, String phase)
             throws SQLException {
         try (PreparedStatement statement = connection.prepareStatement(store.statements().markUnknown)) {
             statement.setString(1, store.keyOf(namespace));
-            statement.setInt(2, index);
+            statement.setString(2, phase);
             statement.setString(3, context.fingerprint());
             statement.executeUpdate();
         }

@@ -211,7 +211,13 @@ CREATE TABLE IF NOT EXISTS ${table}_step_starts (
     fence       bigint,
     started_at  timestamptz NOT NULL,
     expires_at  timestamptz NOT NULL,
-    PRIMARY KEY (namespace, step)
+    -- The step's policy (IfOutcomeUnknown), the downstream key it was called with (NULL without one), and
+    -- when a call its holder may still have on its way is over: the holder's lease and the step's provider
+    -- deadline after the marker; no lookup or "not done" is trusted before that.
+    if_unknown     text        NOT NULL,
+    downstream_key text,
+    settle_after   timestamptz NOT NULL,
+    PRIMARY KEY (namespace, phase)
 );
 
 CREATE INDEX IF NOT EXISTS ${table}_step_starts_expires_at_idx ON ${table}_step_starts (expires_at);

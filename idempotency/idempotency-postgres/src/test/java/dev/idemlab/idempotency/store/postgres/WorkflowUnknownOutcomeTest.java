@@ -9,6 +9,7 @@ import dev.idemlab.idempotency.IdempotentCall;
 import dev.idemlab.idempotency.IdempotentResult;
 import dev.idemlab.idempotency.Outcome;
 import dev.idemlab.idempotency.ResultCodec;
+import dev.idemlab.idempotency.spi.Reservation;
 import dev.idemlab.idempotency.testsupport.TestPostgres;
 import dev.idemlab.provider.Charge;
 import dev.idemlab.provider.FakePaymentProvider;
@@ -41,36 +42,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * downstream key, so a blind re-run shows as a second charge. Every assertion reads what landed: the
  * ledger, the orders table and the markers.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class WorkflowUnknownOutcomeTest {
-
-    private static final ResultCodec<Workflow.Progress> PROGRESS = ResultCodec.json(Workflow.Progress.class);
-
-    private final String orders = "orders_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
-    private TestPostgres server;
-    private PostgresIdempotencyStore store;
-    private IdempotencyCoordinator coordinator;
-
-    @BeforeAll
-    void start() throws SQLException {
-        server = TestPostgres.provide();
-        store = PostgresTable.openStore(server);
-        coordinator = IdempotencyCoordinator.builder(store).build();
-        try (Connection connection = connect(); Statement statement = connection.createStatement()) {
-            statement.execute("CREATE TABLE " + orders + " (id bigserial PRIMARY KEY, idempotency_key text NOT NULL, "
-                    + "status text NOT NULL, charge_id text)");
-        }
-    }
-
-    @AfterAll
-    void stop() {
-        if (store != null) {
-            store.close();
-        }
-        if (server != null) {
-            server.close();
-        }
-    }
+class WorkflowUnknownOutcomeTest extends UnknownOutcomeFixture {
 
     @Test
     void reRunWithTheDownstreamKeyChargesTwiceWhenTheProviderDoesNotDeduplicate() throws Exception {
@@ -94,6 +66,7 @@ class WorkflowUnknownOutcomeTest {
         Shop shop = new Shop(IfOutcomeUnknown.ASK_FIRST, 100);
         shop.provider.chargeThenTimeOutNextCalls(1);
         assertThatThrownBy(shop::place).isInstanceOf(ProviderTimeoutException.class);
+        settle(shop.key);
 
         IdempotentResult<Workflow.Progress> retried = shop.place();
 
@@ -113,6 +86,7 @@ class WorkflowUnknownOutcomeTest {
         shop.provider.failNextCalls(1);
         assertThatThrownBy(shop::place).isInstanceOf(ProviderTimeoutException.class);
         assertThat(shop.provider.chargeIds()).isEmpty();
+        settle(shop.key);
 
         IdempotentResult<Workflow.Progress> retried = shop.place();
 
@@ -170,6 +144,7 @@ class WorkflowUnknownOutcomeTest {
         assertThatThrownBy(shop::place).isInstanceOf(ProviderTimeoutException.class);
         assertThatThrownBy(shop::place).isInstanceOf(StepOutcomeUnknownException.class);
         assertThat(shop.provider.chargeIds()).isEmpty();
+        settle(shop.key);
 
         assertThat(UnknownOutcomes.of(store).resolveAsNotDone("order.place", shop.key, "charge_created")).isTrue();
         IdempotentResult<Workflow.Progress> retried = shop.place();
@@ -180,12 +155,12 @@ class WorkflowUnknownOutcomeTest {
     }
 
     @Test
-    void aFinishedStepLeavesNoMarkerAndAStartedOneIsBoundToItsRequest() throws Exception {
+    void aFinishedStepLeavesNoMarkerAndAStartedOneOfAStepThatReRunsIsBoundToItsRequest() throws Exception {
         Shop shop = new Shop(IfOutcomeUnknown.STOP, 100);
         assertThat(shop.place().outcome()).isEqualTo(Outcome.EXECUTED);
         assertThat(markers(shop.key)).isEmpty();
 
-        Shop other = new Shop(IfOutcomeUnknown.STOP, 100);
+        Shop other = new Shop(IfOutcomeUnknown.RERUN_WITH_DOWNSTREAM_KEY, 100);
         other.provider.failNextCalls(1);
         assertThatThrownBy(other::place).isInstanceOf(ProviderTimeoutException.class);
         assertThat(markers(other.key)).containsExactly("charge_created=started");
@@ -194,6 +169,26 @@ class WorkflowUnknownOutcomeTest {
         assertThat(placed.outcome()).isEqualTo(Outcome.EXECUTED);
         assertThat(other.provider.ledger()).extracting(Charge::amount).containsExactly(500L);
         assertThat(markers(other.key)).isEmpty();
+    }
+
+    /**
+     * A started STOP step may have charged: another body on the key must not delete its marker (nothing
+     * would ever list the charge), it gets the key-reuse refusal, as against a kept stop.
+     */
+    @Test
+    void anotherBodyOnTheKeyKeepsAStartedStopStepsMarkerAndIsRefused() throws Exception {
+        Shop shop = new Shop(IfOutcomeUnknown.STOP, 100);
+        shop.provider.chargeThenTimeOutNextCalls(1);
+        assertThatThrownBy(shop::place).isInstanceOf(ProviderTimeoutException.class);
+
+        assertThatThrownBy(() -> shop.place(500)).isInstanceOf(IdempotencyKeyReuseException.class);
+
+        assertThat(shop.provider.ledger()).extracting(Charge::amount).containsExactly(100L);
+        assertThat(markers(shop.key)).containsExactly("charge_created=started");
+        assertThat(ordersOf(shop.key)).containsExactly("created null");
+        assertThat(UnknownOutcomes.of(store).list(100)).as("its holder's lease is over: listed for the operator")
+                .filteredOn(s -> s.key().equals(shop.key)).singleElement()
+                .satisfies(s -> assertThat(s.downstreamKey()).isEqualTo(shop.provider.ledger().get(0).idempotencyKey()));
     }
 
     /**
@@ -206,34 +201,83 @@ class WorkflowUnknownOutcomeTest {
         String key = "order-" + UUID.randomUUID();
         Workflow chargeOnly = Workflow.builder().remote("charge_created", IfOutcomeUnknown.STOP,
                 (progress, downstreamKey, context) -> provider.charge("order-1", 100, downstreamKey).id()).build();
-        IdempotencyContext stale = new IdempotencyContext("order.place", key, 42, "idem_0123",
-                Fingerprint.ofFields(Map.of("amount", 100)).hex());
+        String fingerprint = Fingerprint.ofFields(Map.of("amount", 100)).hex();
+        long first = ((Reservation.Acquired) store.reserve("order.place:" + key, "holder-a", fingerprint,
+                Duration.ofSeconds(30))).fence();
+        update("UPDATE " + store.config().table() + " SET expires_at = now() - interval '1 second' "
+                + "WHERE namespace = ?", key);
+        long second = ((Reservation.Acquired) store.reserve("order.place:" + key, "holder-b", fingerprint,
+                Duration.ofSeconds(30))).fence();
+        assertThat(second).as("taken over").isGreaterThan(first);
+        IdempotencyContext stale = new IdempotencyContext("order.place", key, first, "idem_0123", fingerprint);
 
         assertThatThrownBy(() -> new WorkflowRun(store, chargeOnly, true).run(stale))
                 .isInstanceOf(IdempotencyFencedException.class);
         assertThat(provider.callCount()).isZero();
         assertThat(markers(key)).isEmpty();
+        IdempotencyContext current = new IdempotencyContext("order.place", key, second, "idem_0123", fingerprint);
+        assertThat(new WorkflowRun(store, chargeOnly, true).run(current).output("charge_created")).isEqualTo("ch_1");
+        assertThat(provider.callCount()).as("the holder of the key calls out").isEqualTo(1);
     }
 
-    /** A started marker nobody resumes goes with the sweep; a stop stays until it is resolved. */
+    /**
+     * A started marker nobody resumes goes with the sweep, unless its step stops: then it may have charged,
+     * and the sweep turns it into a stop (listed, answering every retry) with its request's recovery points
+     * kept, instead of deleting it.
+     */
     @Test
-    void theSweepDeletesExpiredStartedMarkersAndKeepsStops() throws Exception {
+    void theSweepTurnsAnExpiredStartedStopMarkerIntoAStopAndDeletesOtherExpiredMarkers() throws Exception {
+        Shop rerun = new Shop(IfOutcomeUnknown.RERUN_WITH_DOWNSTREAM_KEY, 100);
+        rerun.provider.failNextCalls(1);
+        assertThatThrownBy(rerun::place).isInstanceOf(ProviderTimeoutException.class);
         Shop started = new Shop(IfOutcomeUnknown.STOP, 100);
-        started.provider.failNextCalls(1);
+        started.provider.chargeThenTimeOutNextCalls(1);
         assertThatThrownBy(started::place).isInstanceOf(ProviderTimeoutException.class);
         Shop stopped = new Shop(IfOutcomeUnknown.STOP, 100);
         stopped.provider.failNextCalls(1);
         assertThatThrownBy(stopped::place).isInstanceOf(ProviderTimeoutException.class);
         assertThatThrownBy(stopped::place).isInstanceOf(StepOutcomeUnknownException.class);
-        try (Connection connection = connect(); Statement statement = connection.createStatement()) {
-            statement.execute("UPDATE " + store.config().table() + "_step_starts SET expires_at = now() - interval "
-                    + "'1 second' WHERE state = 'started'");
+        for (Shop shop : List.of(rerun, started, stopped)) {
+            dayTwo(shop.key);
         }
 
         store.sweepExpired();
 
-        assertThat(markers(started.key)).isEmpty();
+        assertThat(markers(rerun.key)).isEmpty();
+        assertThat(markers(started.key)).containsExactly("charge_created=unknown");
         assertThat(markers(stopped.key)).containsExactly("charge_created=unknown");
+        assertThat(UnknownOutcomes.of(store).list(100)).extracting(UnknownOutcomes.Stopped::key)
+                .contains(started.key, stopped.key).doesNotContain(rerun.key);
+        assertThatThrownBy(started::place).isInstanceOf(StepOutcomeUnknownException.class);
+        assertThat(UnknownOutcomes.of(store).resolveAsDone("order.place", started.key, "charge_created", "ch_1"))
+                .isTrue();
+        assertThat(started.place().value().output("charge_created")).isEqualTo("ch_1");
+        assertThat(ordersOf(started.key)).as("resumed after the order its holder created").containsExactly("paid ch_1");
+        assertThat(started.provider.chargeIds()).containsExactly("ch_1");
+    }
+
+    /**
+     * Day 2: a stop resolved after the recovery points' ttl still resumes after them (they are pinned with
+     * the stop), rather than insert a second order beside the one its charge paid for.
+     */
+    @Test
+    void aStopResolvedAfterTheRecoveryPointsTtlResumesWithTheOneOrder() throws Exception {
+        Shop shop = new Shop(IfOutcomeUnknown.STOP, 100);
+        shop.provider.chargeThenTimeOutNextCalls(1);
+        assertThatThrownBy(shop::place).isInstanceOf(ProviderTimeoutException.class);
+        assertThatThrownBy(shop::place).isInstanceOf(StepOutcomeUnknownException.class);
+        dayTwo(shop.key);
+        store.sweepExpired();
+
+        assertThat(UnknownOutcomes.of(store).resolveAsDone("order.place", shop.key, "charge_created", "ch_1")).isTrue();
+        IdempotentResult<Workflow.Progress> resumed = shop.place();
+
+        assertThat(resumed.value().output("charge_created")).isEqualTo("ch_1");
+        assertThat(ordersOf(shop.key)).containsExactly("paid ch_1");
+        assertThat(shop.provider.chargeIds()).containsExactly("ch_1");
+        assertThat(strings("SELECT count(*)::text FROM " + store.config().table() + "_steps WHERE namespace = ? AND "
+                + "NOT isfinite(expires_at)", store.keyOf("order.place:" + shop.key)))
+                .as("resolved, the points are kept for their ttl again, not forever").containsExactly("0");
     }
 
     @Test
@@ -251,94 +295,5 @@ class WorkflowUnknownOutcomeTest {
             assertThat(strings("SELECT to_regclass(?)::text", v4 + "_step_starts")).containsExactly(v4 + "_step_starts");
             assertThat(UnknownOutcomes.of(upgraded).list(10)).isEmpty();
         }
-    }
-
-    /** A shop whose charge step has {@code ifUnknown}, on a provider that does not deduplicate. */
-    private final class Shop {
-        final FakePaymentProvider provider = FakePaymentProvider.builder().latency(Duration.ZERO).build();
-        final String key = "order-" + UUID.randomUUID();
-        final List<String> lookups = new ArrayList<>();
-        private final IfOutcomeUnknown ifUnknown;
-        private final long amount;
-
-        Shop(IfOutcomeUnknown ifUnknown, long amount) {
-            this.ifUnknown = ifUnknown;
-            this.amount = amount;
-        }
-
-        IdempotentResult<Workflow.Progress> place() throws Exception {
-            return place(amount);
-        }
-
-        IdempotentResult<Workflow.Progress> place(long amountOfThisRequest) throws Exception {
-            IdempotentCall call = IdempotentCall.of("order.place", key,
-                    Fingerprint.ofFields(Map.of("amount", amountOfThisRequest)));
-            return coordinator.call(call, PROGRESS, LocalEffects.of(store).workflow(workflow(amountOfThisRequest)));
-        }
-
-        private Workflow workflow(long amountOfThisRequest) {
-            Workflow.RemoteStep charge = (progress, downstreamKey, context) -> provider.charge(
-                    progress.output("order_created"), amountOfThisRequest, downstreamKey).id();
-            Workflow.Builder builder = Workflow.builder()
-                    .local("order_created", (connection, progress, context) -> insertOrder(connection, key));
-            builder = ifUnknown == IfOutcomeUnknown.ASK_FIRST
-                    ? builder.remoteAskingFirst("charge_created", (progress, downstreamKey, context) -> {
-                        lookups.add(downstreamKey);
-                        return provider.chargesWithKey(downstreamKey).stream().findFirst().map(Charge::id);
-                    }, charge)
-                    : builder.remote("charge_created", ifUnknown, charge);
-            return builder.local("order_paid", (connection, progress, context) -> markPaid(connection,
-                    progress.output("order_created"), progress.output("charge_created"))).build();
-        }
-    }
-
-    private String insertOrder(Connection connection, String key) throws SQLException {
-        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO " + orders
-                + " (idempotency_key, status) VALUES (?, 'created') RETURNING id")) {
-            insert.setString(1, key);
-            try (ResultSet row = insert.executeQuery()) {
-                row.next();
-                return Long.toString(row.getLong(1));
-            }
-        }
-    }
-
-    private String markPaid(Connection connection, String order, String charge) throws SQLException {
-        try (PreparedStatement update = connection.prepareStatement("UPDATE " + orders
-                + " SET status = 'paid', charge_id = ? WHERE id = ?")) {
-            update.setString(1, charge);
-            update.setLong(2, Long.parseLong(order));
-            update.executeUpdate();
-        }
-        return order;
-    }
-
-    /** Each order of {@code key} as {@code status charge}, in the order they were written. */
-    private List<String> ordersOf(String key) throws SQLException {
-        return strings("SELECT status || ' ' || coalesce(charge_id, 'null') FROM " + orders
-                + " WHERE idempotency_key = ? ORDER BY id", key);
-    }
-
-    /** The started markers kept for {@code key}, as {@code phase=state}, in step order. */
-    private List<String> markers(String key) throws SQLException {
-        return strings("SELECT phase || '=' || state FROM " + store.config().table() + "_step_starts "
-                + "WHERE namespace = ? ORDER BY step", store.keyOf("order.place:" + key));
-    }
-
-    private List<String> strings(String query, String parameter) throws SQLException {
-        try (Connection connection = connect(); PreparedStatement statement = connection.prepareStatement(query)) {
-            statement.setString(1, parameter);
-            List<String> values = new ArrayList<>();
-            try (ResultSet rows = statement.executeQuery()) {
-                while (rows.next()) {
-                    values.add(rows.getString(1));
-                }
-            }
-            return values;
-        }
-    }
-
-    private Connection connect() throws SQLException {
-        return DriverManager.getConnection(server.jdbcUrl(), server.user(), server.password());
     }
 }

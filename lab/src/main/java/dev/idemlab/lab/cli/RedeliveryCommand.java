@@ -1,0 +1,57 @@
+package dev.idemlab.lab.cli;
+
+import dev.idemlab.idempotency.testsupport.TestKafka;
+import dev.idemlab.lab.scenario.RedeliveryBroker;
+import dev.idemlab.lab.scenario.RedeliveryScenario;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.util.List;
+
+/** {@code lab scenario redelivery}: the post's race on a message queue, on a real Kafka broker. */
+@Command(name = "redelivery", mixinStandardHelpOptions = true,
+        description = "Consumer A of a group is inside the charge for a record when consumer B joins at 50 ms; A's "
+                + "poll interval runs out, the group rebalances before A commits, and B is delivered the same record. "
+                + "Under run (a processed-messages table written after handling) the card is charged twice; under wait "
+                + "and raise (the Kafka adapter, redelivery WAIT and SKIP) once. On a Kafka broker the lab starts in "
+                + "its own JVM (KRaft, 127.0.0.1), or the one given by --kafka-url.")
+final class RedeliveryCommand extends AbstractScenarioCommand {
+
+    @Option(names = "--policy", paramLabel = "POLICY", defaultValue = "all",
+            description = "run (a processed-messages table), wait (the adapter, redelivery WAIT), raise (the adapter, "
+                    + "redelivery SKIP) or all. Default: ${DEFAULT-VALUE}.")
+    PolicyChoice policy;
+
+    @Option(names = "--kafka-url", paramLabel = "URL",
+            description = "Use this Kafka broker (kafka://host:port[,host:port]) as a scratch broker: the run creates "
+                    + "its topics there and deletes them. Also env " + TestKafka.URL_ENV + ". Default: a private broker "
+                    + "in the lab's JVM.")
+    String kafkaUrl;
+
+    private RedeliveryBroker broker;
+
+    @Override
+    List<ScenarioRunner.Plan> plan() {
+        String url = kafkaUrl != null ? kafkaUrl : System.getenv(TestKafka.URL_ENV);
+        if (url != null && !url.isBlank()) {
+            try {
+                TestKafka.bootstrapServersOf(url.strip());
+            } catch (IllegalStateException e) {
+                throw new UsageException("--kafka-url: " + e.getMessage());
+            }
+        }
+        broker = new RedeliveryBroker(url);
+        return List.of(new ScenarioRunner.Plan(new RedeliveryScenario(broker), policy.policies()));
+    }
+
+    @Override
+    public Integer call() throws InterruptedException {
+        try {
+            return super.call();
+        } finally {
+            if (broker != null) {
+                broker.close();
+            }
+        }
+    }
+}

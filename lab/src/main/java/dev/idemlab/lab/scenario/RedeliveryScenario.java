@@ -1,0 +1,246 @@
+package dev.idemlab.lab.scenario;
+
+import dev.idemlab.idempotency.IdempotencyCoordinator;
+import dev.idemlab.idempotency.Outcome;
+import dev.idemlab.idempotency.kafka.IdempotentRecordHandler;
+import dev.idemlab.idempotency.kafka.RecordHandler;
+import dev.idemlab.idempotency.kafka.RedeliveryPolicy;
+import dev.idemlab.idempotency.spi.IdempotencyStore;
+import dev.idemlab.lab.policy.LabPolicy;
+import dev.idemlab.provider.Charge;
+import dev.idemlab.provider.PaymentProvider;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntSupplier;
+import java.util.function.UnaryOperator;
+
+/**
+ * The post's race on a message queue, on a real Kafka broker: consumer A of group G receives the
+ * "charge order 42" record and is inside the 300 ms charge when, at 50 ms, consumer B joins G. A's
+ * {@code max.poll.interval.ms} ({@value #A_POLL_INTERVAL_MS} ms) runs out inside the charge, so the
+ * group rebalances without waiting for A, before A could commit, and B is delivered the same record.
+ * Under RUN both consumers go through a "processed messages" table written after handling (the lab's
+ * result cache): B finds no row and charges too. Under WAIT and RAISE they go through the adapter
+ * ({@code idempotency-kafka}), whose redelivery policy is WAIT or SKIP: B meets A's reservation and
+ * waits for it, or is skipped and retried, and replays A's charge. Every row's charges are read from
+ * the provider's ledger. A leaves the group once it has answered (its commit refused), so that its
+ * rejoining does not start a third rebalance that could take the partition back from B.
+ */
+public final class RedeliveryScenario implements Scenario {
+
+    /** A's poll interval: shorter than the charge, so that the group gives the record to B before A commits. */
+    static final int A_POLL_INTERVAL_MS = 100;
+    /** The longest a run waits for a consumer's answer before it reports what it saw. */
+    private static final Duration PATIENCE = Duration.ofSeconds(30);
+    private static final String OPERATION = "payment.charge";
+
+    private final RedeliveryBroker broker;
+    private final boolean holdAUntilBReceives;
+
+    /** The scenario on {@code broker}, which the caller closes, timed as the post times its race. */
+    public RedeliveryScenario(RedeliveryBroker broker) {
+        this(broker, false);
+    }
+
+    /**
+     * @param holdAUntilBReceives whether A starts its charge only once the record reached B, for tests:
+     *     the CLI's race is timed (B joins at 50 ms, A charges for 300 ms), and on a loaded machine the
+     *     rebalance can hand B the record only after A is done, which the run then reports; a test
+     *     orders the two by a latch instead
+     */
+    RedeliveryScenario(RedeliveryBroker broker, boolean holdAUntilBReceives) {
+        this.broker = broker;
+        this.holdAUntilBReceives = holdAUntilBReceives;
+    }
+
+    @Override
+    public String name() {
+        return "redelivery";
+    }
+
+    @Override
+    public String summary() {
+        return "a rebalance redelivers a record to consumer B while consumer A is still inside the charge";
+    }
+
+    @Override
+    public List<LabPolicy> policiesForAll() {
+        return List.of(LabPolicy.values());
+    }
+
+    /** The row's name: the post's first row on a queue, and the adapter's two redelivery policies. */
+    static String label(LabPolicy policy) {
+        return switch (policy) {
+            case RUN -> "a processed-messages table written after handling";
+            case WAIT -> "the adapter, redelivery WAIT";
+            case RAISE -> "the adapter, redelivery SKIP";
+        };
+    }
+
+    @Override
+    public ScenarioRun run(ScenarioContext context, LabPolicy policy) throws InterruptedException {
+        String topic = broker.freshTopic("redelivery-" + StagedScenario.policyName(policy));
+        ScenarioSettings settings = context.settings();
+        send(topic, settings.key());
+        try (IdempotencyStore store = context.backend().openStore()) {
+            Timeline timeline = new Timeline();
+            try (ScenarioProvider provider = context.openProvider(timeline, UnaryOperator.identity())) {
+                IdempotencyStore recorded = new TimelineStore(store, timeline);
+                // two consumers are two processes: one store, a coordinator each
+                IdempotencyCoordinator coordinatorA = context.coordinator(recorded, policy);
+                IdempotencyCoordinator coordinatorB = context.coordinator(recorded, policy);
+                return race(context, policy, topic, provider, timeline, coordinatorA, coordinatorB);
+            }
+        }
+    }
+
+    private ScenarioRun race(ScenarioContext context, LabPolicy policy, String topic, ScenarioProvider provider,
+                             Timeline timeline, IdempotencyCoordinator coordinatorA, IdempotencyCoordinator coordinatorB)
+            throws InterruptedException {
+        RedeliveryConsumer[] consumers = stage(context.settings(), policy, topic, provider, coordinatorA, coordinatorB);
+        List<String> charges = provider.chargeIds();
+        List<CallerResult> callers = List.of(consumers[0].result(outcome(consumers[0], coordinatorA)),
+                consumers[1].result(outcome(consumers[1], coordinatorB)));
+        Map<String, Object> reported = context.reportedSettings();
+        reported.put("retryAtMs", context.settings().retryAt().toMillis());
+        reported.put("callers", 2);
+        reported.put("broker", broker.describe());
+        reported.put("aMaxPollIntervalMs", A_POLL_INTERVAL_MS);
+        reported.put("bSkipped", consumers[1].skipped());
+        return new ScenarioRun(name(), StagedScenario.policyName(policy), label(policy), context.backend().server(),
+                reported, callers, charges, coordinatorA.stats().totalStorageErrors()
+                + coordinatorB.stats().totalStorageErrors(), note(consumers), timeline.events());
+    }
+
+    /**
+     * A takes the record and starts the charge (the clock's zero); at the retry time B joins the group;
+     * each runs until it answered the record or the patience ran out. Both are stopped on return.
+     */
+    private RedeliveryConsumer[] stage(ScenarioSettings settings, LabPolicy policy, String topic, ScenarioProvider provider,
+                                      IdempotencyCoordinator coordinatorA, IdempotencyCoordinator coordinatorB)
+            throws InterruptedException {
+        String group = topic + "-group";
+        AtomicLong start = new AtomicLong(System.nanoTime());
+        CountDownLatch aCharging = new CountDownLatch(1);
+        CountDownLatch bReceived = new CountDownLatch(1);
+        RedeliveryConsumer[] consumers = new RedeliveryConsumer[2];
+        RecordHandler<String, String, Charge> chargeA = (record, ctx) -> {
+            start.set(System.nanoTime());
+            aCharging.countDown();
+            if (holdAUntilBReceives && !bReceived.await(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new IllegalStateException("the group never delivered the record to B");
+            }
+            return charge(provider.client(), ctx.key());
+        };
+        RecordHandler<String, String, Charge> chargeB = (record, ctx) -> charge(provider.client(), ctx.key());
+        String servers = broker.kafka().bootstrapServers();
+        IntSupplier ledger = () -> provider.chargeIds().size();
+        consumers[0] = new RedeliveryConsumer("A", servers, group, topic, Map.of(
+                ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, A_POLL_INTERVAL_MS),
+                handler(coordinatorA, policy, chargeA, () -> consumers[0], new CountDownLatch(1)), start, ledger, true);
+        try {
+            if (!aCharging.await(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new IllegalStateException("consumer A was never delivered the charge record on " + broker.describe());
+            }
+            parkUntil(start.get() + settings.retryAt().toNanos());
+            consumers[1] = new RedeliveryConsumer("B", servers, group, topic, Map.of(),
+                    handler(coordinatorB, policy, chargeB, () -> consumers[1], bReceived), start, ledger, false);
+            consumers[0].awaitAnswer(PATIENCE);
+            consumers[1].awaitAnswer(PATIENCE);
+        } finally {
+            for (RedeliveryConsumer consumer : consumers) {
+                if (consumer != null) {
+                    consumer.stop();
+                }
+            }
+        }
+        return consumers;
+    }
+
+    private static IdempotentRecordHandler<String, String, Charge> handler(
+            IdempotencyCoordinator coordinator, LabPolicy policy, RecordHandler<String, String, Charge> charge,
+            java.util.function.Supplier<RedeliveryConsumer> self, CountDownLatch received) {
+        return IdempotentRecordHandler.builder(coordinator, OPERATION, ChargeClient.CHARGE, charge)
+                .redelivery(policy == LabPolicy.RAISE ? RedeliveryPolicy.SKIP : RedeliveryPolicy.WAIT)
+                .valueReader(value -> {
+                    self.get().received();
+                    received.countDown();
+                    return value;
+                })
+                .build();
+    }
+
+    private static Charge charge(PaymentProvider provider, String key) {
+        return provider.charge(ScenarioSettings.ORDER_ID, ScenarioSettings.AMOUNT, key);
+    }
+
+    /** How a consumer's delivery ended, in the in-flight rows' words. */
+    private static String outcome(RedeliveryConsumer consumer, IdempotencyCoordinator coordinator) {
+        if (consumer.answer() == null) {
+            return "error";
+        }
+        return switch (consumer.answer().outcome()) {
+            case HANDLED -> "executed";
+            case REPLAYED -> coordinator.stats().count(Outcome.WAITED) > 0 ? "waited" : "replayed";
+            default -> consumer.answer().outcome().name().toLowerCase(java.util.Locale.ROOT);
+        };
+    }
+
+    /** How the staging went: when B was delivered the record, whether it was skipped, A's refused commit. */
+    private static String note(RedeliveryConsumer[] consumers) {
+        RedeliveryConsumer a = consumers[0];
+        RedeliveryConsumer b = consumers[1];
+        CallerResult bRow = b.result("");
+        CallerResult aRow = a.result("");
+        if (bRow.startMs() < 0) {
+            return "warning: the group never delivered the record to B within " + PATIENCE.toSeconds() + " s: no race";
+        }
+        StringBuilder note = new StringBuilder("B was delivered the record at " + bRow.startMs() + " ms");
+        note.append(bRow.startMs() < aRow.endMs()
+                ? ", while A was still inside the charge (A done at " + aRow.endMs() + " ms)"
+                : ", after A was done (at " + aRow.endMs() + " ms): it did not race A (the rebalance was slow on this machine)");
+        if (b.skipped() > 0) {
+            note.append("; B skipped it ").append(b.skipped()).append(" time(s) while A held it");
+        }
+        if (a.commitFailure() != null) {
+            note.append("; A's commit was refused (").append(a.commitFailure().getClass().getSimpleName()).append(')');
+        }
+        return note.toString();
+    }
+
+    private void send(String topic, String key) {
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.kafka().bootstrapServers()),
+                new StringSerializer(), new StringSerializer())) {
+            ProducerRecord<String, String> record = new ProducerRecord<>(topic, 0, null,
+                    "{\"order_id\":\"" + ScenarioSettings.ORDER_ID + "\",\"amount\":" + ScenarioSettings.AMOUNT + "}");
+            record.headers().add(IdempotentRecordHandler.DEFAULT_KEY_HEADER, key.getBytes(StandardCharsets.UTF_8));
+            producer.send(record).get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("cannot send the charge record to " + topic + " on " + broker.describe()
+                    + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while sending the charge record", e);
+        }
+    }
+
+    private static void parkUntil(long atNanos) throws InterruptedException {
+        for (long left = atNanos - System.nanoTime(); left > 0; left = atNanos - System.nanoTime()) {
+            TimeUnit.NANOSECONDS.sleep(left);
+        }
+    }
+}
