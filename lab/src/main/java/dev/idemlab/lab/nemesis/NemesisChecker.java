@@ -73,7 +73,8 @@ final class NemesisChecker {
                 explained += chargeRule(history, key, calls, ledger, violations, explanations);
             }
             for (CallRecord call : calls) {
-                callRules(call, charges, stalledWithin(history, call), violations);
+                callRules(call, charges, StoreFaults.stalledWithin(history, call.sentAt(),
+                        call.answered() ? call.answeredAt() : call.sentAt()), violations);
             }
             fenceRules(key, calls, violations);
             violations.addAll(SettledFailOpens.check(history, key, calls));
@@ -116,28 +117,6 @@ final class NemesisChecker {
         return explained.extra();
     }
 
-    /**
-     * How long the run's stall watch saw the store or the machine stalled while {@code call} was out (the
-     * stalls' union, from its send to its answer): time the bound, which counts what the coordinator may
-     * spend, cannot have foreseen. A call that hangs still outlives its bound by more than any stall.
-     */
-    static long stalledWithin(NemesisHistory history, CallRecord call) {
-        long from = call.sentAt();
-        long to = call.answered() ? call.answeredAt() : from;
-        long stalled = 0;
-        long coveredTo = from;
-        for (StallWatch.Stall stall : history.stalls().stream()
-                .sorted(java.util.Comparator.comparingLong(StallWatch.Stall::startedAt)).toList()) {
-            long start = Math.max(Math.max(stall.startedAt(), coveredTo), from);
-            long end = Math.min(stall.endedAt(), to);
-            if (end > start) {
-                stalled += end - start;
-                coveredTo = end;
-            }
-        }
-        return stalled;
-    }
-
     private static void callRules(CallRecord call, Map<String, Charge> charges, long stalledNanos,
                                   List<Violation> violations) {
         if (!call.answered()) {
@@ -155,6 +134,8 @@ final class NemesisChecker {
                     + answer.amount() + ": the stored result of another request on its key"));
         }
         long took = call.answeredAt() - call.sentAt();
+        // The bound counts what the coordinator may spend; stalls seen while the call was out come on top,
+        // and a call that hangs still outlives both.
         if (took > call.boundNanos + stalledNanos) {
             violations.add(new Violation("outlived-bound", call.key, String.format(Locale.ROOT,
                     "call %d took %.1f s, beyond its bound of %.1f s%s", call.id, took / 1e9, call.boundNanos / 1e9,

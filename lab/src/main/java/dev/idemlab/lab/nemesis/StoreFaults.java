@@ -47,6 +47,25 @@ final class StoreFaults {
     }
 
     /**
+     * How long the run's stall watch saw the store or the machine stalled between {@code from} and
+     * {@code to}: the union of its stalls there (two probes see one stall twice). The history keeps its
+     * stalls in the order they began, so one pass does.
+     */
+    static long stalledWithin(NemesisHistory history, long from, long to) {
+        long stalled = 0;
+        long coveredTo = from;
+        for (StallWatch.Stall stall : history.stalls()) {
+            long start = Math.max(stall.startedAt(), coveredTo);
+            long end = Math.min(stall.endedAt(), to);
+            if (end > start) {
+                stalled += end - start;
+                coveredTo = end;
+            }
+        }
+        return stalled;
+    }
+
+    /**
      * The stretches between {@code from} and {@code to} with no fault of the store on and none ended
      * less than {@link #RECOVERY} before (the circuit's cool-down, a reconnection), in order, each as
      * its start and end.
