@@ -4,7 +4,6 @@ import dev.idemlab.lab.infra.Origin;
 import dev.idemlab.lab.infra.PostgresBackend;
 import dev.idemlab.lab.infra.ProvisioningOptions;
 import dev.idemlab.lab.infra.RedisBackend;
-import dev.idemlab.lab.infra.ServerUrls;
 import dev.idemlab.lab.peers.LabPeers;
 import dev.idemlab.lab.peers.PeerMatrix;
 import dev.idemlab.lab.peers.PeerRunner;
@@ -90,16 +89,8 @@ final class PeersCommand implements Callable<Integer> {
             description = "Take Redis only from: url, system (redis-server on PATH), bundled, container.")
     Origin redisFrom;
 
-    @Option(names = "--pg-url", paramLabel = "URL",
-            description = "For the libraries on PostgreSQL (DBOS): use this server (jdbc:postgresql://host:port/db?"
-                    + "user=..&password=..) instead of starting one. Also env IDEMLAB_PG_URL. Each DBOS instance works "
-                    + "in a schema of its own there, dropped when it closes; store down stops a private server the lab "
-                    + "starts, never this one.")
-    String pgUrl;
-
-    @Option(names = "--pg-from", paramLabel = "ORIGIN", converter = ServerOptions.PgFrom.class,
-            description = "Take PostgreSQL only from: url, bundled (embedded), container.")
-    Origin pgFrom;
+    @Mixin
+    PostgresOptions postgresServer;
 
     @Mixin
     OutputOptions output;
@@ -121,14 +112,10 @@ final class PeersCommand implements Callable<Integer> {
         }
         PrintWriter err = spec.commandLine().getErr();
         PrintWriter progress = System.console() != null ? err : null;
-        if (pgUrl != null) {
-            ServerUrls.pgProblem(pgUrl).ifPresent(problem -> {
-                throw new UsageException("--pg-url " + ServerUrls.masked(pgUrl) + ": " + problem + " (expected "
-                        + ServerUrls.PG_FORM + ")");
-            });
-        }
+        postgresServer.check();
         PeerMatrix matrix;
-        ProvisioningOptions servers = new ProvisioningOptions(redisUrl, redisFrom, pgUrl, pgFrom);
+        ProvisioningOptions servers = new ProvisioningOptions(redisUrl, redisFrom, postgresServer.pgUrl,
+                postgresServer.pgFrom);
         boolean onPostgres = chosen.stream().anyMatch(library -> library.storeKind() == StoreKind.POSTGRES);
         try (RedisBackend redis = RedisBackend.open(servers);
              PostgresBackend postgres = onPostgres ? PostgresBackend.open(servers) : null) {

@@ -1,9 +1,7 @@
 package dev.idemlab.lab.cli;
 
-import dev.idemlab.lab.infra.Origin;
 import dev.idemlab.lab.infra.PostgresBackend;
 import dev.idemlab.lab.infra.ProvisioningOptions;
-import dev.idemlab.lab.infra.ServerUrls;
 import dev.idemlab.lab.peers.CrashedWorkerRunner;
 import dev.idemlab.lab.peers.CrashedWorkerTable;
 import dev.idemlab.lab.peers.DbosOrders;
@@ -70,14 +68,9 @@ final class PeersCrashedWorkerCommand implements Callable<Integer> {
                     + "Default: ${DEFAULT-VALUE}.")
     List<String> beside;
 
-    @Option(names = "--pg-url", paramLabel = "URL",
-            description = "Use this PostgreSQL (" + ServerUrls.PG_FORM + ") instead of starting one. Also env "
-                    + ProvisioningOptions.PG_URL_ENV + ". The run works in schemas of its own there and drops them.")
-    String pgUrl;
+    @Mixin
+    PostgresOptions postgresServer;
 
-    @Option(names = "--pg-from", paramLabel = "ORIGIN", converter = ServerOptions.PgFrom.class,
-            description = "Take PostgreSQL only from: url, bundled (embedded), container.")
-    Origin pgFrom;
 
     @Mixin
     OutputOptions output;
@@ -89,16 +82,11 @@ final class PeersCrashedWorkerCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         CrashedWorkerRunner.Plan plan = plan();
-        if (pgUrl != null) {
-            ServerUrls.pgProblem(pgUrl).ifPresent(problem -> {
-                throw new UsageException("--pg-url " + ServerUrls.masked(pgUrl) + ": " + problem + " (expected "
-                        + ServerUrls.PG_FORM + ")");
-            });
-        }
+        postgresServer.check();
         PrintWriter err = spec.commandLine().getErr();
         PrintWriter progress = System.console() != null ? err : null;
         CrashedWorkerTable table;
-        try (PostgresBackend postgres = PostgresBackend.open(new ProvisioningOptions(null, null, pgUrl, pgFrom))) {
+        try (PostgresBackend postgres = PostgresBackend.open(new ProvisioningOptions(null, null, postgresServer.pgUrl, postgresServer.pgFrom))) {
             say(progress, "using " + postgres.server().describe());
             table = new CrashedWorkerRunner(postgres, line -> say(progress, "running " + line)).run(plan);
             postgres.cleanUp().ifPresent(err::println);
