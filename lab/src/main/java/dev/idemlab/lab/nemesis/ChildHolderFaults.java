@@ -10,6 +10,7 @@ import dev.idemlab.lab.scenario.StoreEndpoint;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Queue;
@@ -87,7 +88,7 @@ final class ChildHolderFaults implements HolderFaults {
                 WorkflowHolders.atBoundary(holder, child, next.plan(), this::now);
             } else if (kind == FaultKind.PAUSE_HOLDER) {
                 pause(holder, next.plan());
-                finish(holder, child);
+                finish(holder, child, next.plan());
             } else {
                 kill(holder, child, next.plan(), length);
             }
@@ -119,10 +120,15 @@ final class ChildHolderFaults implements HolderFaults {
         }
     }
 
-    /** After the pause: the child charges, completes (token-checked) and says what it got. */
-    private void finish(ChildHolder holder, CallRecord child) throws InterruptedException {
+    /**
+     * After the pause: the child charges, completes (token-checked) and says what it got; or, where its
+     * plan fails after the pause, its action fails, it releases (token-checked) and says so.
+     */
+    private void finish(ChildHolder holder, CallRecord child, HolderPlan plan) throws InterruptedException {
         try {
-            child.charged(holder.await(HolderMain.CHARGED));
+            if (!plan.failsAfterPause()) {
+                child.charged(holder.await(HolderMain.CHARGED));
+            }
             answered(child, holder.await(HolderMain.GOT));
         } catch (IllegalStateException lost) {
             // The fault was played; what became of the child afterwards is its call's answer.
@@ -144,11 +150,15 @@ final class ChildHolderFaults implements HolderFaults {
 
     private String[] args(HolderPlan plan) {
         int key = plan.key();
-        return new String[] {prefix, LoadKeys.key(key), Long.toString(lease.toMillis()), provider.toString(),
-                "CONTEXT_KEY", "--operation", LoadKeys.OPERATION, "--order", LoadKeys.orderId(key),
+        List<String> args = new ArrayList<>(List.of(prefix, LoadKeys.key(key), Long.toString(lease.toMillis()),
+                provider.toString(), "CONTEXT_KEY", "--operation", LoadKeys.OPERATION, "--order", LoadKeys.orderId(key),
                 "--amount", Long.toString(LoadKeys.amount(key)),
                 "--before-charge-ms", Long.toString(plan.beforeChargeMillis()),
-                "--after-charge-ms", Long.toString(plan.afterChargeMillis())};
+                "--after-charge-ms", Long.toString(plan.afterChargeMillis())));
+        if (plan.failsAfterPause()) {
+            args.add("--fail-instead-of-charge");
+        }
+        return args.toArray(String[]::new);
     }
 
     private String[] workflowArgs(HolderPlan plan) {

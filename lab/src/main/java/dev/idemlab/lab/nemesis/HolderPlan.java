@@ -19,9 +19,17 @@ import java.util.SplittableRandom;
  * between transactions, a kill also inside {@code order_paid}'s). Drawn from the seed, so that the same
  * seed plans the same; the boundaries from a stream of their own, so that the other draws stay as
  * they were. Immutable.
+ *
+ * <p>Half the pauses of a charge's holder ({@link #failsAfterPause}, from a stream of its own too) end
+ * in a failed action instead of a charge, as a provider call that timed out during a long GC pause
+ * does: the woken holder then releases the key with the token of the reservation it lost. That release
+ * must leave the caller who took the key over alone. So that a release that does not (one that ignores
+ * its token) shows in the ledger, such a plan's retries run long enough to be still in flight when the
+ * child wakes, and one more retry comes after the child's release: it must wait for the taker's answer,
+ * and it charges a second time where the taker's reservation was removed under it.
  */
 record HolderPlan(FaultKind kind, int key, long beforeChargeMillis, long afterChargeMillis, long pauseMillis,
-                  boolean killAfterCharge, List<Workload.Caller> retries, String boundary) {
+                  boolean killAfterCharge, List<Workload.Caller> retries, String boundary, boolean failsAfterPause) {
 
     private static final int MIN_RETRIES = 2;
     private static final int MAX_RETRIES = 5;
@@ -48,6 +56,7 @@ record HolderPlan(FaultKind kind, int key, long beforeChargeMillis, long afterCh
     static List<HolderPlan> draw(long seed, FaultSchedule schedule, int firstKey, Duration lease, boolean workflows) {
         SplittableRandom random = new SplittableRandom(seed ^ 0x686f6c646572L);
         SplittableRandom boundaries = new SplittableRandom(seed ^ 0x626f756e64L);
+        SplittableRandom failures = new SplittableRandom(seed ^ 0x6661696cL);
         long leaseMillis = lease.toMillis();
         List<HolderPlan> plans = new ArrayList<>();
         for (FaultSchedule.Planned planned : schedule.faults()) {
@@ -76,11 +85,34 @@ record HolderPlan(FaultKind kind, int key, long beforeChargeMillis, long afterCh
                 retries.add(new Workload.Caller(leaseMillis + leaseMillis / 4, false, InFlightPolicy.WAIT,
                         StoreFailureMode.FAIL_CLOSED, 0, false, -1, false));
             }
+            boolean fails = planned.kind() == FaultKind.PAUSE_HOLDER && !workflows && failures.nextBoolean();
+            if (fails) {
+                retries = outlastTheRelease(retries, Math.max(pause, before), leaseMillis);
+            }
             // A pause inside order_paid's transaction would hold the record's lock, not let the lease run out.
             int stops = planned.kind() == FaultKind.PAUSE_HOLDER ? 2 : OrderBook.BOUNDARIES.size();
             plans.add(new HolderPlan(planned.kind(), firstKey + plans.size(), before, after, pause, afterCharge,
-                    retries, OrderBook.BOUNDARIES.get(boundaries.nextInt(stops))));
+                    retries, OrderBook.BOUNDARIES.get(boundaries.nextInt(stops)), fails));
         }
         return plans;
+    }
+
+    /**
+     * The retries of a holder that fails after its pause, which releases the key about
+     * {@code releaseMillis} after it reserved: each made to run past that release, so that whoever took
+     * the key over still holds it then, and a last one that waits, sent half a lease after the release.
+     */
+    private static List<Workload.Caller> outlastTheRelease(List<Workload.Caller> retries, long releaseMillis,
+                                                           long leaseMillis) {
+        long lateAt = releaseMillis + leaseMillis / 2;
+        List<Workload.Caller> longer = new ArrayList<>(retries.size() + 1);
+        for (Workload.Caller retry : retries) {
+            long action = Math.max(retry.actionMillis(), lateAt + leaseMillis / 2);
+            longer.add(new Workload.Caller(retry.atMillis(), retry.async(), retry.policy(), retry.onStoreFailure(),
+                    action, retry.actionFails(), retry.cancelAfterMillis(), retry.otherBody()));
+        }
+        longer.add(new Workload.Caller(lateAt, false, InFlightPolicy.WAIT, StoreFailureMode.FAIL_CLOSED, 0, false,
+                -1, false));
+        return longer;
     }
 }

@@ -114,7 +114,10 @@ public final class NemesisRun {
             // A path whose own JVM holds every key (the sample's) plays the holder faults on it; else a child per fault.
             List<ChildHolderFaults.Planned> holderFaults = path.holderFaults() != null ? List.of()
                     : planHolders(schedule, workload, config, calls, path);
-            CountDownLatch answered = new CountDownLatch(workload.calls() * path.clients().size()
+            List<Workload.Request> requests = new ArrayList<>(workload.requests());
+            requests.addAll(JumpedHolders.plan(schedule, workload.requests().size() + holderFaults.size(),
+                    settings.lease()));
+            CountDownLatch answered = new CountDownLatch(Workload.calls(requests) * path.clients().size()
                     + holderFaults.stream().mapToInt(planned -> 1 + planned.retries().size()).sum());
             if (!holderFaults.isEmpty()) {
                 providerService = ProviderService.start(provider);
@@ -128,7 +131,7 @@ public final class NemesisRun {
             Nemesis nemesis = new Nemesis(target, rejectingStages, schedule, holders, start);
             long bound = 0;
             long scheduled = System.nanoTime();
-            for (Workload.Request request : workload.requests()) {
+            for (Workload.Request request : requests) {
                 for (int client = 0; client < path.clients().size(); client++) {
                     for (int i = 0; i < request.callers().size(); i++) {
                         Workload.Caller caller = request.callers().get(i);

@@ -106,6 +106,11 @@ final class Workload {
 
     /** How many calls the schedule sends. */
     int calls() {
+        return calls(requests);
+    }
+
+    /** How many calls {@code requests} make in all. */
+    static int calls(List<Request> requests) {
         return requests.stream().mapToInt(request -> request.callers().size()).sum();
     }
 }

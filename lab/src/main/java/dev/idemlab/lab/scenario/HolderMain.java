@@ -31,10 +31,13 @@ import java.time.Duration;
  * </ul>
  *
  * <p>Arguments: {@code PREFIX KEY LEASE_MS PROVIDER_URL DOWNSTREAM [--gate] [--hang-after-charge]
- * [--operation OP] [--order ORDER_ID] [--amount N] [--before-charge-ms N] [--after-charge-ms N]}, where
- * DOWNSTREAM is a {@link ChargeClient.Downstream} name; operation, order and amount default to the
- * scenarios' own, and the action may spend a while before and after its charge (the nemesis's long
- * actions). Not an entry point for people: the lab starts it.
+ * [--fail-instead-of-charge] [--operation OP] [--order ORDER_ID] [--amount N] [--before-charge-ms N]
+ * [--after-charge-ms N]}, where DOWNSTREAM is a {@link ChargeClient.Downstream} name; operation, order and
+ * amount default to the scenarios' own, and the action may spend a while before and after its charge (the
+ * nemesis's long actions). With {@code --fail-instead-of-charge} the action, once its time before the
+ * charge is spent, fails as a provider call that timed out does, and the coordinator releases the key:
+ * after a pause past the lease, with the token of a reservation it no longer holds. Not an entry point
+ * for people: the lab starts it.
  */
 public final class HolderMain {
 
@@ -56,6 +59,7 @@ public final class HolderMain {
         ChargeClient.Downstream downstream = ChargeClient.Downstream.valueOf(args[4]);
         boolean gate = java.util.Arrays.asList(args).contains("--gate");
         boolean hang = java.util.Arrays.asList(args).contains("--hang-after-charge");
+        boolean failInstead = java.util.Arrays.asList(args).contains("--fail-instead-of-charge");
         String operation = option(args, "--operation", ChargeClient.OPERATION);
         String orderId = option(args, "--order", ScenarioSettings.ORDER_ID);
         long amount = Long.parseLong(option(args, "--amount", Long.toString(ScenarioSettings.AMOUNT)));
@@ -77,6 +81,9 @@ public final class HolderMain {
                     awaitLine(in);
                 }
                 sleep(beforeCharge);
+                if (failInstead) {
+                    throw new dev.idemlab.provider.ProviderTimeoutException(request.orderId());
+                }
                 dev.idemlab.provider.Charge charge = http.charge(request);
                 out.println(CHARGED + charge.id());
                 sleep(afterCharge);

@@ -83,6 +83,26 @@ class NemesisSchedulesTest {
     }
 
     @Test
+    void someOfThePausedHoldersFailAfterThePauseAndTheirRetriesOutlastTheRelease() {
+        FaultSchedule schedule = FaultSchedule.draw(5, Duration.ofMinutes(10), List.of(FaultKind.PAUSE_HOLDER,
+                FaultKind.KILL_HOLDER));
+        List<HolderPlan> plans = HolderPlan.draw(5, schedule, 0, LEASE);
+        assertThat(plans).filteredOn(HolderPlan::failsAfterPause).isNotEmpty().allSatisfy(plan -> {
+            assertThat(plan.kind()).isEqualTo(FaultKind.PAUSE_HOLDER);
+            long release = Math.max(plan.pauseMillis(), plan.beforeChargeMillis());
+            Workload.Caller late = plan.retries().get(plan.retries().size() - 1);
+            assertThat(late.atMillis()).isGreaterThan(release);
+            assertThat(late.policy()).isEqualTo(dev.idemlab.idempotency.InFlightPolicy.WAIT);
+            // whoever took the key over (at a lease at the earliest) still holds it when the late retry comes
+            assertThat(plan.retries().subList(0, plan.retries().size() - 1))
+                    .allSatisfy(retry -> assertThat(LEASE.toMillis() + retry.actionMillis()).isGreaterThan(late.atMillis()));
+        });
+        assertThat(plans).anyMatch(plan -> plan.kind() == FaultKind.PAUSE_HOLDER && !plan.failsAfterPause());
+        // the workflows' holders stop at a step boundary: they never fail instead of charging
+        assertThat(HolderPlan.draw(5, schedule, 0, LEASE, true)).noneMatch(HolderPlan::failsAfterPause);
+    }
+
+    @Test
     void theMemoryStoreHasNoHolderFaults() {
         try (MemoryTarget memory = new MemoryTarget(new dev.idemlab.lab.infra.MemoryBackend().server(), LEASE)) {
             assertThat(Nemesis.kinds(memory)).noneMatch(FaultKind::onChildHolder);
