@@ -49,7 +49,8 @@ public enum FaultKind {
     /**
      * A holder in a child JVM reserved a key that in-process retries also send, started an action longer
      * than the lease, and is stopped ({@code SIGSTOP}) past its lease, then continued: it charges and
-     * completes as it resumes. Not on the memory store, which no other process can reach.
+     * completes as it resumes, or (half the pauses, as the seed says) its action fails as it resumes and
+     * it releases the key it lost. Not on the memory store, which no other process can reach.
      */
     PAUSE_HOLDER("pause-holder", "a holder in a child JVM is stopped past its lease, then continued (SIGSTOP, SIGCONT;"
             + " not on memory)", false),
