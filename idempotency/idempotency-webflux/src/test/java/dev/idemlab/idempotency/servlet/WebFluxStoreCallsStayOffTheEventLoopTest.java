@@ -5,6 +5,7 @@ import dev.idemlab.idempotency.spi.ForwardingIdempotencyStore;
 import dev.idemlab.idempotency.spi.Reservation;
 import dev.idemlab.idempotency.spi.StoredResult;
 import dev.idemlab.idempotency.store.memory.InMemoryIdempotencyStore;
+import dev.idemlab.idempotency.webflux.IdempotencyWebFilter;
 import org.junit.jupiter.api.Test;
 
 import java.net.http.HttpResponse;
@@ -12,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -19,7 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The WebFlux filter's promise beyond the draft's rules: the store's blocking calls (reserve,
  * complete, release) never run on a Netty event loop, where one slow store round trip would stall
  * every connection the loop serves. Each call records its thread; all must be the filter's own
- * bounded elastic threads. And a body over the route's limit is refused with 413 before anything runs.
+ * bounded elastic threads. A body over the route's limit is refused with 413 before anything runs, and a
+ * request the filter's executor turns away (its queue full) is answered 503 without running.
  */
 class WebFluxStoreCallsStayOffTheEventLoopTest {
 
@@ -72,5 +75,21 @@ class WebFluxStoreCallsStayOffTheEventLoopTest {
             assertThat(server.post(PATH, "k2", BODY).statusCode()).isEqualTo(201);
         }
         assertThat(app.charges.get()).isEqualTo(1);
+    }
+
+    @Test
+    void aRequestTheFullExecutorTurnsAwayIs503AndNothingRuns() throws Exception {
+        OrdersApp app = new OrdersApp();
+        IdempotencyWebFilter filter = IdempotencyWebFilter.custom(Routes.charge().build()).paths("/orders/**")
+                .executor(task -> {
+                    throw new RejectedExecutionException("the queue is full");
+                })
+                .build();
+        try (ServerUnderTest server = WebFluxServer.start(filter, app)) {
+            HttpResponse<byte[]> refused = server.post(PATH, "k1", BODY);
+            assertThat(refused.statusCode()).isEqualTo(503);
+            assertThat(refused.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        }
+        assertThat(app.charges.get()).isZero();
     }
 }
