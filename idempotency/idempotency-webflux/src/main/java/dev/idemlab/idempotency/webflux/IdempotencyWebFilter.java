@@ -1,5 +1,6 @@
 package dev.idemlab.idempotency.webflux;
 
+import dev.idemlab.idempotency.Fingerprint;
 import dev.idemlab.idempotency.IdempotencyContext;
 import dev.idemlab.idempotency.IdempotencyException;
 import dev.idemlab.idempotency.IdempotentCall;
@@ -35,14 +36,17 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 
 /**
  * Puts one route of a Spring WebFlux application behind the idempotency coordinator, under the rules
@@ -167,7 +171,7 @@ public final class IdempotencyWebFilter implements WebFilter {
     }
 
     /** Reads the whole body, up to the route's limit (else 413), and hands it on. */
-    private Mono<Void> readBody(ServerWebExchange exchange, java.util.function.Function<byte[], Mono<Void>> next) {
+    private Mono<Void> readBody(ServerWebExchange exchange, Function<byte[], Mono<Void>> next) {
         return DataBufferUtils.join(exchange.getRequest().getBody(), route.maxBodyBytes())
                 .map(buffer -> {
                     try {
@@ -184,7 +188,7 @@ public final class IdempotencyWebFilter implements WebFilter {
                         tooLarge -> refuse(exchange.getResponse(), Refusals.tooLarge(route)));
     }
 
-    private dev.idemlab.idempotency.Fingerprint fingerprint(ServerHttpRequest request, byte[] body) {
+    private Fingerprint fingerprint(ServerHttpRequest request, byte[] body) {
         HttpHeaders headers = request.getHeaders();
         return RequestFingerprint.of(request.getMethod().name(), request.getPath().value(),
                 request.getURI().getRawQuery(), headers.getFirst(HttpHeaders.CONTENT_TYPE), headers::getOrEmpty,
@@ -298,7 +302,7 @@ public final class IdempotencyWebFilter implements WebFilter {
         private Executor executor;
 
         private Builder(IdempotentRoute route) {
-            this.route = java.util.Objects.requireNonNull(route, "route");
+            this.route = Objects.requireNonNull(route, "route");
         }
 
         /** The paths to guard, as Spring {@link PathPattern}s (say {@code /orders/**}); at least one. */
@@ -309,7 +313,7 @@ public final class IdempotencyWebFilter implements WebFilter {
 
         /** Who the client is; default the exchange's principal. */
         public Builder clients(ReactiveClientResolver clients) {
-            this.clients = java.util.Objects.requireNonNull(clients, "clients");
+            this.clients = Objects.requireNonNull(clients, "clients");
             return this;
         }
 
@@ -319,7 +323,7 @@ public final class IdempotencyWebFilter implements WebFilter {
          * not). Default: a bounded elastic scheduler of the filter's own, ten daemon threads per core.
          */
         public Builder executor(Executor executor) {
-            this.executor = java.util.Objects.requireNonNull(executor, "executor");
+            this.executor = Objects.requireNonNull(executor, "executor");
             return this;
         }
 
@@ -339,7 +343,7 @@ public final class IdempotencyWebFilter implements WebFilter {
                 throw new InvalidIdempotencyConfigException("refusals", route.refusals(), "the route names a servlet "
                         + "RefusalWriter; the WebFlux filter answers refusals as problem details only");
             }
-            List<PathPattern> parsed = new java.util.ArrayList<>();
+            List<PathPattern> parsed = new ArrayList<>();
             for (String path : paths) {
                 try {
                     parsed.add(PathPatternParser.defaultInstance.parse(path));
