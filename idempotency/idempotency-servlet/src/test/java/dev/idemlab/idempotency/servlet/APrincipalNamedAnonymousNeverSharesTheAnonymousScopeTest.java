@@ -20,11 +20,17 @@ class APrincipalNamedAnonymousNeverSharesTheAnonymousScopeTest {
     private static final String BODY = "{\"amount\":10}";
 
     private final OrdersApp app = new OrdersApp();
-    private FilterServer server;
+    private ServerUnderTest server;
+
+    /** The servers this rule runs on: the servlet filter in Jetty here; the WebFlux filter's suite overrides it. */
+    ServerUnderTest.Servers servers() {
+        return FilterServer.JETTY;
+    }
+
 
     @BeforeEach
     void start() throws Exception {
-        server = FilterServer.start(Routes.charge().allowAnonymousClients(true).build(), app);
+        server = servers().start(Routes.charge().allowAnonymousClients(true).build(), app);
     }
 
     @AfterEach

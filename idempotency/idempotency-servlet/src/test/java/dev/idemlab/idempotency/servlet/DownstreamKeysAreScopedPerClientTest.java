@@ -1,15 +1,10 @@
 package dev.idemlab.idempotency.servlet;
 
-import jakarta.servlet.http.HttpServlet;
-import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,11 +26,17 @@ class DownstreamKeysAreScopedPerClientTest {
     private static final String BODY = "{\"amount\":10}";
 
     private final DeduplicatingProviderApp app = new DeduplicatingProviderApp();
-    private FilterServer server;
+    private ServerUnderTest server;
+
+    /** The servers this rule runs on: the servlet filter in Jetty here; the WebFlux filter's suite overrides it. */
+    ServerUnderTest.Servers servers() {
+        return FilterServer.JETTY;
+    }
+
 
     @BeforeEach
     void start() throws Exception {
-        server = FilterServer.start(Routes.charge().allowAnonymousClients(true).build(), app);
+        server = servers().start(Routes.charge().allowAnonymousClients(true).build(), app);
     }
 
     @AfterEach
@@ -70,9 +71,7 @@ class DownstreamKeysAreScopedPerClientTest {
      * Charges a provider that deduplicates on the downstream key the filter hands over: a key it has
      * seen answers the earlier charge and makes none. Answers 503 once when told to, after it saw the key.
      */
-    private static final class DeduplicatingProviderApp extends HttpServlet {
-
-        private static final long serialVersionUID = 1L;
+    private static final class DeduplicatingProviderApp implements Application {
 
         private final Map<String, String> chargesByKey = new LinkedHashMap<>();
         final List<String> keysSeen = new ArrayList<>();
@@ -83,21 +82,22 @@ class DownstreamKeysAreScopedPerClientTest {
         }
 
         @Override
-        protected void doPost(HttpServletRequest request, HttpServletResponse response) throws IOException {
-            String key = (String) request.getAttribute(IdempotencyFilter.DOWNSTREAM_KEY_ATTRIBUTE);
+        public Answer post(String path, byte[] body, String key) {
             String charge;
             synchronized (this) {
                 keysSeen.add(key);
                 if (failNext) {
                     failNext = false;
-                    response.sendError(503, "the provider is down");
-                    return;
+                    return Answer.text(503, "the provider is down");
                 }
                 charge = chargesByKey.computeIfAbsent(key, k -> "ch_" + (chargesByKey.size() + 1));
             }
-            response.setStatus(201);
-            response.setContentType("application/json");
-            response.getOutputStream().write(("{\"id\":\"" + charge + "\"}").getBytes(StandardCharsets.UTF_8));
+            return Answer.json(201, Map.of(), "{\"id\":\"" + charge + "\"}");
+        }
+
+        @Override
+        public Answer get(String path) {
+            return Answer.text(200, "charges=" + ledger().size());
         }
     }
 }

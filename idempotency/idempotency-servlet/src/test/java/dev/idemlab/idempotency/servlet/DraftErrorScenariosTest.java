@@ -29,7 +29,13 @@ class DraftErrorScenariosTest {
     private static final String BODY = "{\"amount\":10}";
 
     private final OrdersApp app = new OrdersApp();
-    private FilterServer server;
+    private ServerUnderTest server;
+
+    /** The servers this rule runs on: the servlet filter in Jetty here; the WebFlux filter's suite overrides it. */
+    ServerUnderTest.Servers servers() {
+        return FilterServer.JETTY;
+    }
+
 
     @AfterEach
     void stop() throws Exception {
@@ -51,7 +57,7 @@ class DraftErrorScenariosTest {
 
     @Test
     void aMissingKeyIs400WithALinkToTheDocumentation() throws Exception {
-        server = FilterServer.start(Routes.charge().build(), app);
+        server = servers().start(Routes.charge().build(), app);
         HttpResponse<byte[]> response = server.post(PATH, null, BODY);
         assertThat(response.statusCode()).isEqualTo(400);
         JsonNode json = problem(response);
@@ -62,7 +68,7 @@ class DraftErrorScenariosTest {
 
     @Test
     void aReusedKeyIs422() throws Exception {
-        server = FilterServer.start(Routes.charge().build(), app);
+        server = servers().start(Routes.charge().build(), app);
         server.post(PATH, "k1", BODY);
         HttpResponse<byte[]> response = server.post(PATH, "k1", "{\"amount\":5}");
         assertThat(response.statusCode()).isEqualTo(422);
@@ -71,7 +77,7 @@ class DraftErrorScenariosTest {
 
     @Test
     void aConcurrentRequestIs409WithRetryAfterAndOneCharge() throws Exception {
-        server = FilterServer.start(Routes.charge().build(), app);
+        server = servers().start(Routes.charge().build(), app);
         CountDownLatch entered = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         app.holdNext(entered, release);
@@ -100,7 +106,7 @@ class DraftErrorScenariosTest {
                 return reservation;
             }
         };
-        server = FilterServer.start(Routes.charge(store, InFlightPolicy.WAIT).build(), app);
+        server = servers().start(Routes.charge(store, InFlightPolicy.WAIT).build(), app);
         CountDownLatch entered = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         app.holdNext(entered, release);

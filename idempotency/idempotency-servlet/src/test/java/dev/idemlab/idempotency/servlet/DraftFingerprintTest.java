@@ -16,11 +16,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 class DraftFingerprintTest {
 
     private final OrdersApp app = new OrdersApp();
-    private FilterServer server;
+    private ServerUnderTest server;
+
+    /** The servers this rule runs on: the servlet filter in Jetty here; the WebFlux filter's suite overrides it. */
+    ServerUnderTest.Servers servers() {
+        return FilterServer.JETTY;
+    }
+
 
     @BeforeEach
     void start() throws Exception {
-        server = FilterServer.start(Routes.charge().fingerprintedHeaders("X-Currency").build(), app);
+        server = servers().start(Routes.charge().fingerprintedHeaders("X-Currency").build(), app);
     }
 
     @AfterEach

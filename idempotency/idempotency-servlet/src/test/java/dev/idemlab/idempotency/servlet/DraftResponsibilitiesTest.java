@@ -19,11 +19,17 @@ class DraftResponsibilitiesTest {
     private static final String BODY = "{\"amount\":10}";
 
     private final OrdersApp app = new OrdersApp();
-    private FilterServer server;
+    private ServerUnderTest server;
+
+    /** The servers this rule runs on: the servlet filter in Jetty here; the WebFlux filter's suite overrides it. */
+    ServerUnderTest.Servers servers() {
+        return FilterServer.JETTY;
+    }
+
 
     @BeforeEach
     void start() throws Exception {
-        server = FilterServer.start(Routes.charge().build(), app);
+        server = servers().start(Routes.charge().build(), app);
     }
 
     @AfterEach
@@ -87,7 +93,7 @@ class DraftResponsibilitiesTest {
     @Test
     void withoutAKeyOnARouteThatDoesNotRequireOneTheRequestSimplyRuns() throws Exception {
         server.close();
-        server = FilterServer.start(Routes.charge().keyRequired(false).build(), app);
+        server = servers().start(Routes.charge().keyRequired(false).build(), app);
         server.post(PATH, null, BODY);
         server.post(PATH, null, BODY);
         assertThat(app.charges.get()).isEqualTo(2);

@@ -19,11 +19,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 class DraftSyntaxTest {
 
     private final OrdersApp app = new OrdersApp();
-    private FilterServer server;
+    private ServerUnderTest server;
+
+    /** The servers this rule runs on: the servlet filter in Jetty here; the WebFlux filter's suite overrides it. */
+    ServerUnderTest.Servers servers() {
+        return FilterServer.JETTY;
+    }
+
 
     @BeforeEach
     void start() throws Exception {
-        server = FilterServer.start(Routes.charge().build(), app);
+        server = servers().start(Routes.charge().build(), app);
     }
 
     @AfterEach

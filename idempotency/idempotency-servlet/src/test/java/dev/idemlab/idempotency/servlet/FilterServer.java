@@ -21,9 +21,23 @@ import java.util.concurrent.CompletableFuture;
 /**
  * A real Jetty 12 ee10 server on 127.0.0.1 and an ephemeral port, with the bearer filter, the
  * idempotency filter on {@code /orders/*} and an application servlet behind them; and a JDK HTTP
- * client to talk to it. Close it to stop the server.
+ * client to talk to it: the servlet filter's {@link ServerUnderTest}. Close it to stop the server.
  */
-final class FilterServer implements AutoCloseable {
+final class FilterServer implements ServerUnderTest {
+
+    /** The servlet filter in Jetty: the shared rule suite's servers by default. */
+    static final Servers JETTY = new Servers() {
+        @Override
+        public ServerUnderTest start(IdempotentRoute route, Application app) throws Exception {
+            return FilterServer.start(route, app);
+        }
+
+        @Override
+        public ServerUnderTest startNamingClientsBy(String header, IdempotentRoute.Builder route, Application app)
+                throws Exception {
+            return FilterServer.start(route.clients(request -> request.getHeader(header)).build(), app);
+        }
+    };
 
     private final Server server;
     private final URI base;
@@ -35,8 +49,8 @@ final class FilterServer implements AutoCloseable {
         this.base = URI.create("http://127.0.0.1:" + port);
     }
 
-    static FilterServer start(IdempotentRoute route, HttpServlet app) throws Exception {
-        return start(new IdempotencyFilter(route), app);
+    static FilterServer start(IdempotentRoute route, Application app) throws Exception {
+        return start(new IdempotencyFilter(route), new ApplicationServlet(app));
     }
 
     static FilterServer start(Filter idempotency, HttpServlet app) throws Exception {
@@ -59,8 +73,8 @@ final class FilterServer implements AutoCloseable {
         return new FilterServer(server, connector.getLocalPort());
     }
 
-    /** A request to {@code path}, with the client's token when not null. */
-    HttpRequest.Builder request(String path, String token) {
+    @Override
+    public HttpRequest.Builder request(String path, String token) {
         HttpRequest.Builder builder = HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(30));
         if (token != null) {
             builder.header("Authorization", "Bearer " + token);
@@ -68,25 +82,13 @@ final class FilterServer implements AutoCloseable {
         return builder;
     }
 
-    /** POST {@code json} to {@code path} as client-a with the key sent as a String item (or none when null). */
-    HttpResponse<byte[]> post(String path, String key, String json) throws IOException, InterruptedException {
-        return send(postRequest(path, "client-a", key, json));
-    }
-
-    HttpRequest postRequest(String path, String token, String key, String json) {
-        HttpRequest.Builder builder = request(path, token).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(json));
-        if (key != null) {
-            builder.header("Idempotency-Key", "\"" + key + "\"");
-        }
-        return builder.build();
-    }
-
-    HttpResponse<byte[]> send(HttpRequest request) throws IOException, InterruptedException {
+    @Override
+    public HttpResponse<byte[]> send(HttpRequest request) throws IOException, InterruptedException {
         return http.send(request, HttpResponse.BodyHandlers.ofByteArray());
     }
 
-    CompletableFuture<HttpResponse<byte[]>> sendAsync(HttpRequest request) {
+    @Override
+    public CompletableFuture<HttpResponse<byte[]>> sendAsync(HttpRequest request) {
         return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray());
     }
 

@@ -1,11 +1,8 @@
 package dev.idemlab.idempotency.servlet;
 
-import jakarta.servlet.http.HttpServlet;
-import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletResponse;
-
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -17,9 +14,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * with the request body echoed, a Location and a per-response trace header that no replay repeats.
  * Tests script the next answer: a 5xx, a thrown error, or a hold on a latch.
  */
-final class OrdersApp extends HttpServlet {
-
-    private static final long serialVersionUID = 1L;
+final class OrdersApp implements Application {
 
     final AtomicInteger charges = new AtomicInteger();
     private final AtomicReference<Integer> failNextWith = new AtomicReference<>();
@@ -42,40 +37,31 @@ final class OrdersApp extends HttpServlet {
     }
 
     @Override
-    protected void doPost(HttpServletRequest request, HttpServletResponse response) throws IOException {
-        String body = new String(request.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    public Answer post(String path, byte[] requestBody, String downstreamKey) throws InterruptedException {
+        String body = new String(requestBody, StandardCharsets.UTF_8);
         CountDownLatch hold = release;
         if (hold != null) {
             release = null;
             entered.countDown();
-            try {
-                hold.await(30, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            hold.await(30, TimeUnit.SECONDS);
         }
         if (throwNext.getAndSet(false)) {
             throw new IllegalStateException("the application failed");
         }
         Integer status = failNextWith.getAndSet(null);
         if (status != null) {
-            response.setStatus(status);
-            response.setContentType("text/plain");
-            response.getWriter().write("the application is down");
-            return;
+            return Answer.text(status, "the application is down");
         }
         String id = "ch_" + charges.incrementAndGet();
-        response.setStatus(201);
-        response.setContentType("application/json");
-        response.setHeader("Location", "/charges/" + id);
-        response.setHeader("X-Trace", UUID.randomUUID().toString());
-        response.getOutputStream().write(("{\"id\":\"" + id + "\",\"path\":\"" + request.getRequestURI()
-                + "\",\"request\":" + (body.isEmpty() ? "null" : body) + "}").getBytes(StandardCharsets.UTF_8));
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("Location", "/charges/" + id);
+        headers.put("X-Trace", UUID.randomUUID().toString());
+        return Answer.json(201, headers, "{\"id\":\"" + id + "\",\"path\":\"" + path
+                + "\",\"request\":" + (body.isEmpty() ? "null" : body) + "}");
     }
 
     @Override
-    protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
-        response.setContentType("text/plain");
-        response.getWriter().write("charges=" + charges.get());
+    public Answer get(String path) {
+        return Answer.text(200, "charges=" + charges.get());
     }
 }

@@ -10,7 +10,6 @@ import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.boot.web.servlet.ServletContextInitializer;
 import org.springframework.core.Ordered;
 
-import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -40,12 +39,9 @@ public final class IdempotencyFilterRegistrations implements ServletContextIniti
                                           ClientResolver clients) {
         List<FilterRegistrationBean<IdempotencyFilter>> all = new ArrayList<>();
         for (IdempotencyProperties.Route route : web.routes()) {
-            if (route.urlPatterns() == null || route.urlPatterns().isEmpty()) {
-                throw new IllegalStateException("idempotency.web.routes: the route of operation " + route.operation()
-                        + " names no url-patterns, so it would guard nothing");
-            }
             FilterRegistrationBean<IdempotencyFilter> registration =
-                    new FilterRegistrationBean<>(new IdempotencyFilter(routeOf(route, coordinator, clients)));
+                    new FilterRegistrationBean<>(new IdempotencyFilter(WebRoutes.routeOf(route, coordinator)
+                            .clients(clients).build()));
             registration.setName("idempotencyFilter." + route.operation());
             registration.setUrlPatterns(route.urlPatterns());
             registration.setOrder(web.filterOrder());
@@ -53,26 +49,6 @@ public final class IdempotencyFilterRegistrations implements ServletContextIniti
         }
         this.registrations = List.copyOf(all);
         this.order = web.filterOrder();
-    }
-
-    private static IdempotentRoute routeOf(IdempotencyProperties.Route route, IdempotencyCoordinator coordinator,
-                                           ClientResolver clients) {
-        if (route.operation() == null) {
-            throw new IllegalStateException("idempotency.web.routes: a route needs an operation");
-        }
-        IdempotentRoute.Builder builder = IdempotentRoute.custom(route.operation(), coordinator)
-                .methods(route.methods().toArray(String[]::new))
-                .keyRequired(route.keyRequired())
-                .allowAnonymousClients(route.allowAnonymous())
-                .allowWaiting(route.allowWaiting())
-                .replayedHeaders(route.replayedHeaders().toArray(String[]::new))
-                .fingerprintedHeaders(route.fingerprintedHeaders().toArray(String[]::new))
-                .maxBodyBytes(route.maxBodyBytes())
-                .clients(clients);
-        if (route.documentation() != null && !route.documentation().isEmpty()) {
-            builder.documentation(URI.create(route.documentation()));
-        }
-        return builder.build();
     }
 
     /** The registrations, one per route, in the order of the properties. */

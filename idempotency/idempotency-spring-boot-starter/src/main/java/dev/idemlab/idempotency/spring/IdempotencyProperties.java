@@ -103,19 +103,23 @@ public record IdempotencyProperties(
                          @DefaultValue("" + IdempotencyAdvisor.DEFAULT_ORDER) int order) { }
 
     /**
-     * The servlet filter's settings.
+     * The web filters' settings: the servlet filter's in a servlet application, the WebFlux filter's in a
+     * reactive one.
      *
-     * @param filterOrder the filters' order in the servlet filter chain: after Spring Security's
-     *     ({@code -100}), so that the client scope can come from the authenticated principal
+     * @param filterOrder the filters' order in the servlet filter chain, or among the WebFlux filters: after
+     *     Spring Security's ({@code -100} in both), so that the client scope can come from the authenticated
+     *     principal
      * @param routes the routes put behind the filter, one filter each
      */
     public record Web(@DefaultValue("0") int filterOrder, @DefaultValue List<Route> routes) { }
 
     /**
-     * One route behind the {@code IdempotencyFilter}.
+     * One route behind the {@code IdempotencyFilter}, or the {@code IdempotencyWebFilter} in a reactive application.
      *
      * @param operation the operation its records are scoped to (at most 60 characters)
-     * @param urlPatterns the servlet URL patterns the filter is mapped to ({@code /orders/*})
+     * @param urlPatterns the servlet URL patterns the filter is mapped to ({@code /orders/*}); in a reactive
+     *     application the same patterns guard the same paths (an exact path, or a prefix ending {@code /*});
+     *     an extension pattern ({@code *.json}) fails startup there
      * @param methods the HTTP methods it guards; others pass through
      * @param keyRequired whether a request without {@code Idempotency-Key} is refused (400); a route that
      *     requires one needs its {@code documentation}

@@ -28,6 +28,26 @@ public record Problem(int status, String slug, String title, String detail) {
 
     /** Writes the problem as the whole response; {@code retryAfter} adds a Retry-After header when not null. */
     public void send(HttpServletResponse response, URI documentation, Duration retryAfter) throws IOException {
+        byte[] body = json(documentation);
+        response.reset();
+        response.setStatus(status);
+        response.setContentType(MEDIA_TYPE);
+        if (documentation != null) {
+            response.setHeader("Link", link(documentation));
+        }
+        if (retryAfter != null) {
+            response.setHeader("Retry-After", retryAfterSeconds(retryAfter));
+        }
+        response.setContentLength(body.length);
+        response.getOutputStream().write(body);
+        response.flushBuffer();
+    }
+
+    /**
+     * The problem's JSON body, as UTF-8: what {@link #send} writes, and what the WebFlux filter writes
+     * on its own response type, so that both filters answer the same bytes.
+     */
+    public byte[] json(URI documentation) {
         ObjectNode json = MAPPER.createObjectNode();
         json.put("type", documentation == null ? "about:blank" : documentation + "#" + slug);
         json.put("title", title);
@@ -36,25 +56,23 @@ public record Problem(int status, String slug, String title, String detail) {
         if (documentation != null) {
             json.put("documentation", documentation.toString());
         }
-        byte[] body;
         try {
-            body = MAPPER.writeValueAsString(json).getBytes(StandardCharsets.UTF_8);
+            return MAPPER.writeValueAsString(json).getBytes(StandardCharsets.UTF_8);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("a problem could not be written as JSON", e);
         }
-        response.reset();
-        response.setStatus(status);
-        response.setContentType(MEDIA_TYPE);
-        if (documentation != null) {
-            response.setHeader("Link", "<" + documentation + ">; rel=\"describedby\"");
-        }
-        if (retryAfter != null) {
-            // Whole seconds, rounded up: a client that honours it never arrives before the hint it was given.
-            long seconds = Math.max(1, (retryAfter.toMillis() + 999) / 1000);
-            response.setHeader("Retry-After", Long.toString(seconds));
-        }
-        response.setContentLength(body.length);
-        response.getOutputStream().write(body);
-        response.flushBuffer();
+    }
+
+    /** The {@code Link} header's value pointing at the documentation, as the draft's section 2.7 shows. */
+    public static String link(URI documentation) {
+        return "<" + documentation + ">; rel=\"describedby\"";
+    }
+
+    /**
+     * The {@code Retry-After} header's value: whole seconds, rounded up, at least 1, so that a client
+     * that honours it never arrives before the hint it was given.
+     */
+    public static String retryAfterSeconds(Duration retryAfter) {
+        return Long.toString(Math.max(1, (retryAfter.toMillis() + 999) / 1000));
     }
 }

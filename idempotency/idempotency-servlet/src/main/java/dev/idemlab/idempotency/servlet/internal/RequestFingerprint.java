@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * What makes a request this request, per the draft's section 2.4 (Idempotency Fingerprint): its
@@ -36,16 +37,35 @@ public final class RequestFingerprint {
 
     /** The fingerprint of {@code request}, whose body is {@code body}. */
     public static Fingerprint of(HttpServletRequest request, byte[] body, List<String> headerNames) {
+        return of(request.getMethod(), request.getRequestURI(), request.getQueryString(), request.getContentType(),
+                name -> Collections.list(request.getHeaders(name)), headerNames, body);
+    }
+
+    /**
+     * The fingerprint of a request told by its parts, for a server that is no servlet container (the
+     * WebFlux filter): both filters fingerprint one request alike, so a key's record reads the same
+     * whichever filter wrote it.
+     *
+     * @param method the request's method
+     * @param rawPath the path as sent, not decoded
+     * @param rawQuery the query as sent, not decoded; {@code null} when there is none
+     * @param contentType the {@code Content-Type} header's value; {@code null} when absent
+     * @param headerValues every field line of a named request header, in order; empty when absent
+     * @param headerNames the headers the route fingerprints
+     * @param body the request's body
+     */
+    public static Fingerprint of(String method, String rawPath, String rawQuery, String contentType,
+                                 Function<String, List<String>> headerValues, List<String> headerNames, byte[] body) {
         Map<String, Object> fields = new LinkedHashMap<>();
-        fields.put("method", request.getMethod().toUpperCase(Locale.ROOT));
-        fields.put("path", request.getRequestURI());
-        fields.put("query", request.getQueryString() == null ? "" : request.getQueryString());
+        fields.put("method", method.toUpperCase(Locale.ROOT));
+        fields.put("path", rawPath);
+        fields.put("query", rawQuery == null ? "" : rawQuery);
         Map<String, Object> headers = new LinkedHashMap<>();
         for (String name : headerNames) {
-            headers.put(name.toLowerCase(Locale.ROOT), Collections.list(request.getHeaders(name)));
+            headers.put(name.toLowerCase(Locale.ROOT), headerValues.apply(name));
         }
         fields.put("headers", headers);
-        if (isJson(request.getContentType())) {
+        if (isJson(contentType)) {
             try {
                 Map<String, Object> withJson = new LinkedHashMap<>(fields);
                 withJson.put("json_body", JSON.readTree(body));

@@ -73,15 +73,21 @@ public final class IdempotencyStoreAutoConfiguration {
             return applications != null && !built.cluster() ? new RedisIdempotencyStore(applications, built)
                     : new RedisIdempotencyStore(built);
         }
-    }
 
-    static RedisStoreConfig redisConfig(IdempotencyProperties properties, String uri) {
-        RedisStoreConfig.Builder config = RedisStoreConfig.custom().uri(uri)
-                .commandTimeout(properties.redis().commandTimeout());
-        if (hasText(properties.keyPrefix())) {
-            config.keyPrefix(properties.keyPrefix());
+        /**
+         * The Redis store's settings from the properties. Here, inside the class that is loaded only with
+         * idempotency-redis present, so that the auto-configuration's own class names no Redis type: a
+         * service without the Redis module (on the memory or PostgreSQL store) failed at startup
+         * introspecting it.
+         */
+        static RedisStoreConfig redisConfig(IdempotencyProperties properties, String uri) {
+            RedisStoreConfig.Builder config = RedisStoreConfig.custom().uri(uri)
+                    .commandTimeout(properties.redis().commandTimeout());
+            if (hasText(properties.keyPrefix())) {
+                config.keyPrefix(properties.keyPrefix());
+            }
+            return config.build();
         }
-        return config.build();
     }
 
     /** {@code idempotency.store=postgres}, on the application's {@code DataSource}. */

@@ -57,7 +57,7 @@ public final class IdempotencyStoreOnSpringDataRedisAutoConfiguration {
             }
             uri = ConnectionFactoryClient.uri(factory);
         }
-        RedisStoreConfig config = IdempotencyStoreAutoConfiguration.redisConfig(properties, uri);
+        RedisStoreConfig config = IdempotencyStoreAutoConfiguration.RedisStore.redisConfig(properties, uri);
         if (unusable != null || config.cluster()) {
             LOG.info("the Redis store makes its own client for {}: the LettuceConnectionFactory's cannot serve it ({})",
                     config.address(), unusable != null ? unusable : "a Redis Cluster uri");
