@@ -13,4 +13,5 @@ module dev.idemlab.idempotency.servlet {
     requires org.slf4j;
 
     exports dev.idemlab.idempotency.servlet;
+    exports dev.idemlab.idempotency.servlet.headers;
 }
