@@ -184,6 +184,23 @@ class CallsAreObservedPhaseByPhaseTest {
         assertAllStoppedAndKeyFree();
     }
 
+    /**
+     * The servlet filter and the starter scope a key per client by appending {@code .c-} and 32 hex
+     * digits to the operation: one operation per client, which the tag must not carry.
+     */
+    @Test
+    void aClientsScopeIsLeftOutOfTheOperationTag() {
+        String scoped = "payment.charge.c-0123456789abcdef0123456789abcdef";
+        coordinator.execute(IdempotentCall.of(scoped, KEY, Fingerprint.ofFields(Map.of("amount", 10))), TEXT,
+                () -> "ch_1");
+        coordinator.execute(IdempotentCall.of("payment.charge.anon", "other-key", Fingerprint.ofFields(Map.of())),
+                TEXT, () -> "ch_2");
+
+        assertThat(recorder.started).extracting(each -> tags(each).get("operation")).containsOnly(
+                "payment.charge", "payment.charge.anon");
+        assertAllStoppedAndKeyFree();
+    }
+
     private List<Observation.Context> named(String name) {
         return recorder.started.stream().filter(each -> name.equals(each.getName())).toList();
     }

@@ -12,8 +12,9 @@ import io.micrometer.observation.ObservationRegistry;
  * {@code idempotency.action}, {@code idempotency.complete} and {@code idempotency.release} (see
  * {@link CallObservation.Phase}). Spring Boot turns each into a timer and, with a tracer, a span, so a
  * trace shows where a request's time went. Every observation carries three low-cardinality tags:
- * {@code operation} (a name fixed in code, the route's or the method's), {@code store} (the store's
- * name) and {@code outcome} (the call's {@link Outcome}, or the phase's, from a short fixed list).
+ * {@code operation} (a name fixed in code, the route's or the method's, without a client's scope: see
+ * {@link #unscoped}), {@code store} (the store's name) and {@code outcome} (the call's {@link Outcome},
+ * or the phase's, from a short fixed list).
  *
  * <p>The key is never a tag, of either kind. As a low-cardinality tag it would make one timer per
  * key: a client-chosen, unbounded set of time series that grows until the metrics backend refuses it.
@@ -29,6 +30,8 @@ import io.micrometer.observation.ObservationRegistry;
 final class MicrometerObservations implements ObservedCalls {
 
     static final String CALL = "idempotency.call";
+    /** {@code .c-} and 32 hex digits: the scope the servlet filter and the starter append per client. */
+    private static final int CLIENT_SCOPE_LENGTH = 35;
 
     private final ObservationRegistry registry;
     private final String store;
@@ -40,7 +43,28 @@ final class MicrometerObservations implements ObservedCalls {
 
     @Override
     public CallObservation start(IdempotentCall call) {
-        return new Observed(observation(CALL, call.operation(), null), call.operation(), null);
+        String operation = unscoped(call.operation());
+        return new Observed(observation(CALL, operation, null), operation, null);
+    }
+
+    /**
+     * {@code operation} without a client's scope: the servlet filter and the starter scope keys per
+     * client by appending {@code .c-} and 32 hex digits of a digest of the client to the operation, one
+     * operation per client, which as a tag would make a time series per client. The anonymous scope
+     * ({@code .anon}, one per route) is kept.
+     */
+    static String unscoped(String operation) {
+        int scope = operation.length() - CLIENT_SCOPE_LENGTH;
+        if (scope <= 0 || !operation.startsWith(".c-", scope)) {
+            return operation;
+        }
+        for (int i = scope + 3; i < operation.length(); i++) {
+            char c = operation.charAt(i);
+            if ((c < '0' || c > '9') && (c < 'a' || c > 'f')) {
+                return operation;
+            }
+        }
+        return operation.substring(0, scope);
     }
 
     private Observation observation(String name, String operation, Observation parent) {
