@@ -128,7 +128,7 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
         if (Thread.currentThread().isInterrupted()) {
             throw interrupted(call, null);
         }
-        CallObservation observed = observations.start(call);
+        CallObservation observed = observations.start(call); // NONE, allocating nothing, unless observed
         R result;
         try (CallObservation.Scope scope = observed.openScope()) {
             result = callWithReservation(call, codec, action, observed.answering(answer), observed);
@@ -159,10 +159,7 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
         return new AsyncCall<>(this, call, codec, action, executor, tokens.next()).start();
     }
 
-    /**
-     * Reserve first, then run, or find out what the holder of the key did; each reserve, wait and
-     * the owner's steps observed as phases of {@code observed}.
-     */
+    /** Reserve first, then run, or find out what the holder of the key did; each step a phase of {@code observed}. */
     private <T, E extends Exception, R> R callWithReservation(IdempotentCall call, ResultCodec<T> codec,
             ContextualAction<T, E> action, Answer<T, R> answer, CallObservation observed) throws E {
         String token = tokens.next();
@@ -211,10 +208,7 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
         return reservation;
     }
 
-    /**
-     * Waits for the holder of {@code found}, observed as a phase of {@code observed}: the replayed
-     * result, or {@code null} to contend for the key again.
-     */
+    /** Waits for the holder of {@code found}, observed: the replayed result, or {@code null} to contend again. */
     private <T> IdempotentResult<T> observedWait(IdempotentCall call, Pending found, WaitForHolder waiting,
                                                  ResultCodec<T> codec, CallObservation observed) {
         CallObservation phase = observed.phase(CallObservation.Phase.WAIT);
