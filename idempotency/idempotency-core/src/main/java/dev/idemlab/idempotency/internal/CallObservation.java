@@ -1,15 +1,5 @@
 package dev.idemlab.idempotency.internal;
 
-import dev.idemlab.idempotency.IdempotencyInProgressException;
-import dev.idemlab.idempotency.IdempotencyInterruptedException;
-import dev.idemlab.idempotency.IdempotencyKeyReuseException;
-import dev.idemlab.idempotency.IdempotencyRecordUnreadableException;
-import dev.idemlab.idempotency.IdempotencyStoreUnavailableException;
-import dev.idemlab.idempotency.IdempotentReplayUnavailableException;
-import dev.idemlab.idempotency.Outcome;
-
-import java.util.Locale;
-
 /**
  * One call through the coordinator, or one phase of it, as an observation: the seam between the
  * coordinator and Micrometer's Observation API, so that the coordinator names its phases without
@@ -100,26 +90,10 @@ interface CallObservation {
      */
     default void failed(String outcome, Throwable failure) { }
 
-    /** The tag an outcome gets: {@code executed}, {@code key-reuse}, as {@code idempotency.calls} spells them. */
-    static String tag(Outcome outcome) {
-        return outcome.name().toLowerCase(Locale.ROOT).replace('_', '-');
-    }
-
-    /** What a call that ended in {@code failure} counts as, as {@code idempotency.calls} counts it. */
-    static Outcome outcomeOf(Throwable failure) {
-        if (failure instanceof IdempotencyInProgressException) {
-            return Outcome.IN_PROGRESS;
-        } else if (failure instanceof IdempotencyKeyReuseException) {
-            return Outcome.KEY_REUSE;
-        } else if (failure instanceof IdempotencyStoreUnavailableException) {
-            return Outcome.FAILED_CLOSED;
-        } else if (failure instanceof IdempotentReplayUnavailableException) {
-            return Outcome.REPLAY_UNAVAILABLE;
-        } else if (failure instanceof IdempotencyRecordUnreadableException) {
-            return Outcome.RECORD_UNREADABLE;
-        } else if (failure instanceof IdempotencyInterruptedException) {
-            return Outcome.INTERRUPTED;
-        }
-        return Outcome.ACTION_FAILED;
-    }
+    /**
+     * Ends the observation after {@code failure}, with the outcome the failure counts as in
+     * {@code idempotency.calls} ({@code in-progress}, {@code key-reuse}, {@code action-failed}, ...),
+     * worked out only when observed: an unobserved refusal allocates nothing for it.
+     */
+    default void failed(Throwable failure) { }
 }

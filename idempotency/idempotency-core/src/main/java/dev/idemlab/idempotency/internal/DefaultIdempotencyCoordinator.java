@@ -133,10 +133,10 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
         try (CallObservation.Scope scope = observed.openScope()) {
             result = callWithReservation(call, codec, action, observed.answering(answer), observed);
         } catch (IdempotencyRecordUnreadableException unreadable) {
-            observed.failed(CallObservation.tag(Outcome.RECORD_UNREADABLE), unreadable);
+            observed.failed(unreadable);
             throw refused(unreadable);
         } catch (Throwable failure) {
-            observed.failed(CallObservation.tag(CallObservation.outcomeOf(failure)), failure);
+            observed.failed(failure);
             throw failure;
         }
         observed.answered();
@@ -216,7 +216,7 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
         try {
             waited = replays.waitEnded(call, inFlightWait.await(call, found, waiting), codec);
         } catch (RuntimeException e) {
-            phase.failed(CallObservation.tag(CallObservation.outcomeOf(e)), e);
+            phase.failed(e);
             throw e;
         }
         phase.stop(waited == null ? "contend" : "replayed");

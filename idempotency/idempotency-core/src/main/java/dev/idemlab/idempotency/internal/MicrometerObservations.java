@@ -1,10 +1,20 @@
 package dev.idemlab.idempotency.internal;
 
 import dev.idemlab.idempotency.IdempotencyException;
+import dev.idemlab.idempotency.IdempotencyInProgressException;
+import dev.idemlab.idempotency.IdempotencyInterruptedException;
+import dev.idemlab.idempotency.IdempotencyKeyReuseException;
+import dev.idemlab.idempotency.IdempotencyRecordUnreadableException;
+import dev.idemlab.idempotency.IdempotencyStoreUnavailableException;
 import dev.idemlab.idempotency.IdempotentCall;
+import dev.idemlab.idempotency.IdempotentReplayUnavailableException;
 import dev.idemlab.idempotency.Outcome;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
+
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
 
 /**
  * The coordinator's calls as Micrometer Observations: {@code idempotency.call} for the whole call,
@@ -30,6 +40,14 @@ import io.micrometer.observation.ObservationRegistry;
 final class MicrometerObservations implements ObservedCalls {
 
     static final String CALL = "idempotency.call";
+    /** Each outcome's tag, {@code executed}, {@code key-reuse}, as {@code idempotency.calls} spells them: built once. */
+    private static final Map<Outcome, String> TAGS = new EnumMap<>(Outcome.class);
+
+    static {
+        for (Outcome outcome : Outcome.values()) {
+            TAGS.put(outcome, outcome.name().toLowerCase(Locale.ROOT).replace('_', '-'));
+        }
+    }
     /** {@code .c-} and 32 hex digits: the scope the servlet filter and the starter append per client. */
     private static final int CLIENT_SCOPE_LENGTH = 35;
 
@@ -77,6 +95,24 @@ final class MicrometerObservations implements ObservedCalls {
         return observation.start();
     }
 
+    /** What a call that ended in {@code failure} counts as, as {@code idempotency.calls} counts it. */
+    static Outcome outcomeOf(Throwable failure) {
+        if (failure instanceof IdempotencyInProgressException) {
+            return Outcome.IN_PROGRESS;
+        } else if (failure instanceof IdempotencyKeyReuseException) {
+            return Outcome.KEY_REUSE;
+        } else if (failure instanceof IdempotencyStoreUnavailableException) {
+            return Outcome.FAILED_CLOSED;
+        } else if (failure instanceof IdempotentReplayUnavailableException) {
+            return Outcome.REPLAY_UNAVAILABLE;
+        } else if (failure instanceof IdempotencyRecordUnreadableException) {
+            return Outcome.RECORD_UNREADABLE;
+        } else if (failure instanceof IdempotencyInterruptedException) {
+            return Outcome.INTERRUPTED;
+        }
+        return Outcome.ACTION_FAILED;
+    }
+
     /** One started observation: the call's ({@code phase} null) or a phase's. */
     private final class Observed implements CallObservation {
 
@@ -107,7 +143,7 @@ final class MicrometerObservations implements ObservedCalls {
 
         @Override
         public void answered() {
-            stop(CallObservation.tag(outcome));
+            stop(TAGS.get(outcome));
         }
 
         @Override
@@ -118,6 +154,11 @@ final class MicrometerObservations implements ObservedCalls {
         @Override
         public void stop(String outcome) {
             observation.lowCardinalityKeyValue("outcome", outcome).stop();
+        }
+
+        @Override
+        public void failed(Throwable failure) {
+            failed(TAGS.get(outcomeOf(failure)), failure);
         }
 
         @Override
