@@ -86,6 +86,13 @@ for threads in $thread_counts; do
   java -jar "$jar" 'FingerprintBenchmark' -t "$threads" "${timing[@]}" "${profile[@]}" \
     -rf json -rff "$out/jmh-fingerprint-threads-$threads.json"
 done
+# The @Idempotent proxy beside the same call made on the coordinator, on memory (the page's "proxy" section).
+if [[ ",$stores," == *,MEMORY,* ]]; then
+  for threads in $thread_counts; do
+    java -jar "$jar" 'ProxyBenchmark' -t "$threads" "${timing[@]}" "${profile[@]}" \
+      -rf json -rff "$out/jmh-proxy-threads-$threads.json"
+  done
+fi
 durable_stores=""
 if [[ "${DURABLE:-1}" != 0 ]]; then
   for store in ${stores//,/ }; do

@@ -17,4 +17,5 @@ module dev.idemlab.idempotency.servlet {
     // Not API: the filters' shared rules (key syntax, fingerprint, problem details, stored responses,
     // client scopes, refusals), exported for the WebFlux filter (idempotency-webflux), which follows them too.
     exports dev.idemlab.idempotency.servlet.internal;
+    exports dev.idemlab.idempotency.servlet.headers;
 }

@@ -37,6 +37,7 @@ public final class MarkdownPage {
             latencyTable(page, summary.results(), store);
         }
         fingerprint(page, summary);
+        proxy(page, summary);
         missing(page, summary.results().missing());
         howToRead(page);
         return page.toString();
@@ -142,7 +143,8 @@ public final class MarkdownPage {
     }
 
     private static void fingerprint(StringBuilder page, Summary summary) {
-        List<Comparison> rows = summary.comparisons(null);
+        List<Comparison> rows = summary.comparisons(null).stream()
+                .filter(c -> c.question() == Question.FINGERPRINT).toList();
         if (rows.isEmpty()) {
             return;
         }
@@ -158,6 +160,32 @@ public final class MarkdownPage {
                         .append(" | ").append(fmt("%.3f", rec.percentile("50.0")))
                         .append(" | ").append(fmt("%.3f", rec.percentile("99.0")))
                         .append(" | ").append(fmt("%.3f", rec.percentile("99.9"))).append(" |\n"));
+            }
+        }
+        page.append("\n");
+    }
+
+    /**
+     * The {@code @Idempotent} proxy beside the same call made on the coordinator ({@code ProxyBenchmark}, on
+     * memory): "ours / raw" is the proxy's share of a direct call's throughput.
+     */
+    private static void proxy(StringBuilder page, Summary summary) {
+        List<Comparison> rows = summary.comparisons(null).stream().filter(c -> c.question().proxy()).toList();
+        if (rows.isEmpty()) {
+            return;
+        }
+        page.append("## proxy\n\nA charge made through `Idempotency.proxy` (an `@Idempotent` interface method) ")
+                .append("beside the same call made directly on the coordinator, on the memory store: both build the ")
+                .append("fingerprint of the order's id and amount, the call and the JSON codec; the proxy adds the ")
+                .append("dynamic proxy, the method's plan, the arguments' copy and the reflective call. Here ")
+                .append("\"coordinator\" is the proxy and \"ours / raw\" its share of the direct call's throughput.\n\n");
+        throughputTable(page, rows);
+        page.append("| question | threads | side | p50 | p99 | p99.9 |\n|---|---:|---|---:|---:|---:|\n");
+        for (Comparison c : rows) {
+            for (String method : List.of(c.question().ours(), c.baseline())) {
+                summary.results().find(c.question().benchmark(), method, null, c.threads(), JmhRecord.SAMPLE_TIME)
+                        .ifPresent(r -> latencyRow(page, c.question().title(), r,
+                                method.equals(c.question().ours()) ? "proxy" : "direct"));
             }
         }
         page.append("\n");

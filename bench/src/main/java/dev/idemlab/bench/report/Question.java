@@ -13,7 +13,9 @@ public enum Question {
     FINGERPRINT("fingerprint", "FingerprintBenchmark", "ofFields", List.of("rawJsonSha256")),
     REDISSON_FIRST_CALL("first call, beside Redisson", "RedissonBenchmark", "coordinatorFirstCall",
             List.of("redissonFirstCall")),
-    REDISSON_REPLAY("replay, beside Redisson", "RedissonBenchmark", "coordinatorReplay", List.of("redissonReplay"));
+    REDISSON_REPLAY("replay, beside Redisson", "RedissonBenchmark", "coordinatorReplay", List.of("redissonReplay")),
+    PROXY_FIRST_CALL("first call, @Idempotent proxy", "ProxyBenchmark", "proxyFirstCall", List.of("directFirstCall")),
+    PROXY_REPLAY("replay, @Idempotent proxy", "ProxyBenchmark", "proxyReplay", List.of("directReplay"));
 
     private final String title;
     private final String benchmark;
@@ -46,9 +48,14 @@ public enum Question {
         return baselines;
     }
 
-    /** Whether the benchmark runs once per store ({@code -p store=...}). */
+    /** Whether the benchmark runs once per store ({@code -p store=...}); the proxy's runs on memory only. */
     public boolean perStore() {
-        return this != FINGERPRINT;
+        return this != FINGERPRINT && !proxy();
+    }
+
+    /** Whether it compares the {@code @Idempotent} proxy with the same call made on the coordinator. */
+    public boolean proxy() {
+        return this == PROXY_FIRST_CALL || this == PROXY_REPLAY;
     }
 
     /** What a baseline method does on {@code store} ({@code null} for the fingerprint). */
@@ -58,6 +65,7 @@ public enum Question {
             case "rawPlainWrite" -> store.plainWriteLabel();
             case "rawPlainRead" -> store.plainReadLabel();
             case "rawJsonSha256" -> "plain Jackson JSON + SHA-256";
+            case "directFirstCall", "directReplay" -> "the same call made directly on the coordinator";
             case "redissonFirstCall", "redissonReplay" -> "Redisson RLock idiom (lock, GET, run, SET with ttl, unlock)";
             default -> throw new IllegalArgumentException("not a baseline method: " + method);
         };

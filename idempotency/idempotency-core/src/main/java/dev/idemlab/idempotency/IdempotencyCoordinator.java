@@ -4,6 +4,7 @@ import dev.idemlab.idempotency.internal.DefaultIdempotencyCoordinator;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.idempotency.spi.StoreDescription;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -145,6 +146,7 @@ public interface IdempotencyCoordinator {
         private IdempotencyConfig config = IdempotencyConfig.ofDefaults();
         private Ticker ticker = Ticker.system();
         private Object meterRegistry;
+        private Object observationRegistry;
 
         private Builder(IdempotencyStore store) {
             this.store = Objects.requireNonNull(store, "store");
@@ -175,8 +177,28 @@ public interface IdempotencyCoordinator {
             return this;
         }
 
+        /**
+         * Observes every call through {@link #call call} and {@link #execute execute} as Micrometer
+         * Observations, which Spring Boot turns into timers and, with a tracer, spans: {@code idempotency.call}
+         * and, as its children, {@code idempotency.reserve}, {@code idempotency.wait} (for an in-flight
+         * holder), {@code idempotency.action}, {@code idempotency.complete} and {@code idempotency.release}.
+         * Each carries the low-cardinality tags {@code operation}, {@code store} and {@code outcome}. The
+         * key is never a tag, of either cardinality: it is chosen by clients, so as a metric tag it would
+         * make a time series per key, and as a span attribute it would be kept in traces for longer, and
+         * shown to more readers, than its record. The action runs with its observation as the current one,
+         * so what it observes itself nests under it. Off unless this is called: an unobserved call
+         * allocates nothing for it. {@code callAsync} is not observed.
+         *
+         * <p>Needs {@code io.micrometer:micrometer-observation} on the class path (micrometer-core brings it):
+         * the core declares it optional.
+         */
+        public Builder observationRegistry(ObservationRegistry observationRegistry) {
+            this.observationRegistry = Objects.requireNonNull(observationRegistry, "observationRegistry");
+            return this;
+        }
+
         public IdempotencyCoordinator build() {
-            return new DefaultIdempotencyCoordinator(store, config, ticker, meterRegistry);
+            return new DefaultIdempotencyCoordinator(store, config, ticker, meterRegistry, observationRegistry);
         }
     }
 }

@@ -35,6 +35,8 @@ class CoreAloneTest {
                 .isInstanceOf(ClassNotFoundException.class);
         assertThatThrownBy(() -> Class.forName("io.micrometer.core.instrument.MeterRegistry"))
                 .isInstanceOf(ClassNotFoundException.class);
+        assertThatThrownBy(() -> Class.forName("io.micrometer.observation.ObservationRegistry"))
+                .isInstanceOf(ClassNotFoundException.class);
         assertThatThrownBy(() -> Class.forName("io.github.resilience4j.circuitbreaker.CircuitBreaker"))
                 .isInstanceOf(ClassNotFoundException.class);
     }

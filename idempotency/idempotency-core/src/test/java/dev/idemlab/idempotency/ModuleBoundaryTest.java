@@ -43,7 +43,7 @@ class ModuleBoundaryTest {
                 .map(ModuleDescriptor.Requires::name)
                 .collect(Collectors.toSet());
         assertThat(runtime).containsExactlyInAnyOrder("java.base", "org.slf4j");
-        assertThat(optional).containsExactlyInAnyOrder("com.fasterxml.jackson.databind", "micrometer.core",
+        assertThat(optional).containsExactlyInAnyOrder("com.fasterxml.jackson.databind", "micrometer.core", "micrometer.observation",
                 "io.github.resilience4j.circuitbreaker", "io.github.resilience4j.core");
     }
 }

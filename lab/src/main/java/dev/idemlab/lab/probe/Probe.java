@@ -23,7 +23,8 @@ import java.util.concurrent.Future;
  * of a UUID's length that is not one, every other key a random UUID),
  * the key's field in other syntaxes (a bare token, a List, two field lines, an empty String), one key
  * from two clients, a retry after an application 4xx, whether refusals are problem details or link the
- * documentation, and whether a 409 carries Retry-After.
+ * documentation, whether a 409 carries Retry-After, and the expiry policy where the API publishes one
+ * ({@link ExpiryPolicyCheck}).
  * Each check uses a key of its own, fresh in every run ({@link ProbeKeys}), so that a probe can be run
  * again on the same server. Each row says whose rule it checks: the draft's (with its section), common practice, or
  * this lab's own (no key is 400 only where the API requires one; a 5xx the draft lets be stored; keys
@@ -81,6 +82,7 @@ public final class Probe {
         rows.add(applicationError(keys.of("4xx")));
         rows.add(refusalsExplained());
         rows.add(retryAfter());
+        rows.add(new ExpiryPolicyCheck(client).run(keys.of("expiry")));
         return rows;
     }
 

@@ -2,6 +2,7 @@ package dev.idemlab.lab.probe;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.idemlab.idempotency.servlet.headers.ExpiryPolicyHeader;
 
 import java.io.IOException;
 import java.net.URI;
@@ -20,7 +21,8 @@ final class ProbeClient {
 
     /** What one request got back. */
     record Answer(int status, String body, Optional<String> replayed, Optional<String> location,
-                  Optional<String> contentType, Optional<String> link, Optional<String> retryAfter) {
+                  Optional<String> contentType, Optional<String> link, Optional<String> retryAfter,
+                  Optional<String> expiryPolicy) {
 
         /** Whether it is RFC 9457 problem details, or links its documentation ({@code rel="describedby"}). */
         boolean explained() {
@@ -78,7 +80,7 @@ final class ProbeClient {
         java.net.http.HttpHeaders headers = response.headers();
         return new Answer(response.statusCode(), response.body(), headers.firstValue("Idempotent-Replayed"),
                 headers.firstValue("Location"), headers.firstValue("Content-Type"), headers.firstValue("Link"),
-                headers.firstValue("Retry-After"));
+                headers.firstValue("Retry-After"), headers.firstValue(ExpiryPolicyHeader.NAME));
     }
 
     /** The server's ledger ({@code GET /ledger}, a JSON array), or empty when it offers none. */

@@ -119,7 +119,7 @@ final class AsyncCall<T, E extends Exception> implements CompletionNotifications
                 coordinator.releaseLater(call, token); // cancelled while reserving: the action never runs
                 return;
             }
-            result.complete(new OwnerAttempt<T>(coordinator, call, namespace, token, start)
+            result.complete(new OwnerAttempt<T>(coordinator, call, namespace, token, start, CallObservation.NONE)
                     .run(acquired.fence(), codec, action, IdempotentResult::new));
             return;
         }

@@ -56,13 +56,16 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
     private final Heartbeats heartbeats;
     private final Replays replays;
     private final RetryAfterHint retryAfterHint;
+    private final ObservedCalls observations;
 
     /**
      * @param meterRegistry a Micrometer {@code MeterRegistry}, or {@code null} for none; typed as
      *     {@code Object} so that this class loads without Micrometer on the class path
+     * @param observationRegistry a Micrometer {@code ObservationRegistry}, or {@code null} for none
+     *     (then no call allocates anything for it); typed as {@code Object} for the same reason
      */
     public DefaultIdempotencyCoordinator(IdempotencyStore store, IdempotencyConfig config, Ticker ticker,
-                                         Object meterRegistry) {
+                                         Object meterRegistry, Object observationRegistry) {
         this.store = store;
         this.config = config;
         this.storeDescription = store.describe();
@@ -70,6 +73,8 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
         this.counters = new CoordinatorCounters(meterRegistry == null
                 ? CoordinatorCounters.Sink.NONE
                 : new MicrometerMeters(meterRegistry, storeDescription.name()));
+        this.observations = observationRegistry == null
+                ? ObservedCalls.NONE : new MicrometerObservations(observationRegistry, storeDescription.name());
         this.ticker = ticker;
         this.storeCalls = new StoreCalls(ticker, config.storePatience());
         this.encoder = new ResultEncoder(config.maxResultBytes(), counters);
@@ -123,11 +128,19 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
         if (Thread.currentThread().isInterrupted()) {
             throw interrupted(call, null);
         }
-        try {
-            return callWithReservation(call, codec, action, answer);
+        CallObservation observed = observations.start(call); // NONE, allocating nothing, unless observed
+        R result;
+        try (CallObservation.Scope scope = observed.openScope()) {
+            result = callWithReservation(call, codec, action, observed.answering(answer), observed);
         } catch (IdempotencyRecordUnreadableException unreadable) {
+            observed.failed(unreadable);
             throw refused(unreadable);
+        } catch (Throwable failure) {
+            observed.failed(failure);
+            throw failure;
         }
+        observed.answered();
+        return result;
     }
 
     /** Counts and logs a record the store cannot read, which refuses the call. */
@@ -146,9 +159,9 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
         return new AsyncCall<>(this, call, codec, action, executor, tokens.next()).start();
     }
 
-    /** Reserve first, then run, or find out what the holder of the key did. */
-    private <T, E extends Exception, R> R callWithReservation(
-            IdempotentCall call, ResultCodec<T> codec, ContextualAction<T, E> action, Answer<T, R> answer) throws E {
+    /** Reserve first, then run, or find out what the holder of the key did; each step a phase of {@code observed}. */
+    private <T, E extends Exception, R> R callWithReservation(IdempotentCall call, ResultCodec<T> codec,
+            ContextualAction<T, E> action, Answer<T, R> answer, CallObservation observed) throws E {
         String token = tokens.next();
         String namespace = call.namespace(); // built once: each build is a string and its bytes
         WaitForHolder waiting = null;
@@ -156,12 +169,12 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
             Reservation reservation;
             long start = storeCalls.now();
             try {
-                reservation = reserve(call, namespace, token, start);
+                reservation = observedReserve(call, namespace, token, start, observed);
             } catch (IdempotencyStoreException e) {
                 return shaped(answer, reserveFailed(call, token, codec, action, e));
             }
             if (reservation instanceof Reservation.Acquired acquired) {
-                return new OwnerAttempt<T>(this, call, namespace, token, start)
+                return new OwnerAttempt<T>(this, call, namespace, token, start, observed)
                         .run(acquired.fence(), codec, action, answer);
             }
             IdempotencyRecord found = ((Reservation.Found) reservation).record();
@@ -172,12 +185,42 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
             if (waiting == null) {
                 waiting = new WaitForHolder(this, call);
             }
-            IdempotentResult<T> waited = replays.waitEnded(call, inFlightWait.await(call, (Pending) found, waiting), codec);
+            IdempotentResult<T> waited = observedWait(call, (Pending) found, waiting, codec, observed);
             if (waited != null) {
                 return shaped(answer, waited);
             }
             // The holder released the key, its lease ran out, or the store kept failing past it: contend again.
         }
+    }
+
+    /** {@link #reserve}, observed as a phase of {@code observed}. */
+    private Reservation observedReserve(IdempotentCall call, String namespace, String token, long start,
+                                        CallObservation observed) {
+        CallObservation phase = observed.phase(CallObservation.Phase.RESERVE);
+        Reservation reservation;
+        try {
+            reservation = reserve(call, namespace, token, start);
+        } catch (RuntimeException e) {
+            phase.failed("store-failed", e);
+            throw e;
+        }
+        phase.stop(reservation instanceof Reservation.Acquired ? "acquired" : "found");
+        return reservation;
+    }
+
+    /** Waits for the holder of {@code found}, observed: the replayed result, or {@code null} to contend again. */
+    private <T> IdempotentResult<T> observedWait(IdempotentCall call, Pending found, WaitForHolder waiting,
+                                                 ResultCodec<T> codec, CallObservation observed) {
+        CallObservation phase = observed.phase(CallObservation.Phase.WAIT);
+        IdempotentResult<T> waited;
+        try {
+            waited = replays.waitEnded(call, inFlightWait.await(call, found, waiting), codec);
+        } catch (RuntimeException e) {
+            phase.failed(e);
+            throw e;
+        }
+        phase.stop(waited == null ? "contend" : "replayed");
+        return waited;
     }
 
     /**

@@ -36,13 +36,19 @@ final class OwnerAttempt<T> extends Heartbeat {
 
     private final DefaultIdempotencyCoordinator coordinator;
     private final IdempotentCall call;
+    private final CallObservation observed;
 
-    /** {@code reservedAtNanos}: when the reserve that acquired the key started (its first try), by the coordinator's ticker. */
+    /**
+     * {@code reservedAtNanos}: when the reserve that acquired the key started (its first try), by the
+     * coordinator's ticker; {@code observed}: the call's observation, whose phases the action, the
+     * complete and the release are.
+     */
     OwnerAttempt(DefaultIdempotencyCoordinator coordinator, IdempotentCall call, String namespace, String token,
-                 long reservedAtNanos) {
+                 long reservedAtNanos, CallObservation observed) {
         super(namespace, token, reservedAtNanos);
         this.coordinator = coordinator;
         this.call = call;
+        this.observed = observed;
     }
 
     @Override
@@ -65,26 +71,45 @@ final class OwnerAttempt<T> extends Heartbeat {
             return new LocalCompletion<>(this, coordinator, call).run(fence, codec, local, answer);
         }
         coordinator.heartbeats().start(this);
-        T value;
-        try {
-            value = action.run(coordinator.context(call, namespace, fence, action));
-        } catch (Throwable failure) {
-            stop();
-            withoutInterrupt(this::release);
-            counters.outcome(Outcome.ACTION_FAILED);
-            throw failure;
-        }
+        T value = runAction(fence, action);
         // Judged as the action returned: a complete that takes long cannot lose a lease that held until then.
         // The renewals go on until the result is stored, though (or its settle gave up): a complete that
         // waits out a fault must not let the store's lease end meanwhile, nor a retry run the action again.
         boolean leaseLost = lost();
         completing();
+        boolean kept = store(codec, value);
+        Outcome outcome = leaseLost || !kept ? Outcome.LEASE_LOST : Outcome.EXECUTED;
+        counters.outcome(outcome);
+        return answer.of(value, outcome);
+    }
+
+    /** Runs the action while renewing the lease; when it throws, stops renewing and releases the key. */
+    private <E extends Exception> T runAction(long fence, ContextualAction<T, E> action) throws E {
+        CallObservation acting = observed.phase(CallObservation.Phase.ACTION);
+        T value;
+        try (CallObservation.Scope scope = acting.openScope()) {
+            value = action.run(coordinator.context(call, namespace, fence, action));
+        } catch (Throwable failure) {
+            acting.failed("failed", failure);
+            stop();
+            withoutInterrupt(this::release);
+            coordinator.counters().outcome(Outcome.ACTION_FAILED);
+            throw failure;
+        }
+        acting.stop("ok");
+        return value;
+    }
+
+    /** Encodes and completes, with the interrupt flag set aside; {@code false} when this attempt was stale. */
+    private boolean store(ResultCodec<T> codec, T value) {
+        CallObservation completing = observed.phase(CallObservation.Phase.COMPLETE);
         // withoutInterrupt's steps written out: a lambda capturing the result would be one more object per call.
         boolean interrupted = Thread.interrupted();
         boolean kept;
         try {
             kept = complete(coordinator.encoder().encode(codec, value));
         } catch (RuntimeException | Error e) {
+            completing.failed("failed", e);
             stop();
             throw e;
         } finally {
@@ -92,9 +117,8 @@ final class OwnerAttempt<T> extends Heartbeat {
                 Thread.currentThread().interrupt();
             }
         }
-        Outcome outcome = leaseLost || !kept ? Outcome.LEASE_LOST : Outcome.EXECUTED;
-        counters.outcome(outcome);
-        return answer.of(value, outcome);
+        completing.stop(kept ? "stored" : "stale");
+        return kept;
     }
 
     /**
@@ -174,6 +198,18 @@ final class OwnerAttempt<T> extends Heartbeat {
      * that a retry does not wait out the lease on a marker nobody holds.
      */
     boolean release() {
+        CallObservation releasing = observed.phase(CallObservation.Phase.RELEASE);
+        try {
+            releasing.stop(releaseOnce());
+        } catch (RuntimeException | Error e) {
+            releasing.failed("failed", e);
+            throw e;
+        }
+        return true;
+    }
+
+    /** {@link #release()}'s steps: {@code released}, {@code stale}, or {@code settling} when left to the background. */
+    private String releaseOnce() {
         IdempotencyStore store = coordinator.storeClient();
         long start = coordinator.storeCalls().now();
         try {
@@ -186,13 +222,15 @@ final class OwnerAttempt<T> extends Heartbeat {
             }
             if (!released) {
                 coordinator.counters().stale();
+                return "stale";
             }
+            return "released";
         } catch (IdempotencyStoreException e) {
             coordinator.countStorageError(call, StorePhase.RELEASE, e);
             coordinator.storeCalls().settleLater("releasing after a failed release", coordinator.config().lease(),
                     () -> store.release(namespace, token));
+            return "settling";
         }
-        return true;
     }
 
     /** After a timed-out try, a marker that is gone was removed by that try (or ran out): nobody else's was touched. */

@@ -6,6 +6,7 @@ import dev.idemlab.idempotency.IdempotencyInProgressException;
 import dev.idemlab.idempotency.IdempotencyKeyReuseException;
 import dev.idemlab.idempotency.IdempotentCall;
 import dev.idemlab.idempotency.IdempotentResult;
+import dev.idemlab.idempotency.servlet.headers.ExpiryPolicyHeader;
 import dev.idemlab.idempotency.servlet.internal.CachedBodyRequest;
 import dev.idemlab.idempotency.servlet.internal.ClientScope;
 import dev.idemlab.idempotency.servlet.internal.KeyHeader;
@@ -77,7 +78,11 @@ import java.util.Objects;
  */
 public final class IdempotencyFilter implements Filter {
 
-    /** The header that marks a replayed response. */
+    /**
+     * The header that marks a replayed response, {@code Idempotent-Replayed: true}. Replays and the
+     * application's answers under a key also carry {@value ExpiryPolicyHeader#NAME} (see
+     * {@link ExpiryPolicyHeader}): how long the key is kept and how long an in-flight lease lasts.
+     */
     public static final String REPLAYED_HEADER = "Idempotent-Replayed";
     /**
      * The request attribute under which the application finds the client's key as it sent it, for a
@@ -107,10 +112,13 @@ public final class IdempotencyFilter implements Filter {
     private static final StoredResponseCodec CODEC = new StoredResponseCodec();
 
     private final IdempotentRoute route;
+    /** The {@link ExpiryPolicyHeader} value, sent on the application's answers and on replays. */
+    private final String expiryPolicy;
 
     /** A filter for {@code route}. */
     public IdempotencyFilter(IdempotentRoute route) {
         this.route = Objects.requireNonNull(route, "route");
+        this.expiryPolicy = ExpiryPolicyHeader.valueOf(route.coordinator().config());
     }
 
     /** The route this filter guards. */
@@ -188,6 +196,7 @@ public final class IdempotencyFilter implements Filter {
             IdempotentResult<StoredResponse> result = route.coordinator().call(call, CODEC, context -> {
                 request.setAttribute(CONTEXT_ATTRIBUTE, context);
                 request.setAttribute(DOWNSTREAM_KEY_ATTRIBUTE, context.downstreamKey());
+                capture.setHeader(ExpiryPolicyHeader.NAME, expiryPolicy);
                 chain.doFilter(request, capture);
                 StoredResponse captured = capture.captured(route.replayedHeaders());
                 if (captured.status() >= 500) {
@@ -225,7 +234,7 @@ public final class IdempotencyFilter implements Filter {
         }
     }
 
-    private static void replay(HttpServletResponse response, StoredResponse stored, boolean marked) throws IOException {
+    private void replay(HttpServletResponse response, StoredResponse stored, boolean marked) throws IOException {
         response.reset();
         response.setStatus(stored.status());
         for (Map.Entry<String, List<String>> header : stored.headers().entrySet()) {
@@ -236,6 +245,7 @@ public final class IdempotencyFilter implements Filter {
         if (marked) {
             response.setHeader(REPLAYED_HEADER, "true");
         }
+        response.setHeader(ExpiryPolicyHeader.NAME, expiryPolicy);
         response.setContentLength(stored.bodyLength());
         stored.writeBody(response.getOutputStream());
         response.flushBuffer();

@@ -11,6 +11,7 @@ import dev.idemlab.idempotency.servlet.IdempotencyFilter;
 import dev.idemlab.idempotency.servlet.IdempotentRoute;
 import dev.idemlab.idempotency.servlet.Refusal;
 import dev.idemlab.idempotency.servlet.RefusalWriter;
+import dev.idemlab.idempotency.servlet.headers.ExpiryPolicyHeader;
 import dev.idemlab.idempotency.servlet.internal.ClientScope;
 import dev.idemlab.idempotency.servlet.internal.KeyHeader;
 import dev.idemlab.idempotency.servlet.internal.MalformedKeyException;
@@ -93,10 +94,13 @@ public final class IdempotencyWebFilter implements WebFilter {
     private final List<PathPattern> paths;
     private final ReactiveClientResolver clients;
     private final Executor executor;
+    /** The {@link ExpiryPolicyHeader} value, sent on the application's answers and on replays, as the servlet filter does. */
+    private final String expiryPolicy;
 
     IdempotencyWebFilter(IdempotentRoute route, List<PathPattern> paths, ReactiveClientResolver clients,
                          Executor executor) {
         this.route = route;
+        this.expiryPolicy = ExpiryPolicyHeader.valueOf(route.coordinator().config());
         this.paths = List.copyOf(paths);
         this.clients = clients;
         this.executor = executor;
@@ -221,6 +225,7 @@ public final class IdempotencyWebFilter implements WebFilter {
         Map<String, Object> attributes = guarded.getAttributes();
         attributes.put(CONTEXT_ATTRIBUTE, context);
         attributes.put(DOWNSTREAM_KEY_ATTRIBUTE, context.downstreamKey());
+        held.getHeaders().set(ExpiryPolicyHeader.NAME, expiryPolicy);
         try {
             chain.filter(guarded).block();
         } catch (RuntimeException e) {
@@ -234,7 +239,7 @@ public final class IdempotencyWebFilter implements WebFilter {
         return captured;
     }
 
-    private static Mono<Void> answer(ServerHttpResponse response, HeldResponse held,
+    private Mono<Void> answer(ServerHttpResponse response, HeldResponse held,
                                      IdempotentResult<StoredResponse> result, StoredResponse own) {
         if (result.value() == own) {
             return held.release();
@@ -260,7 +265,7 @@ public final class IdempotencyWebFilter implements WebFilter {
         return Mono.error(cause);
     }
 
-    private static Mono<Void> replay(ServerHttpResponse response, StoredResponse stored, boolean marked) {
+    private Mono<Void> replay(ServerHttpResponse response, StoredResponse stored, boolean marked) {
         HttpHeaders headers = response.getHeaders();
         headers.clear();
         response.setStatusCode(HttpStatusCode.valueOf(stored.status()));
@@ -268,6 +273,7 @@ public final class IdempotencyWebFilter implements WebFilter {
         if (marked) {
             headers.set(REPLAYED_HEADER, "true");
         }
+        headers.set(ExpiryPolicyHeader.NAME, expiryPolicy);
         return HeldResponse.send(response, stored.body());
     }
 
