@@ -2,8 +2,6 @@ package dev.idemlab.idempotency.servlet;
 
 import dev.idemlab.idempotency.IdempotencyContext;
 import dev.idemlab.idempotency.IdempotencyException;
-import dev.idemlab.idempotency.IdempotencyInProgressException;
-import dev.idemlab.idempotency.IdempotencyKeyReuseException;
 import dev.idemlab.idempotency.IdempotentCall;
 import dev.idemlab.idempotency.IdempotentResult;
 import dev.idemlab.idempotency.servlet.headers.ExpiryPolicyHeader;
@@ -11,6 +9,7 @@ import dev.idemlab.idempotency.servlet.internal.CachedBodyRequest;
 import dev.idemlab.idempotency.servlet.internal.ClientScope;
 import dev.idemlab.idempotency.servlet.internal.KeyHeader;
 import dev.idemlab.idempotency.servlet.internal.MalformedKeyException;
+import dev.idemlab.idempotency.servlet.internal.Refusals;
 import dev.idemlab.idempotency.servlet.internal.RequestFingerprint;
 import dev.idemlab.idempotency.servlet.internal.ResponseCapture;
 import dev.idemlab.idempotency.servlet.internal.StoredResponse;
@@ -139,14 +138,12 @@ public final class IdempotencyFilter implements Filter {
         try {
             key = KeyHeader.parse(Collections.list(request.getHeaders(KeyHeader.NAME)), route.bareKeysAccepted());
         } catch (MalformedKeyException e) {
-            refuse(response, 400, Refusal.KEY_MALFORMED, "Idempotency-Key is malformed", e.getMessage(), null);
+            refuse(response, Refusals.malformed(route, e));
             return;
         }
         if (key == null) {
             if (route.keyRequired()) {
-                refuse(response, 400, Refusal.KEY_MISSING, "Idempotency-Key is missing",
-                        request.getMethod() + " " + request.getRequestURI() + " requires an Idempotency-Key header"
-                                + " (a String item, e.g. Idempotency-Key: \"8e03978e\")", null);
+                refuse(response, Refusals.missing(route, request.getMethod(), request.getRequestURI()));
             } else {
                 chain.doFilter(request, response);
             }
@@ -154,19 +151,17 @@ public final class IdempotencyFilter implements Filter {
         }
         String brokenRule = IdempotentCall.brokenKeyRule(key);
         if (brokenRule != null) {
-            refuse(response, 400, Refusal.KEY_INVALID, "Idempotency-Key is invalid", brokenRule, null);
+            refuse(response, Refusals.invalid(route, brokenRule));
             return;
         }
         String operation = scopedOperation(request);
         if (operation == null) {
-            refuse(response, 401, "idempotency-client-unknown", "Client not identified",
-                    "idempotency keys are scoped per client, and this request names no client: authenticate", null);
+            refuse(response, Refusals.clientUnknown(route));
             return;
         }
         byte[] body = CachedBodyRequest.read(request, route.maxBodyBytes());
         if (body == null) {
-            refuse(response, 413, "request-too-large", "Request body too large",
-                    "an idempotent request's body must be at most " + route.maxBodyBytes() + " bytes", null);
+            refuse(response, Refusals.tooLarge(route));
             return;
         }
         IdempotentCall call = IdempotentCall.of(operation, key,
@@ -215,18 +210,8 @@ public final class IdempotencyFilter implements Filter {
         } catch (NotStored e) {
             LOG.debug("{} answered {}: not stored, a retry runs again", call.operation(), e.status);
             capture.copyBodyToResponse();
-        } catch (IdempotencyInProgressException e) {
-            refuse(response, 409, Refusal.KEY_IN_FLIGHT, "A request with this key is in flight",
-                    "a request with this Idempotency-Key is still being processed; retry after it completes",
-                    e.retryAfter());
-        } catch (IdempotencyKeyReuseException e) {
-            refuse(response, route.mismatchStatus(), Refusal.KEY_REUSED, "Idempotency-Key reused",
-                    "this Idempotency-Key was already used for a different request (method, path, named headers "
-                            + "or body differ); a key is for retries of one request only", null);
         } catch (IdempotencyException e) {
-            refuse(response, e.httpStatus(), "idempotency-" + e.getClass().getSimpleName()
-                    .replace("Exception", "").replaceAll("([a-z])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT),
-                    "Idempotency failure", e.getMessage(), null);
+            refuse(response, Refusals.of(route, e));
         } catch (IOException | ServletException | RuntimeException e) {
             throw e;
         } catch (Exception e) {
@@ -251,14 +236,14 @@ public final class IdempotencyFilter implements Filter {
         response.flushBuffer();
     }
 
-    private void refuse(HttpServletResponse response, int status, String code, String title, String detail,
-                        java.time.Duration retryAfter) throws IOException {
+    /** Writes {@code refusal} with the route's {@link RefusalWriter}; the rule it states is {@link Refusals}'s, shared with the WebFlux filter. */
+    private void refuse(HttpServletResponse response, Refusal refusal) throws IOException {
         // Set first, so that a writer that forgets it still answers the refusal's status, never a 200.
-        response.setStatus(status);
-        route.refusals().write(response, new Refusal(status, code, title, detail, retryAfter, route.documentation()));
-        if (response.getStatus() != status) {
+        response.setStatus(refusal.status());
+        route.refusals().write(response, refusal);
+        if (response.getStatus() != refusal.status()) {
             LOG.warn("{} answered {} for a refusal of {} ({})", route.refusals().getClass().getName(),
-                    response.getStatus(), status, code);
+                    response.getStatus(), refusal.status(), refusal.code());
         }
     }
 
