@@ -48,13 +48,27 @@ class CapacityCommandTest {
     }
 
     @Test
-    void aTinyFilterComparisonOnMemoryHasARowPerKindOfRequest() {
+    void aTinyFilterComparisonOnMemoryHasARowPerKindOfRequestWithTheRawWritesFloor() {
         LabRun run = LabRun.of("load", "--filter-cost", "--store", "memory", "--duration", "200ms", "--clients", "2",
                 "--latency-ms", "0");
 
         assertThat(run.out()).as(run.err()).contains("| memory | first call |").contains("| memory | replay |")
                 .contains("| memory | in-flight conflict |");
-        assertThat(run.out().lines().filter(line -> line.startsWith("| memory | in-flight conflict |")))
-                .singleElement().asString().contains("executed 0, replayed 0,").contains("indeterminate 0");
+        // The filtered and the raw-writes servers each answered every conflict 409 and every replay from the record.
+        assertThat(run.out()).contains("* memory, in-flight conflict: executed 0, replayed 0, in-progress ")
+                .containsPattern("\\* memory, in-flight conflict: executed 0, replayed 0, in-progress \\d+, "
+                        + "indeterminate 0; executed 0, replayed 0, in-progress \\d+, indeterminate 0")
+                .containsPattern("\\* memory, replay: executed 0, replayed \\d+, in-progress 0, indeterminate 0; "
+                        + "executed 0, replayed \\d+, in-progress 0, indeterminate 0")
+                .contains("| server CPU µs/req filtered | raw-writes | bare |")
+                .contains("<= +50 µs CPU over bare");
+    }
+
+    @Test
+    void flightRecordingsNeedTheFilterComparison() {
+        LabRun run = LabRun.of("load", "--find-knee", "--store", "memory", "--flight-recordings", "target/jfr");
+
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains("--flight-recordings records the servers of --filter-cost");
     }
 }
