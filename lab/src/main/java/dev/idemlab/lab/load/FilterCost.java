@@ -47,6 +47,8 @@ public final class FilterCost {
      * another (no longer than a run): long enough for the JIT to have compiled the request's hot path before its CPU time counts.
      */
     public static final Duration WARM_UP = Duration.ofSeconds(2);
+    /** How far the warm-up's seed lies from the measured run's: more draws than any run makes ({@link #firstCalls}). */
+    static final long WARM_UP_SEED_DISTANCE = 1L << 40;
 
     private final LoadSettings settings;
     private final LoadProgress progress;
@@ -138,10 +140,15 @@ public final class FilterCost {
         return new LoadSettings(settings.clients(), 0, settings.providerLatency(), keys, duration, 0, settings.seed());
     }
 
-    /** First calls on fresh keys (another seed than the measured run's), for {@code duration}. */
+    /**
+     * First calls on keys the measured run never draws, for {@code duration}. A client's keys come from a
+     * {@code SplittableRandom} seeded with the seed times its gamma plus the client, whose state then steps
+     * by that same gamma: a nearby seed (the complement of 42 is 85 steps from 42) draws the measured run's
+     * keys a few dozen requests later, and those come back replayed. Two to the fortieth steps apart, never.
+     */
     private LoadSettings firstCalls(Duration duration) {
         return new LoadSettings(settings.clients(), 0, Duration.ZERO, LoadSettings.DEFAULT_KEYS, duration, 0,
-                ~settings.seed());
+                settings.seed() + WARM_UP_SEED_DISTANCE);
     }
 
     /** Keys 0 to {@link #PRIMED_KEYS}: answered once before a replay run, held in flight for a conflict run. */
