@@ -8,8 +8,6 @@ import dev.idemlab.idempotency.Fingerprint;
 import jakarta.servlet.http.HttpServletRequest;
 
 import java.io.IOException;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Collections;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -68,10 +66,6 @@ public final class RequestFingerprint {
     }
 
     private static String sha256Hex(byte[] bytes) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is missing from this JDK", e);
-        }
+        return HexFormat.of().formatHex(ClientScope.sha256().digest(bytes));
     }
 }
