@@ -49,7 +49,9 @@ final class CapacityOptions {
 
     @Option(names = "--flight-recordings", paramLabel = "DIR",
             description = "With --filter-cost: each server JVM writes a flight recording (profile settings) of its "
-                    + "life to DIR, named STORE-KIND-HANDLER.jfr, for a profile of where a request's time goes.")
+                    + "life to DIR, named STORE-KIND-HANDLER.jfr, and the report adds where each measured run's CPU "
+                    + "samples and allocations went, by part of the request (header, fingerprint, capture, "
+                    + "encoding, store, logging, metrics, handler, Jetty).")
     java.nio.file.Path flightRecordings;
 
     /** Whether a capacity mode was asked for. */

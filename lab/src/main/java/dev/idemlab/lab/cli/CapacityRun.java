@@ -112,7 +112,8 @@ final class CapacityRun {
                 human(FilterCost.WARM_UP), settings.providerLatency().toMillis(), human(settings.duration()), FilterCost.PRIMED_KEYS,
                 Runtime.getRuntime().availableProcessors(), loadBefore, loadAverage());
         boolean met = rows.stream().allMatch(row -> row.clean() && !row.verdict().equals("missed"));
-        return new Report(FilterCostReport.markdown(settingsLine, servers, rows), met);
+        return new Report(FilterCostReport.markdown(settingsLine, servers, rows)
+                + FilterCostReport.profiles(cost.profiles()), met);
     }
 
     private static double loadAverage() {

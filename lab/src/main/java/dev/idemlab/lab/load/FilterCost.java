@@ -8,6 +8,7 @@ import dev.idemlab.lab.scenario.StoreEndpoint;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -53,6 +54,7 @@ public final class FilterCost {
     private final LoadSettings settings;
     private final LoadProgress progress;
     private final Path flightRecordings;
+    private final List<FlightProfile> profiles = new ArrayList<>();
 
     /**
      * @param settings clients, provider latency and duration of each run; retries and rate are not used
@@ -91,45 +93,78 @@ public final class FilterCost {
                 answers(filteredHistory), answeredAsKind(kind, rawHistory), answers(rawHistory));
     }
 
-    /** One server in its own JVM: started, warmed up, primed for the kind, measured, stopped. */
+    /** One server in its own JVM: started, warmed up, primed for the kind, measured, stopped, its profile read. */
     private FilterCostRow.Measure measure(StoreBackend backend, RequestKind kind, Handler handler,
                                           ChargeHistory history) throws InterruptedException {
         String label = backend.name() + "/" + kind.label() + ", " + handler.label();
         StoreEndpoint endpoint = StoreEndpoint.of(backend)
                 .orElse(new StoreEndpoint(FilterCostServerMain.MEMORY, "in-process", null, null));
+        Instant[] window = new Instant[2];
+        FilterCostRow.Measure measure;
         try (ChildHolder server = ChildHolder.start(endpoint, jvmOptions(backend, kind, handler),
                 FilterCostServerMain.class, handler.name(), Long.toString(settings.providerLatency().toNanos()))) {
-            URI uri = URI.create(server.await(FilterCostServerMain.LISTENING));
-            Duration warmUp = WARM_UP.compareTo(settings.duration()) < 0 ? WARM_UP : settings.duration();
-            warmUp(uri, firstCalls(warmUp));
-            ExecutorService holders = Executors.newFixedThreadPool(PRIMED_KEYS);
-            try {
-                if (handler != Handler.BARE) {
-                    prime(kind, uri, server, holders);
-                }
-                if (kind != RequestKind.FIRST_CALL) {
-                    warmUp(uri, measuredSettings(kind, warmUp));
-                }
-                return measure(label, uri, server.pid(), measuredSettings(kind, settings.duration()), history);
-            } finally {
-                server.send(FilterCostServerMain.RELEASE);
-                holders.shutdown();
-                holders.awaitTermination(1, TimeUnit.MINUTES);
-                server.send(FilterCostServerMain.STOP);
-                if (server.awaitExit() != 0) {
-                    progress.finished(label + ": the server's JVM exited with a failure");
-                }
+            measure = measureOn(server, kind, handler, label, history, window);
+        }
+        // The recording is complete once the server's JVM has exited.
+        if (flightRecordings != null) {
+            readProfile(label, recording(backend, kind, handler), window[0], window[1]);
+        }
+        return measure;
+    }
+
+    /** Warms {@code server} up, primes it, measures it and stops it; {@code window} gets the run's start and end. */
+    private FilterCostRow.Measure measureOn(ChildHolder server, RequestKind kind, Handler handler, String label,
+                                            ChargeHistory history, Instant[] window) throws InterruptedException {
+        URI uri = URI.create(server.await(FilterCostServerMain.LISTENING));
+        Duration warmUp = WARM_UP.compareTo(settings.duration()) < 0 ? WARM_UP : settings.duration();
+        warmUp(uri, firstCalls(warmUp));
+        ExecutorService holders = Executors.newFixedThreadPool(PRIMED_KEYS);
+        try {
+            if (handler != Handler.BARE) {
+                prime(kind, uri, server, holders);
+            }
+            if (kind != RequestKind.FIRST_CALL) {
+                warmUp(uri, measuredSettings(kind, warmUp));
+            }
+            window[0] = Instant.now();
+            FilterCostRow.Measure measure = measure(label, uri, server.pid(), measuredSettings(kind, settings.duration()),
+                    history);
+            window[1] = Instant.now();
+            return measure;
+        } finally {
+            server.send(FilterCostServerMain.RELEASE);
+            holders.shutdown();
+            holders.awaitTermination(1, TimeUnit.MINUTES);
+            server.send(FilterCostServerMain.STOP);
+            if (server.awaitExit() != 0) {
+                progress.finished(label + ": the server's JVM exited with a failure");
             }
         }
+    }
+
+    /** The profiles of the measured runs, in the order they ran; empty without flight recordings. */
+    public List<FlightProfile> profiles() {
+        return List.copyOf(profiles);
+    }
+
+    private void readProfile(String label, Path recording, Instant from, Instant to) {
+        try {
+            profiles.add(FlightProfile.read(label, recording, from, to));
+        } catch (java.io.IOException e) {
+            progress.finished(label + ": its flight recording could not be read: " + e.getMessage());
+        }
+    }
+
+    private Path recording(StoreBackend backend, RequestKind kind, Handler handler) {
+        return flightRecordings.resolve(String.format(Locale.ROOT, "%s-%s-%s.jfr", backend.name(),
+                kind.label().replace(' ', '-'), handler.label()));
     }
 
     private List<String> jvmOptions(StoreBackend backend, RequestKind kind, Handler handler) {
         List<String> options = new ArrayList<>(List.of(SERVER_HEAP));
         if (flightRecordings != null) {
-            String name = String.format(Locale.ROOT, "%s-%s-%s.jfr", backend.name(),
-                    kind.label().replace(' ', '-'), handler.label());
             options.add("-XX:StartFlightRecording=settings=profile,dumponexit=true,filename="
-                    + flightRecordings.resolve(name));
+                    + recording(backend, kind, handler));
         }
         return options;
     }

@@ -1,6 +1,7 @@
 package dev.idemlab.lab.report;
 
 import dev.idemlab.lab.load.FilterCostRow;
+import dev.idemlab.lab.load.FlightProfile;
 import java.util.List;
 import java.util.Locale;
 
@@ -46,6 +47,48 @@ public final class FilterCostReport {
         page.append("\nServers (durability as read back from each):\n\n");
         servers.forEach(server -> page.append("* ").append(server).append('\n'));
         return page.toString();
+    }
+
+    /**
+     * Where each recorded run's server time and allocations went, by part of the request: per run, the
+     * share of its CPU samples and of its sampled allocation, and the totals they are shares of.
+     *
+     * @param profiles in the order the runs ran; none gives an empty section
+     */
+    public static String profiles(List<FlightProfile> profiles) {
+        if (profiles.isEmpty()) {
+            return "";
+        }
+        StringBuilder page = new StringBuilder("\n### Where the server's time went\n\n");
+        page.append("Per measured run, from its server's flight recording: the share of the CPU samples, then of "
+                + "the sampled allocation, whose innermost frame that belongs to a part belongs to it (Jackson "
+                + "called by the fingerprint counts as the fingerprint, the handler called through the filter "
+                + "as the handler). The JIT's and the collector's threads are not sampled.\n\n| part |");
+        StringBuilder rule = new StringBuilder("|---|");
+        for (FlightProfile profile : profiles) {
+            page.append(' ').append(profile.label()).append(" |");
+            rule.append("---:|");
+        }
+        page.append('\n').append(rule).append('\n');
+        for (FlightProfile.Part part : FlightProfile.Part.values()) {
+            page.append("| ").append(part.label()).append(" |");
+            for (FlightProfile profile : profiles) {
+                page.append(String.format(Locale.ROOT, " %.1f%% / %.1f%% |",
+                        share(profile.samples().getOrDefault(part, 0L), profile.totalSamples()),
+                        share(profile.allocated().getOrDefault(part, 0L), profile.totalAllocated())));
+            }
+            page.append('\n');
+        }
+        page.append("| samples / allocation sampled |");
+        for (FlightProfile profile : profiles) {
+            page.append(String.format(Locale.ROOT, " %,d / %,.0f MB |", profile.totalSamples(),
+                    profile.totalAllocated() / 1e6));
+        }
+        return page.append('\n').toString();
+    }
+
+    private static double share(long part, long total) {
+        return total == 0 ? 0 : part * 100.0 / total;
     }
 
     private static String latency(FilterCostRow.Measure measure) {

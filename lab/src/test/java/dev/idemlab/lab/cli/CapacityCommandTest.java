@@ -2,7 +2,9 @@ package dev.idemlab.lab.cli;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -62,6 +64,17 @@ class CapacityCommandTest {
                         + "executed 0, replayed \\d+, in-progress 0, indeterminate 0")
                 .contains("| server CPU µs/req filtered | raw-writes | bare |")
                 .contains("<= +50 µs CPU over bare");
+    }
+
+    @Test
+    void flightRecordingsGiveEachServerItsRecordingAndThePageWhereItsTimeWent(@TempDir Path recordings) {
+        LabRun run = LabRun.of("load", "--filter-cost", "--store", "memory", "--duration", "300ms", "--clients", "2",
+                "--latency-ms", "0", "--flight-recordings", recordings.toString());
+
+        assertThat(run.out()).as(run.err()).contains("### Where the server's time went")
+                .contains("| fingerprint: canonical JSON and its hash |").contains("| memory/replay, filtered |");
+        assertThat(recordings.resolve("memory-first-call-filtered.jfr")).isNotEmptyFile();
+        assertThat(recordings.resolve("memory-in-flight-conflict-bare.jfr")).isNotEmptyFile();
     }
 
     @Test
