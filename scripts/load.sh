@@ -325,8 +325,8 @@ command="java ${java_opts[*]} -jar $jar ${load_args[*]}"
   if [[ -f "$work/capacity/knees.md" || -f "$work/capacity/http-filter.md" ]]; then
     echo "## Capacity"
     echo
-    echo "Each store's knee beside the same store driven raw: [knees.md](knees.md). The HTTP filter against the"
-    echo "same handler without it, per kind of request: [http-filter.md](http-filter.md)."
+    echo "Each store's knee beside the same store driven raw: [knees.md](knees.md). The HTTP filter beside the"
+    echo "raw-writes floor and the bare handler, per kind of request: [http-filter.md](http-filter.md)."
     echo
   fi
   echo "How to read it: run is the post's result cache and double-charges every duplicate that"
