@@ -183,7 +183,12 @@ public final class FilterCost {
      */
     private LoadSettings firstCalls(Duration duration) {
         return new LoadSettings(settings.clients(), 0, Duration.ZERO, LoadSettings.DEFAULT_KEYS, duration, 0,
-                settings.seed() + WARM_UP_SEED_DISTANCE);
+                warmUpSeed(settings.seed()));
+    }
+
+    /** The seed of a warm-up before a run seeded {@code seed}: one whose keys that run never draws. */
+    static long warmUpSeed(long seed) {
+        return seed + WARM_UP_SEED_DISTANCE;
     }
 
     /** Keys 0 to {@link #PRIMED_KEYS}: answered once before a replay run, held in flight for a conflict run. */
