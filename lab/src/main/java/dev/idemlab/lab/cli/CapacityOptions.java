@@ -38,11 +38,21 @@ final class CapacityOptions {
 
     @Option(names = "--filter-cost",
             description = "Measure the Idempotency-Key filter over HTTP: the demo payment API (lab serve) with the "
-                    + "filter and the same handler without it (lab serve --without-filter), closed-loop --clients "
+                    + "filter, the same handler doing the store's raw writes by hand around the charge (the floor), "
+                    + "and the handler bare, each server in a JVM of its own, closed-loop --clients "
                     + "for --duration (default 5s) each, per store and kind of request: first calls, replays, "
-                    + "in-flight conflicts (409). Reports req/s of both, their ratio, p50 and p99 and the targets "
-                    + "(redis: first calls 0.6x, replays 0.8x), as Markdown.")
+                    + "in-flight conflicts (409). Reports req/s, p50 and p99 and the server JVM's CPU per request "
+                    + "of the three, and the targets (redis and postgres: filtered at least 0.85x raw-writes for "
+                    + "first calls and 0.9x for replays; memory: at most 50 µs of CPU per request over bare), as "
+                    + "Markdown.")
     boolean filterCost;
+
+    @Option(names = "--flight-recordings", paramLabel = "DIR",
+            description = "With --filter-cost: each server JVM writes a flight recording (profile settings) of its "
+                    + "life to DIR, named STORE-KIND-HANDLER.jfr, and the report adds where each measured run's CPU "
+                    + "samples and allocations went, by part of the request (header, fingerprint, capture, "
+                    + "encoding, store, logging, metrics, handler, Jetty).")
+    java.nio.file.Path flightRecordings;
 
     /** Whether a capacity mode was asked for. */
     boolean requested() {
@@ -69,6 +79,9 @@ final class CapacityOptions {
     void validate(CommandSpec spec) {
         if (findKnee && filterCost) {
             throw new UsageException("--find-knee and --filter-cost are two runs: give one, not both");
+        }
+        if (!filterCost && flightRecordings != null) {
+            throw new UsageException("--flight-recordings records the servers of --filter-cost: use it with --filter-cost");
         }
         if (!findKnee && (kneeP99Ms != null || kneeSteps != null)) {
             throw new UsageException("--knee-p99-ms and --knee-steps shape the knee search: use them with --find-knee");

@@ -17,7 +17,6 @@ import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.lab.report.FilterCostReport;
 import dev.idemlab.lab.report.KneeReport;
 import dev.idemlab.lab.scenario.CoordinatorFactory;
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -81,15 +80,22 @@ final class CapacityRun {
         return new Report(KneeReport.markdown(settingsLine, rows), met);
     }
 
-    /** Every kind of request on every store, through the filter and without it. */
-    Report filterCost(LoadSettings settings) throws IOException, InterruptedException {
-        FilterCost cost = new FilterCost(settings, lineProgress());
+    /**
+     * Every kind of request on every store, through the filter, with the store's raw writes by hand and
+     * bare, each server in a JVM of its own.
+     *
+     * @param flightRecordings where each server JVM writes its flight recording, or {@code null} for none
+     */
+    Report filterCost(LoadSettings settings, java.nio.file.Path flightRecordings) throws InterruptedException {
+        FilterCost cost = new FilterCost(settings, lineProgress(), flightRecordings);
         List<FilterCostRow> rows = new ArrayList<>();
         List<String> servers = new ArrayList<>();
+        double loadBefore = loadAverage();
         for (String name : stores) {
             try (StoreBackend backend = StoreBackends.open(name, provisioning)) {
                 try {
-                    servers.add(backend.server().describeWithDurability());
+                    servers.add(name.equals("memory") ? "memory: the in-memory store inside each server's JVM"
+                            : backend.server().describeWithDurability());
                     rows.addAll(cost.run(backend));
                 } finally {
                     StoreOptions.cleanUp(backend, err);
@@ -97,12 +103,21 @@ final class CapacityRun {
             }
         }
         String settingsLine = String.format(Locale.ROOT, "filter cost: %d closed-loop clients over HTTP/1.1 (JDK "
-                        + "HttpClient) to the demo payment API on Jetty in this JVM, provider %d ms per charge, %s "
-                        + "per run, policy raise (409 while in flight); %d keys primed for replays and conflicts",
-                settings.clients(), settings.providerLatency().toMillis(), human(settings.duration()),
-                FilterCost.PRIMED_KEYS);
+                        + "HttpClient) in the lab's JVM, each server (the demo payment API on Jetty) in a JVM of "
+                        + "its own (%s), started fresh per run and warmed up (%s of first calls, then as long of the measured kind); provider %d ms per charge, %s per run, "
+                        + "policy raise (409 while in flight); %d keys primed for replays and conflicts. Server CPU "
+                        + "is the server JVM's CPU time over the run (every thread: JIT and GC too) divided by "
+                        + "the requests answered. %d cores; load average (1 min) %.2f before the first run, %.2f "
+                        + "after the last", settings.clients(), FilterCost.SERVER_HEAP,
+                human(FilterCost.WARM_UP), settings.providerLatency().toMillis(), human(settings.duration()), FilterCost.PRIMED_KEYS,
+                Runtime.getRuntime().availableProcessors(), loadBefore, loadAverage());
         boolean met = rows.stream().allMatch(row -> row.clean() && !row.verdict().equals("missed"));
-        return new Report(FilterCostReport.markdown(settingsLine, servers, rows), met);
+        return new Report(FilterCostReport.markdown(settingsLine, servers, rows)
+                + FilterCostReport.profiles(cost.profiles()), met);
+    }
+
+    private static double loadAverage() {
+        return java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
     }
 
     /** One bounded load at a rate. */

@@ -243,7 +243,11 @@ final class LoadCommand implements Callable<Integer> {
             report = run.findKnees(settings, named ? policy.policies().get(0) : LabPolicy.WAIT,
                     capacity.kneeSettings(start, MAX_RATE), ((LabCommand) spec.root().userObject()).coordinators());
         } else {
-            report = run.filterCost(settings);
+            if (capacity.flightRecordings != null) {
+                java.nio.file.Files.createDirectories(capacity.flightRecordings);
+            }
+            report = run.filterCost(settings, capacity.flightRecordings == null ? null
+                    : capacity.flightRecordings.toAbsolutePath());
         }
         output.emit(report.markdown(), spec.commandLine().getOut());
         return report.met() ? 0 : 1;

@@ -80,12 +80,20 @@ final class DemoPaymentApi extends HttpServlet {
     private final transient IntConsumer failNext;
     private final transient RequestKeys requestKeys;
     private final String docs;
+    /** The store's raw writes around the charge, for the filter's floor; {@code null} for the demo itself. */
+    private final transient RawWrites rawWrites;
 
     DemoPaymentApi(PaymentProvider provider, IntConsumer failNext, String docs, RequestKeys requestKeys) {
+        this(provider, failNext, docs, requestKeys, null);
+    }
+
+    DemoPaymentApi(PaymentProvider provider, IntConsumer failNext, String docs, RequestKeys requestKeys,
+                   RawWrites rawWrites) {
         this.provider = provider;
         this.failNext = failNext;
         this.requestKeys = requestKeys;
         this.docs = docs;
+        this.rawWrites = rawWrites;
     }
 
     @Override
@@ -111,6 +119,10 @@ final class DemoPaymentApi extends HttpServlet {
             problem(response, 400, "amount must be a positive integer in minor units");
             return;
         }
+        if (rawWrites != null) {
+            chargeWithRawWrites(request, response, charge.group(1), amount.asLong());
+            return;
+        }
         String key = requestKeys.downstreamKeyOf(request);
         Charge made;
         try {
@@ -125,6 +137,30 @@ final class DemoPaymentApi extends HttpServlet {
         response.setStatus(201);
         response.setHeader("Location", "/charges/" + made.id());
         write(response, "application/json", JSON.writeValueAsString(chargeJson(made)));
+    }
+
+    /**
+     * The charge with the store's raw writes by hand around it ({@link RawWrites}): the record's key is
+     * also the key the provider is charged with, as a derived downstream key would be.
+     */
+    private void chargeWithRawWrites(HttpServletRequest request, HttpServletResponse response, String orderId,
+                                     long amount) throws IOException {
+        String recordKey = RawWrites.recordKey(request);
+        if (recordKey == null) {
+            problem(response, 400, "an Idempotency-Key and a client are required");
+            return;
+        }
+        if (!rawWrites.reserve(recordKey)) {
+            rawWrites.answerTaken(recordKey, response);
+            return;
+        }
+        Charge made = provider.charge(orderId, amount, recordKey);
+        String location = "/charges/" + made.id();
+        String body = JSON.writeValueAsString(chargeJson(made));
+        rawWrites.complete(recordKey, 201, location, body);
+        response.setStatus(201);
+        response.setHeader("Location", location);
+        write(response, "application/json", body);
     }
 
     @Override

@@ -83,9 +83,30 @@ public final class DemoServer implements AutoCloseable {
         return start(store, policy, config, provider, failNext, port, guarded, Harness.NONE);
     }
 
+    /**
+     * The same handlers without the idempotency filter, the payment route doing the store's raw writes by
+     * hand around its charge ({@link RawWrites}): the floor the filter's cost is judged against, on an
+     * ephemeral port. The store behind the other routes' coordinator is never written.
+     *
+     * @param raw the raw client on the store's server
+     * @param unused a store for the coordinator the demo always builds; nothing calls it
+     * @throws IOException when no port can be bound
+     */
+    public static DemoServer startRawWrites(dev.idemlab.lab.load.raw.RawStore raw, IdempotencyStore unused,
+                                            PaymentProvider provider) throws IOException {
+        return start(unused, LabPolicy.RAISE, IdempotencyConfig.ofDefaults(), provider, count -> { }, 0, false,
+                Harness.NONE, new RawWrites(raw));
+    }
+
     private static DemoServer start(IdempotencyStore store, LabPolicy policy, IdempotencyConfig config,
                                     PaymentProvider provider, IntConsumer failNext, int port, boolean guarded,
                                     Harness harness) throws IOException {
+        return start(store, policy, config, provider, failNext, port, guarded, harness, null);
+    }
+
+    private static DemoServer start(IdempotencyStore store, LabPolicy policy, IdempotencyConfig config,
+                                    PaymentProvider provider, IntConsumer failNext, int port, boolean guarded,
+                                    Harness harness, RawWrites rawWrites) throws IOException {
         Objects.requireNonNull(provider, "provider");
         IdempotencyCoordinator coordinator = CoordinatorFactory.LIBRARY.create(store, policy,
                 config.toBuilder().policy(InFlightPolicy.RAISE).build());
@@ -131,7 +152,7 @@ public final class DemoServer implements AutoCloseable {
         RequestKeys requestKeys = new RequestKeys();
         context.addServlet(new ServletHolder(new StripeChargesApi(provider, requestKeys)), StripeChargesApi.PATH);
         context.addServlet(new ServletHolder(new DemoPaymentApi(provider, failNext,
-                DemoPaymentApi.docs(coordinator.config(), guarded), requestKeys)), "/*");
+                DemoPaymentApi.docs(coordinator.config(), guarded), requestKeys, rawWrites)), "/*");
         server.setHandler(context);
         try {
             server.start();

@@ -1,33 +1,27 @@
 package dev.idemlab.lab.load;
 
-import dev.idemlab.idempotency.IdempotencyConfig;
 import dev.idemlab.idempotency.Outcome;
-import dev.idemlab.idempotency.spi.IdempotencyStore;
-import dev.idemlab.lab.http.DemoServer;
 import dev.idemlab.lab.infra.StoreBackend;
-import dev.idemlab.lab.policy.LabPolicy;
-import dev.idemlab.provider.Charge;
-import dev.idemlab.provider.ChargeRequest;
-import dev.idemlab.provider.FakePaymentProvider;
-import dev.idemlab.provider.PaymentProvider;
-import java.io.IOException;
+import dev.idemlab.lab.load.FilterCostServerMain.Handler;
+import dev.idemlab.lab.scenario.ChildHolder;
+import dev.idemlab.lab.scenario.StoreEndpoint;
+import java.net.URI;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
-import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The Idempotency-Key filter's cost over HTTP, as a user compares middleware: the demo payment API
- * ({@link DemoServer}, what {@code lab serve} runs) with the filter and the same handler without it
- * ({@code lab serve --without-filter}), driven by the load's closed-loop clients through JDK
- * {@code HttpClient}s ({@link HttpTarget}), per kind of request:
+ * The Idempotency-Key filter's cost over HTTP, judged against the protocol's floor: the demo payment
+ * API with the filter, the same handler doing the store's raw writes by hand around the charge (a raw
+ * read for a taken key), and the same handler bare, each driven by the load's closed-loop clients
+ * through JDK {@code HttpClient}s ({@link HttpTarget}), per kind of request:
  *
  * <ul>
  *   <li>first calls: fresh keys, so the filter reserves, the handler charges, the filter stores;</li>
@@ -36,9 +30,10 @@ import java.util.concurrent.TimeUnit;
  *       the filter answers 409 (RAISE, the draft's) and the handler does not run.</li>
  * </ul>
  *
- * The unfiltered run sends the same requests, and every one runs the handler: that is what the API
- * costs without the filter. Each kind gets fresh servers and store clients; both servers are warmed
- * up first. No duplicates are sent during a run, so each row measures one kind.
+ * Each server runs in a JVM of its own ({@link FilterCostServerMain}), started fresh per run and warmed
+ * up first ({@link #WARM_UP} of first calls, then as long of the measured kind), so that the CPU time read from that process before and after the run is the server's
+ * machine time, none of the clients'. The bare run sends the same requests, and every one runs the
+ * handler. No duplicates are sent during a run, so each row measures one kind.
  *
  * <p>Not thread-safe: run one comparison at a time.
  */
@@ -46,17 +41,30 @@ public final class FilterCost {
 
     /** Keys answered before a replay run, or held in flight during a conflict run. */
     public static final int PRIMED_KEYS = 64;
+    /** The server's heap: the same for the three handlers, large enough that a run's records never crowd it. */
+    public static final String SERVER_HEAP = "-Xmx512m";
+    /**
+     * How long a fresh server is warmed up with first calls, and again with the measured kind when that is
+     * another (no longer than a run): long enough for the JIT to have compiled the request's hot path before its CPU time counts.
+     */
+    public static final Duration WARM_UP = Duration.ofSeconds(2);
+    /** How far the warm-up's seed lies from the measured run's: more draws than any run makes ({@link #firstCalls}). */
+    static final long WARM_UP_SEED_DISTANCE = 1L << 40;
 
     private final LoadSettings settings;
     private final LoadProgress progress;
+    private final Path flightRecordings;
+    private final List<FlightProfile> profiles = new ArrayList<>();
 
     /**
      * @param settings clients, provider latency and duration of each run; retries and rate are not used
      * @param progress where a line per run goes
+     * @param flightRecordings where each server JVM writes a flight recording of its life, or {@code null} for none
      */
-    public FilterCost(LoadSettings settings, LoadProgress progress) {
+    public FilterCost(LoadSettings settings, LoadProgress progress, Path flightRecordings) {
         this.settings = Objects.requireNonNull(settings, "settings");
         this.progress = Objects.requireNonNull(progress, "progress");
+        this.flightRecordings = flightRecordings;
         if (settings.stopsByCount() || settings.openLoop()) {
             throw new IllegalArgumentException("the filter comparison runs closed-loop clients for a duration");
         }
@@ -65,10 +73,9 @@ public final class FilterCost {
     /**
      * Every kind of request on one store.
      *
-     * @throws IOException if a server cannot start
      * @throws InterruptedException if interrupted while a run is under way
      */
-    public List<FilterCostRow> run(StoreBackend backend) throws IOException, InterruptedException {
+    public List<FilterCostRow> run(StoreBackend backend) throws InterruptedException {
         List<FilterCostRow> rows = new ArrayList<>();
         for (RequestKind kind : RequestKind.values()) {
             rows.add(run(backend, kind));
@@ -76,86 +83,167 @@ public final class FilterCost {
         return rows;
     }
 
-    private FilterCostRow run(StoreBackend backend, RequestKind kind) throws IOException, InterruptedException {
-        HeldProvider held = new HeldProvider(FakePaymentProvider.builder().latency(settings.providerLatency()).build());
-        FakePaymentProvider plain = FakePaymentProvider.builder().latency(settings.providerLatency()).build();
-        IdempotencyConfig config = IdempotencyConfig.ofDefaults();
-        try (IdempotencyStore store = backend.openStore(); IdempotencyStore unusedStore = backend.openStore();
-             DemoServer filtered = DemoServer.start(store, LabPolicy.RAISE, config, held, n -> { }, 0, true);
-             DemoServer unfiltered = DemoServer.start(unusedStore, LabPolicy.RAISE, config, plain, n -> { }, 0,
-                     false)) {
-            warmUp(filtered);
-            warmUp(unfiltered);
-            LoadSettings measured = measuredSettings(kind);
-            ExecutorService holders = Executors.newFixedThreadPool(PRIMED_KEYS);
-            try {
-                prime(kind, filtered, held, holders);
-                String label = backend.name() + "/" + kind.label();
-                ChargeHistory history = new ChargeHistory();
-                FilterCostRow.Measure through = measure(label + " through the filter", filtered, measured, history);
-                FilterCostRow.Measure without = measure(label + " without the filter", unfiltered, measured,
-                        new ChargeHistory());
-                return new FilterCostRow(backend.name(), kind, through, without, answeredAsKind(kind, history),
-                        answers(history));
-            } finally {
-                held.release();
-                holders.shutdown();
-                holders.awaitTermination(1, TimeUnit.MINUTES);
+    private FilterCostRow run(StoreBackend backend, RequestKind kind) throws InterruptedException {
+        ChargeHistory filteredHistory = new ChargeHistory();
+        ChargeHistory rawHistory = new ChargeHistory();
+        FilterCostRow.Measure filtered = measure(backend, kind, Handler.FILTERED, filteredHistory);
+        FilterCostRow.Measure raw = measure(backend, kind, Handler.RAW_WRITES, rawHistory);
+        FilterCostRow.Measure bare = measure(backend, kind, Handler.BARE, new ChargeHistory());
+        return new FilterCostRow(backend.name(), kind, filtered, raw, bare, answeredAsKind(kind, filteredHistory),
+                answers(filteredHistory), answeredAsKind(kind, rawHistory), answers(rawHistory));
+    }
+
+    /** One server in its own JVM: started, warmed up, primed for the kind, measured, stopped, its profile read. */
+    private FilterCostRow.Measure measure(StoreBackend backend, RequestKind kind, Handler handler,
+                                          ChargeHistory history) throws InterruptedException {
+        String label = backend.name() + "/" + kind.label() + ", " + handler.label();
+        StoreEndpoint endpoint = StoreEndpoint.of(backend)
+                .orElse(new StoreEndpoint(FilterCostServerMain.MEMORY, "in-process", null, null));
+        Instant[] window = new Instant[2];
+        FilterCostRow.Measure measure;
+        try (ChildHolder server = ChildHolder.start(endpoint, jvmOptions(backend, kind, handler),
+                FilterCostServerMain.class, handler.name(), Long.toString(settings.providerLatency().toNanos()))) {
+            measure = measureOn(server, kind, handler, label, history, window);
+        }
+        // The recording is complete once the server's JVM has exited.
+        if (flightRecordings != null) {
+            readProfile(label, recording(backend, kind, handler), window[0], window[1]);
+        }
+        return measure;
+    }
+
+    /** Warms {@code server} up, primes it, measures it and stops it; {@code window} gets the run's start and end. */
+    private FilterCostRow.Measure measureOn(ChildHolder server, RequestKind kind, Handler handler, String label,
+                                            ChargeHistory history, Instant[] window) throws InterruptedException {
+        URI uri = URI.create(server.await(FilterCostServerMain.LISTENING));
+        Duration warmUp = WARM_UP.compareTo(settings.duration()) < 0 ? WARM_UP : settings.duration();
+        warmUp(uri, firstCalls(warmUp));
+        ExecutorService holders = Executors.newFixedThreadPool(PRIMED_KEYS);
+        try {
+            if (handler != Handler.BARE) {
+                prime(kind, uri, server, holders);
+            }
+            if (kind != RequestKind.FIRST_CALL) {
+                warmUp(uri, measuredSettings(kind, warmUp));
+            }
+            window[0] = Instant.now();
+            FilterCostRow.Measure measure = measure(label, uri, server.pid(), measuredSettings(kind, settings.duration()),
+                    history);
+            window[1] = Instant.now();
+            return measure;
+        } finally {
+            server.send(FilterCostServerMain.RELEASE);
+            holders.shutdown();
+            holders.awaitTermination(1, TimeUnit.MINUTES);
+            server.send(FilterCostServerMain.STOP);
+            if (server.awaitExit() != 0) {
+                progress.finished(label + ": the server's JVM exited with a failure");
             }
         }
     }
 
+    /** The profiles of the measured runs, in the order they ran; empty without flight recordings. */
+    public List<FlightProfile> profiles() {
+        return List.copyOf(profiles);
+    }
+
+    private void readProfile(String label, Path recording, Instant from, Instant to) {
+        try {
+            profiles.add(FlightProfile.read(label, recording, from, to));
+        } catch (java.io.IOException e) {
+            progress.finished(label + ": its flight recording could not be read: " + e.getMessage());
+        }
+    }
+
+    private Path recording(StoreBackend backend, RequestKind kind, Handler handler) {
+        return flightRecordings.resolve(String.format(Locale.ROOT, "%s-%s-%s.jfr", backend.name(),
+                kind.label().replace(' ', '-'), handler.label()));
+    }
+
+    private List<String> jvmOptions(StoreBackend backend, RequestKind kind, Handler handler) {
+        List<String> options = new ArrayList<>(List.of(SERVER_HEAP));
+        if (flightRecordings != null) {
+            options.add("-XX:StartFlightRecording=settings=profile,dumponexit=true,filename="
+                    + recording(backend, kind, handler));
+        }
+        return options;
+    }
+
     /** First calls draw from a billion keys; replays and conflicts from the primed ones. */
-    private LoadSettings measuredSettings(RequestKind kind) {
+    private LoadSettings measuredSettings(RequestKind kind, Duration duration) {
         int keys = kind == RequestKind.FIRST_CALL ? LoadSettings.DEFAULT_KEYS : PRIMED_KEYS;
-        return new LoadSettings(settings.clients(), 0, settings.providerLatency(), keys, settings.duration(), 0,
-                settings.seed());
+        return new LoadSettings(settings.clients(), 0, settings.providerLatency(), keys, duration, 0, settings.seed());
+    }
+
+    /**
+     * First calls on keys the measured run never draws, for {@code duration}. A client's keys come from a
+     * {@code SplittableRandom} seeded with the seed times its gamma plus the client, whose state then steps
+     * by that same gamma: a nearby seed (the complement of 42 is 85 steps from 42) draws the measured run's
+     * keys a few dozen requests later, and those come back replayed. Two to the fortieth steps apart, never.
+     */
+    private LoadSettings firstCalls(Duration duration) {
+        return new LoadSettings(settings.clients(), 0, Duration.ZERO, LoadSettings.DEFAULT_KEYS, duration, 0,
+                warmUpSeed(settings.seed()));
+    }
+
+    /** The seed of a warm-up before a run seeded {@code seed}: one whose keys that run never draws. */
+    static long warmUpSeed(long seed) {
+        return seed + WARM_UP_SEED_DISTANCE;
     }
 
     /** Keys 0 to {@link #PRIMED_KEYS}: answered once before a replay run, held in flight for a conflict run. */
-    private static void prime(RequestKind kind, DemoServer filtered, HeldProvider held, ExecutorService holders)
+    private static void prime(RequestKind kind, URI uri, ChildHolder server, ExecutorService holders)
             throws InterruptedException {
-        HttpTarget target = new HttpTarget(filtered.uri());
+        HttpTarget target = new HttpTarget(uri);
         ChargeHistory scratch = new ChargeHistory();
         if (kind == RequestKind.REPLAY) {
             for (int key = 0; key < PRIMED_KEYS; key++) {
                 target.send(key, scratch);
             }
         } else if (kind == RequestKind.IN_FLIGHT_CONFLICT) {
-            held.hold();
+            server.send(FilterCostServerMain.HOLD);
             for (int key = 0; key < PRIMED_KEYS; key++) {
                 int each = key;
                 holders.execute(() -> target.send(each, scratch));
             }
-            if (!held.awaitHolding(PRIMED_KEYS, Duration.ofSeconds(30))) {
-                throw new IllegalStateException("the conflict run's first requests did not reach the provider");
+            server.send(FilterCostServerMain.AWAIT_HELD + PRIMED_KEYS);
+            String answer = server.awaitAny(FilterCostServerMain.HELD, "not held");
+            if (!answer.equals(FilterCostServerMain.HELD)) {
+                throw new IllegalStateException("the conflict run's first requests did not reach the provider: " + answer);
             }
         }
     }
 
-    private void warmUp(DemoServer server) throws InterruptedException {
-        LoadSettings warmUp = new LoadSettings(settings.clients(), 0, Duration.ZERO, LoadSettings.DEFAULT_KEYS, null,
-                (long) settings.clients() * LoadSettings.WARM_UP_PER_CLIENT, ~settings.seed());
-        new LoadSession(warmUp, new HttpTarget(server.uri()), Duration.ZERO, new ChargeHistory(),
-                new LatencyRecorder()).run();
+    private static void warmUp(URI uri, LoadSettings warmUp) throws InterruptedException {
+        new LoadSession(warmUp, new HttpTarget(uri), Duration.ZERO, new ChargeHistory(), new LatencyRecorder()).run();
     }
 
-    private FilterCostRow.Measure measure(String label, DemoServer server, LoadSettings measured,
+    private FilterCostRow.Measure measure(String label, URI uri, long pid, LoadSettings measured,
                                           ChargeHistory history) throws InterruptedException {
         LatencyRecorder latencies = new LatencyRecorder();
-        LoadSession session = new LoadSession(measured, new HttpTarget(server.uri()), Duration.ZERO, history,
-                latencies);
+        LoadSession session = new LoadSession(measured, new HttpTarget(uri), Duration.ZERO, history, latencies);
+        Duration cpuBefore = cpuTime(pid);
         long start = System.nanoTime();
         session.run();
         long elapsed = System.nanoTime() - start;
+        Duration cpu = cpuTime(pid).minus(cpuBefore);
         LatencySummary latency = LatencySummary.of(latencies.merged());
         double throughput = latency.count() * 1e9 / Math.max(1, elapsed);
-        progress.finished(String.format(Locale.ROOT, "%s: %,d requests, %,.0f/s, p50 %.2f ms, p99 %.2f ms",
-                label, latency.count(), throughput, latency.p50(), latency.p99()));
-        return new FilterCostRow.Measure(throughput, latency);
+        FilterCostRow.Measure measure = new FilterCostRow.Measure(throughput, latency, cpu);
+        progress.finished(String.format(Locale.ROOT, "%s: %,d requests, %,.0f/s, p50 %.2f ms, p99 %.2f ms, "
+                + "server CPU %.1f µs per request", label, latency.count(), throughput, latency.p50(), latency.p99(),
+                measure.cpuMicrosPerRequest()));
+        return measure;
     }
 
-    /** {@code executed 1380, replayed 22, in-progress 0, indeterminate 0}: what the filtered run's requests got. */
+    /** The CPU time every thread of process {@code pid} has used so far, as the operating system counts it. */
+    static Duration cpuTime(long pid) {
+        return ProcessHandle.of(pid).flatMap(process -> process.info().totalCpuDuration())
+                .orElseThrow(() -> new IllegalStateException("the CPU time of the server's JVM (pid " + pid
+                        + ") cannot be read on this system"));
+    }
+
+    /** {@code executed 1380, replayed 22, in-progress 0, indeterminate 0}: what a run's requests got. */
     private static String answers(ChargeHistory history) {
         return String.format(Locale.ROOT, "executed %d, replayed %d, in-progress %d, indeterminate %d",
                 history.answers(Outcome.EXECUTED), history.answers(Outcome.REPLAYED),
@@ -168,57 +256,5 @@ public final class FilterCost {
             case REPLAY -> history.answers(Outcome.REPLAYED);
             case IN_FLIGHT_CONFLICT -> history.errors(ErrorKind.IN_PROGRESS);
         };
-    }
-
-    /**
-     * The provider of a conflict run: while held, a charge waits inside it until released, so its
-     * request keeps its key in flight. Thread-safe.
-     */
-    private static final class HeldProvider implements PaymentProvider {
-
-        private final FakePaymentProvider delegate;
-        private volatile CountDownLatch gate = new CountDownLatch(0);
-        private final Semaphore inside = new Semaphore(0);
-
-        HeldProvider(FakePaymentProvider delegate) {
-            this.delegate = delegate;
-        }
-
-        /** From now on, charges wait; the warm-up's charges before it do not count as held. */
-        void hold() {
-            inside.drainPermits();
-            gate = new CountDownLatch(1);
-        }
-
-        void release() {
-            gate.countDown();
-        }
-
-        boolean awaitHolding(int charges, Duration timeout) throws InterruptedException {
-            return inside.tryAcquire(charges, timeout.toMillis(), TimeUnit.MILLISECONDS);
-        }
-
-        @Override
-        public Charge charge(ChargeRequest request) {
-            CountDownLatch current = gate;
-            inside.release();
-            try {
-                current.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while held", e);
-            }
-            return delegate.charge(request);
-        }
-
-        @Override
-        public List<Charge> ledger() {
-            return delegate.ledger();
-        }
-
-        @Override
-        public Optional<Charge> findCharge(String id) {
-            return delegate.findCharge(id);
-        }
     }
 }

@@ -132,8 +132,18 @@ final class LoadSession implements LoadDriver {
         });
     }
 
+    /**
+     * The random numbers client {@code client} of a session seeded {@code seed} draws its keys from. Its
+     * state steps by the same gamma its seed is multiplied by, so the sessions of two nearby seeds draw
+     * the same keys a few steps apart: a session whose keys must differ from another's takes a seed far
+     * from it ({@link FilterCost#warmUpSeed}).
+     */
+    static SplittableRandom keyRandom(long seed, int client) {
+        return new SplittableRandom(seed * 0x9E3779B97F4A7C15L + client);
+    }
+
     private void clientLoop(int client) {
-        SplittableRandom random = new SplittableRandom(settings.seed() * 0x9E3779B97F4A7C15L + client);
+        SplittableRandom random = keyRandom(settings.seed(), client);
         Semaphore duplicateOutstanding = new Semaphore(1);
         long latencyNanos = settings.providerLatency().toNanos();
         while (claim()) {

@@ -64,9 +64,16 @@ public final class ChildHolder implements AutoCloseable {
      * @throws IllegalStateException if the JVM cannot be started
      */
     static ChildHolder start(StoreEndpoint store, Timeline timeline, Class<?> main, String... args) {
+        // A holder lives for seconds and waits on its store: a small heap and the quick compiler start it sooner.
+        return start(store, timeline, List.of("-Xmx128m", "-XX:TieredStopAtLevel=1"), main, args);
+    }
+
+    private static ChildHolder start(StoreEndpoint store, Timeline timeline, List<String> jvmOptions, Class<?> main,
+                                     String... args) {
         ServerRegistry.reapStale(); // holders a killed lab left, stopped or not
-        List<String> command = new ArrayList<>(List.of(javaBinary(), "-Xmx128m", "-XX:TieredStopAtLevel=1",
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+        List<String> command = new ArrayList<>(List.of(javaBinary()));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
                 "-cp", System.getProperty("java.class.path"), main.getName()));
         command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
@@ -97,6 +104,17 @@ public final class ChildHolder implements AutoCloseable {
      */
     public static ChildHolder start(StoreEndpoint store, Class<?> main, String... args) {
         return start(store, new Timeline(), main, args);
+    }
+
+    /**
+     * Starts {@code main} with {@code jvmOptions} (heap, flight recorder) in place of a holder's small heap and
+     * quick compiler: for a child that is measured, such as a server whose CPU time is read; its timeline goes
+     * nowhere.
+     *
+     * @throws IllegalStateException if the JVM cannot be started
+     */
+    public static ChildHolder start(StoreEndpoint store, List<String> jvmOptions, Class<?> main, String... args) {
+        return start(store, new Timeline(), List.copyOf(jvmOptions), main, args);
     }
 
     public long pid() {
@@ -161,6 +179,17 @@ public final class ChildHolder implements AutoCloseable {
             in.flush();
         } catch (IOException e) {
             throw new IllegalStateException("cannot reach the holder's standard input: " + e.getMessage(), e);
+        }
+    }
+
+    /** Writes {@code line} to the child's standard input, for a child that reads commands there. */
+    public void send(String line) {
+        try {
+            OutputStream in = process.getOutputStream();
+            in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+            in.flush();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot reach the child's standard input: " + e.getMessage(), e);
         }
     }
 

@@ -32,7 +32,7 @@ public record StoreEndpoint(String kind, String url, String user, String passwor
     private static final String PASSWORD = "IDEMLAB_HOLDER_PASSWORD";
 
     /** The endpoint of a network store; empty for the memory store, which no other process can reach. */
-    static Optional<StoreEndpoint> of(StoreBackend backend) {
+    public static Optional<StoreEndpoint> of(StoreBackend backend) {
         if (backend instanceof RedisBackend redis) {
             return Optional.of(new StoreEndpoint("redis", redis.uri(), null, null));
         }

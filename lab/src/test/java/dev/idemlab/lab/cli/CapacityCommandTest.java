@@ -2,7 +2,9 @@ package dev.idemlab.lab.cli;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -48,13 +50,38 @@ class CapacityCommandTest {
     }
 
     @Test
-    void aTinyFilterComparisonOnMemoryHasARowPerKindOfRequest() {
+    void aTinyFilterComparisonOnMemoryHasARowPerKindOfRequestWithTheRawWritesFloor() {
         LabRun run = LabRun.of("load", "--filter-cost", "--store", "memory", "--duration", "200ms", "--clients", "2",
                 "--latency-ms", "0");
 
         assertThat(run.out()).as(run.err()).contains("| memory | first call |").contains("| memory | replay |")
                 .contains("| memory | in-flight conflict |");
-        assertThat(run.out().lines().filter(line -> line.startsWith("| memory | in-flight conflict |")))
-                .singleElement().asString().contains("executed 0, replayed 0,").contains("indeterminate 0");
+        // The filtered and the raw-writes servers each answered every conflict 409 and every replay from the record.
+        assertThat(run.out()).contains("* memory, in-flight conflict: executed 0, replayed 0, in-progress ")
+                .containsPattern("\\* memory, in-flight conflict: executed 0, replayed 0, in-progress \\d+, "
+                        + "indeterminate 0; executed 0, replayed 0, in-progress \\d+, indeterminate 0")
+                .containsPattern("\\* memory, replay: executed 0, replayed \\d+, in-progress 0, indeterminate 0; "
+                        + "executed 0, replayed \\d+, in-progress 0, indeterminate 0")
+                .contains("| server CPU µs/req filtered | raw-writes | bare |")
+                .contains("<= +50 µs CPU over bare");
+    }
+
+    @Test
+    void flightRecordingsGiveEachServerItsRecordingAndThePageWhereItsTimeWent(@TempDir Path recordings) {
+        LabRun run = LabRun.of("load", "--filter-cost", "--store", "memory", "--duration", "300ms", "--clients", "2",
+                "--latency-ms", "0", "--flight-recordings", recordings.toString());
+
+        assertThat(run.out()).as(run.err()).contains("### Where the server's time went")
+                .contains("| fingerprint: canonical JSON and its hash |").contains("| memory/replay, filtered |");
+        assertThat(recordings.resolve("memory-first-call-filtered.jfr")).isNotEmptyFile();
+        assertThat(recordings.resolve("memory-in-flight-conflict-bare.jfr")).isNotEmptyFile();
+    }
+
+    @Test
+    void flightRecordingsNeedTheFilterComparison() {
+        LabRun run = LabRun.of("load", "--find-knee", "--store", "memory", "--flight-recordings", "target/jfr");
+
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains("--flight-recordings records the servers of --filter-cost");
     }
 }

@@ -23,14 +23,34 @@ public final class ClientScope {
 
     /** The scope suffix of requests that name no client, where a route allows them. */
     private static final String ANONYMOUS_SUFFIX = ".anon";
+    private static final HexFormat HEX = HexFormat.of();
+    /** Never used itself, only cloned: a digest is not thread-safe, a clone belongs to its caller. */
+    private static final MessageDigest SHA_256 = lookUpSha256();
 
     private ClientScope() { }
 
     /** {@code operation.c-<first 32 hex of SHA-256(client)>}: the scope of an identified client. */
     public static String operation(String operation, String client) {
+        byte[] digest = sha256().digest(client.getBytes(StandardCharsets.UTF_8));
+        return operation + ".c-" + HEX.formatHex(digest, 0, 16);
+    }
+
+    /**
+     * A fresh SHA-256 digest, cloned from one looked up once: {@code MessageDigest.getInstance} searches
+     * the security providers on every call, and on every request that search was most of what scoping
+     * the request to its client cost in the filter-cost flight recording.
+     */
+    static MessageDigest sha256() {
         try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(client.getBytes(StandardCharsets.UTF_8));
-            return operation + ".c-" + HexFormat.of().formatHex(digest, 0, 16);
+            return (MessageDigest) SHA_256.clone();
+        } catch (CloneNotSupportedException notCloneable) {
+            return lookUpSha256();
+        }
+    }
+
+    private static MessageDigest lookUpSha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is missing from this JDK", e);
         }

@@ -1,15 +1,15 @@
 package dev.idemlab.idempotency.servlet.internal;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.idemlab.idempotency.Fingerprint;
 import jakarta.servlet.http.HttpServletRequest;
 
 import java.io.IOException;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -27,11 +27,12 @@ import java.util.function.Function;
  */
 public final class RequestFingerprint {
 
-    private static final JsonMapper JSON = JsonMapper.builder()
+    /** Duplicate members are refused, so that such a body is fingerprinted by its bytes. */
+    private static final JsonFactory JSON = JsonFactory.builder()
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
             .build();
+    /** What {@link #plainJson} answers for a body that is not one JSON value. */
+    static final Object NOT_JSON = new Object();
 
     private RequestFingerprint() { }
 
@@ -65,17 +66,77 @@ public final class RequestFingerprint {
             headers.put(name.toLowerCase(Locale.ROOT), headerValues.apply(name));
         }
         fields.put("headers", headers);
-        if (isJson(contentType)) {
+        Object json = isJson(contentType) ? plainJson(body) : NOT_JSON;
+        if (json != NOT_JSON) {
             try {
                 Map<String, Object> withJson = new LinkedHashMap<>(fields);
-                withJson.put("json_body", JSON.readTree(body));
+                withJson.put("json_body", json);
                 return Fingerprint.ofFields(withJson);
-            } catch (IOException | IllegalArgumentException notCanonical) {
-                // Not JSON after all, or JSON the canonical form cannot hold exactly: the bytes decide.
+            } catch (IllegalArgumentException notCanonical) {
+                // JSON the canonical form cannot hold exactly (an integer beyond 2^53): the bytes decide.
             }
         }
         fields.put("body_sha256", sha256Hex(body));
         return Fingerprint.ofFields(fields);
+    }
+
+    /**
+     * The body as plain maps, lists, strings, numbers (integers as {@code Integer}, {@code Long} or
+     * {@code BigInteger}, fractions as {@code BigDecimal}), booleans and {@code null}, read token by token:
+     * what the core canonicalizes without a tree. The values are those a Jackson tree of the body held,
+     * so fingerprints are unchanged; reading the tree and walking it again was most of what the
+     * fingerprint cost in the filter-cost flight recording. An empty body is {@code null}, as the tree's
+     * missing node was.
+     *
+     * @return the value, or {@link #NOT_JSON} for a body that is not one JSON value, or has a duplicate member
+     */
+    static Object plainJson(byte[] body) {
+        try (JsonParser json = JSON.createParser(body)) {
+            JsonToken first = json.nextToken();
+            if (first == null) {
+                return null;
+            }
+            Object value = value(json, first);
+            return json.nextToken() == null ? value : NOT_JSON;
+        } catch (IOException notJson) {
+            return NOT_JSON;
+        }
+    }
+
+    private static Object value(JsonParser json, JsonToken token) throws IOException {
+        switch (token) {
+            case START_OBJECT -> {
+                Map<String, Object> members = new LinkedHashMap<>();
+                for (JsonToken next = json.nextToken(); next == JsonToken.FIELD_NAME; next = json.nextToken()) {
+                    String name = json.currentName();
+                    members.put(name, value(json, json.nextToken()));
+                }
+                return members;
+            }
+            case START_ARRAY -> {
+                List<Object> items = new ArrayList<>();
+                for (JsonToken next = json.nextToken(); next != JsonToken.END_ARRAY; next = json.nextToken()) {
+                    items.add(value(json, next));
+                }
+                return items;
+            }
+            case VALUE_STRING -> {
+                return json.getText();
+            }
+            case VALUE_NUMBER_INT -> {
+                return json.getNumberValue();
+            }
+            case VALUE_NUMBER_FLOAT -> {
+                return json.getDecimalValue();
+            }
+            case VALUE_TRUE, VALUE_FALSE -> {
+                return json.getBooleanValue();
+            }
+            case VALUE_NULL -> {
+                return null;
+            }
+            default -> throw new JsonParseException(json, "unexpected " + token);
+        }
     }
 
     /** {@code application/json} or any {@code +json} type. */
@@ -88,10 +149,6 @@ public final class RequestFingerprint {
     }
 
     private static String sha256Hex(byte[] bytes) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is missing from this JDK", e);
-        }
+        return HexFormat.of().formatHex(ClientScope.sha256().digest(bytes));
     }
 }

@@ -28,6 +28,11 @@ public record StoredResponse(int status, Map<String, List<String>> headers, byte
         return body.length;
     }
 
+    /** The body as base64, without copying it first. */
+    public String bodyAsBase64() {
+        return java.util.Base64.getEncoder().encodeToString(body);
+    }
+
     /** Writes the body to {@code out} without copying it. */
     public void writeBody(java.io.OutputStream out) throws java.io.IOException {
         out.write(body);
