@@ -9,14 +9,10 @@ import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 
-import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.EnumSet;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * A real Jetty 12 ee10 server on 127.0.0.1 and an ephemeral port, with the bearer filter, the
@@ -74,22 +70,13 @@ final class FilterServer implements ServerUnderTest {
     }
 
     @Override
-    public HttpRequest.Builder request(String path, String token) {
-        HttpRequest.Builder builder = HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(30));
-        if (token != null) {
-            builder.header("Authorization", "Bearer " + token);
-        }
-        return builder;
+    public URI base() {
+        return base;
     }
 
     @Override
-    public HttpResponse<byte[]> send(HttpRequest request) throws IOException, InterruptedException {
-        return http.send(request, HttpResponse.BodyHandlers.ofByteArray());
-    }
-
-    @Override
-    public CompletableFuture<HttpResponse<byte[]>> sendAsync(HttpRequest request) {
-        return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray());
+    public HttpClient http() {
+        return http;
     }
 
     @Override

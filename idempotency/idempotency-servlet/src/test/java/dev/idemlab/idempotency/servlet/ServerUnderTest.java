@@ -1,8 +1,11 @@
 package dev.idemlab.idempotency.servlet;
 
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -13,8 +16,20 @@ import java.util.concurrent.CompletableFuture;
  */
 interface ServerUnderTest extends AutoCloseable {
 
+    /** Where the server listens: {@code http://127.0.0.1:PORT}. */
+    URI base();
+
+    /** The client the suite talks to the server with (HTTP/1.1). */
+    HttpClient http();
+
     /** A request to {@code path}, with the client's token when not null. */
-    HttpRequest.Builder request(String path, String token);
+    default HttpRequest.Builder request(String path, String token) {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(base().resolve(path)).timeout(Duration.ofSeconds(30));
+        if (token != null) {
+            builder.header("Authorization", "Bearer " + token);
+        }
+        return builder;
+    }
 
     /** A POST of {@code json} to {@code path} as client {@code token}, the key sent as a String item (none when null). */
     default HttpRequest postRequest(String path, String token, String key, String json) {
@@ -31,9 +46,13 @@ interface ServerUnderTest extends AutoCloseable {
         return send(postRequest(path, "client-a", key, json));
     }
 
-    HttpResponse<byte[]> send(HttpRequest request) throws IOException, InterruptedException;
+    default HttpResponse<byte[]> send(HttpRequest request) throws IOException, InterruptedException {
+        return http().send(request, HttpResponse.BodyHandlers.ofByteArray());
+    }
 
-    CompletableFuture<HttpResponse<byte[]>> sendAsync(HttpRequest request);
+    default CompletableFuture<HttpResponse<byte[]>> sendAsync(HttpRequest request) {
+        return http().sendAsync(request, HttpResponse.BodyHandlers.ofByteArray());
+    }
 
     /** Starts servers under test: the rule suite's tests ask it for theirs, so one suite runs on each filter. */
     interface Servers {

@@ -14,14 +14,10 @@ import reactor.core.scheduler.Schedulers;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.server.HttpServer;
 
-import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.security.Principal;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * A real Reactor Netty server on 127.0.0.1 and an ephemeral port, with a bearer-token principal filter,
@@ -102,22 +98,13 @@ final class WebFluxServer implements ServerUnderTest {
     }
 
     @Override
-    public HttpRequest.Builder request(String path, String token) {
-        HttpRequest.Builder builder = HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(30));
-        if (token != null) {
-            builder.header("Authorization", "Bearer " + token);
-        }
-        return builder;
+    public URI base() {
+        return base;
     }
 
     @Override
-    public HttpResponse<byte[]> send(HttpRequest request) throws IOException, InterruptedException {
-        return http.send(request, HttpResponse.BodyHandlers.ofByteArray());
-    }
-
-    @Override
-    public CompletableFuture<HttpResponse<byte[]>> sendAsync(HttpRequest request) {
-        return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray());
+    public HttpClient http() {
+        return http;
     }
 
     @Override
