@@ -64,17 +64,9 @@ record HolderPlan(FaultKind kind, int key, long beforeChargeMillis, long afterCh
                 continue;
             }
             boolean afterCharge = random.nextBoolean();
-            long before;
-            long after;
-            if (planned.kind() == FaultKind.KILL_HOLDER && afterCharge) {
-                // Charged early, then a long tail: the kill lands after the charge, inside the action.
-                before = random.nextLong(leaseMillis / 3);
-                after = leaseMillis + random.nextLong(leaseMillis);
-            } else {
-                // Still before the charge when the pause or the kill comes (at most the fault's length in).
-                before = leaseMillis + random.nextLong(leaseMillis);
-                after = random.nextLong(200);
-            }
+            long[] action = action(random, planned.kind() == FaultKind.KILL_HOLDER && afterCharge, leaseMillis);
+            long before = action[0];
+            long after = action[1];
             long pause = leaseMillis + leaseMillis / 2 + planned.lengthMillis();
             int count = MIN_RETRIES + random.nextInt(MAX_RETRIES - MIN_RETRIES + 1);
             List<Workload.Caller> retries = new ArrayList<>(count);
@@ -95,6 +87,19 @@ record HolderPlan(FaultKind kind, int key, long beforeChargeMillis, long afterCh
                     retries, OrderBook.BOUNDARIES.get(boundaries.nextInt(stops)), fails));
         }
         return plans;
+    }
+
+    /**
+     * How long the child's action spends before and after its charge: charged early and then a long tail
+     * where a kill should land after the charge, inside the action; else still before the charge when the
+     * pause or the kill comes (at most the fault's length in).
+     */
+    private static long[] action(SplittableRandom random, boolean killAfterCharge, long leaseMillis) {
+        if (killAfterCharge) {
+            return new long[] {random.nextLong(leaseMillis / 3), leaseMillis + random.nextLong(leaseMillis)};
+        }
+        long before = leaseMillis + random.nextLong(leaseMillis);
+        return new long[] {before, random.nextLong(200)};
     }
 
     /**

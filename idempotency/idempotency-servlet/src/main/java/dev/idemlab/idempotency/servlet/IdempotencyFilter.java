@@ -191,12 +191,13 @@ public final class IdempotencyFilter implements Filter {
             IdempotentResult<StoredResponse> result = route.coordinator().call(call, CODEC, context -> {
                 request.setAttribute(CONTEXT_ATTRIBUTE, context);
                 request.setAttribute(DOWNSTREAM_KEY_ATTRIBUTE, context.downstreamKey());
-                capture.setHeader(ExpiryPolicyHeader.NAME, expiryPolicy);
                 chain.doFilter(request, capture);
                 StoredResponse captured = capture.captured(route.replayedHeaders());
                 if (captured.status() >= 500) {
                     throw new NotStored(captured.status());
                 }
+                // Only an answer that is stored says how long it is kept (the capture commits nothing yet).
+                capture.setHeader(ExpiryPolicyHeader.NAME, expiryPolicy);
                 ownResponse[0] = captured;
                 return captured;
             });

@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Draft section 2.3, Idempotency Key Validity and Expiry: the route publishes how long a key is kept
  * and how long an in-flight lease lasts, in {@code Idempotency-Policy}, on the first answer and on its
- * replays, beside the replay marker; a refusal does not carry it.
+ * replays, beside the replay marker; a refusal and an answer that is not stored (a 5xx) do not carry it.
  */
 class ExpiryPolicyIsPublishedTest {
 
@@ -60,6 +60,18 @@ class ExpiryPolicyIsPublishedTest {
         assertThat(replay.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER)).hasValue("true");
         assertThat(ExpiryPolicyHeader.parse(replay.headers().firstValue(ExpiryPolicyHeader.NAME).orElseThrow()))
                 .isEqualTo(new ExpiryPolicyHeader.Policy(Duration.ofHours(6), Duration.ofSeconds(13)));
+    }
+
+    @Test
+    void anAnswerThatIsNotStoredDoesNotCarryThePolicy() throws Exception {
+        app.failNextWith(503);
+        HttpResponse<byte[]> unavailable = server.post(PATH, "k1", BODY);
+        HttpResponse<byte[]> retry = server.post(PATH, "k1", BODY);
+
+        assertThat(unavailable.statusCode()).isEqualTo(503);
+        assertThat(unavailable.headers().firstValue("Idempotency-Policy")).isEmpty();
+        assertThat(retry.statusCode()).isEqualTo(201);
+        assertThat(retry.headers().firstValue("Idempotency-Policy")).isPresent();
     }
 
     @Test

@@ -36,6 +36,7 @@ import reactor.core.Exceptions;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
+import reactor.util.context.ContextView;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -187,9 +188,11 @@ public final class IdempotencyWebFilter implements WebFilter {
                     }
                 })
                 .defaultIfEmpty(new byte[0])
-                .flatMap(next)
-                .onErrorResume(DataBufferLimitException.class,
-                        tooLarge -> refuse(exchange.getResponse(), Refusals.tooLarge(route)));
+                .map(Optional::of)
+                // Only the body's own read: a limit the handler's codecs hit later is the handler's error, not a 413.
+                .onErrorResume(DataBufferLimitException.class, tooLarge -> Mono.just(Optional.empty()))
+                .flatMap(read -> read.isPresent() ? next.apply(read.get())
+                        : refuse(exchange.getResponse(), Refusals.tooLarge(route)));
     }
 
     private Fingerprint fingerprint(ServerHttpRequest request, byte[] body) {
@@ -207,27 +210,33 @@ public final class IdempotencyWebFilter implements WebFilter {
                 .response(held)
                 .build();
         AtomicReference<StoredResponse> own = new AtomicReference<>();
-        return Mono.fromCompletionStage(() -> route.coordinator().callAsync(call, CODEC, context -> {
-                    StoredResponse captured = handle(guarded, chain, held, context);
-                    own.set(captured);
-                    return captured;
-                }, executor))
+        // The subscriber's Context (Spring Security's context among what upstream filters put there) goes
+        // with the handler onto the executor's thread: block() would start the chain with an empty one.
+        return Mono.deferContextual(subscriber -> Mono.fromCompletionStage(() -> route.coordinator().callAsync(call,
+                        CODEC, context -> {
+                            StoredResponse captured = handle(guarded, chain, held, context, subscriber);
+                            own.set(captured);
+                            return captured;
+                        }, executor)))
                 .flatMap(result -> answer(exchange.getResponse(), held, result, own.get()))
                 .onErrorResume(failure -> failed(exchange.getResponse(), held, failure));
     }
 
     /**
-     * The action: runs the rest of the chain and waits for its response on this thread, one of the
-     * executor's, never an event loop's. A 5xx is not stored: the coordinator releases the key.
+     * The action: runs the rest of the chain, in the subscriber's Context, and waits for its response on
+     * this thread, one of the executor's, never an event loop's. A 5xx is not stored: the coordinator
+     * releases the key. Neither is an exception the handler raises (Spring's exception handlers answer
+     * it outside this filter, where it cannot be captured): the key is released and a retry runs the
+     * handler again, where the servlet filter stores an error status the handler sent. Only a stored
+     * answer carries the expiry policy.
      */
     private StoredResponse handle(ServerWebExchange guarded, WebFilterChain chain, HeldResponse held,
-                                  IdempotencyContext context) throws Exception {
+                                  IdempotencyContext context, ContextView subscriber) throws Exception {
         Map<String, Object> attributes = guarded.getAttributes();
         attributes.put(CONTEXT_ATTRIBUTE, context);
         attributes.put(DOWNSTREAM_KEY_ATTRIBUTE, context.downstreamKey());
-        held.getHeaders().set(ExpiryPolicyHeader.NAME, expiryPolicy);
         try {
-            chain.filter(guarded).block();
+            chain.filter(guarded).contextWrite(subscriber).block();
         } catch (RuntimeException e) {
             Throwable cause = Exceptions.unwrap(e);
             throw cause instanceof Exception checked ? checked : e;
@@ -236,6 +245,7 @@ public final class IdempotencyWebFilter implements WebFilter {
         if (captured.status() >= 500) {
             throw new NotStored(captured.status());
         }
+        held.getHeaders().set(ExpiryPolicyHeader.NAME, expiryPolicy);
         return captured;
     }
 
