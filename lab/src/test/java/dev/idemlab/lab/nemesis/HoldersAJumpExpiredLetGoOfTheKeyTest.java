@@ -1,6 +1,5 @@
 package dev.idemlab.lab.nemesis;
 
-import dev.idemlab.idempotency.Outcome;
 import dev.idemlab.lab.faults.FaultKind;
 import dev.idemlab.lab.infra.MemoryBackend;
 import org.junit.jupiter.api.Test;
@@ -69,7 +68,6 @@ class HoldersAJumpExpiredLetGoOfTheKeyTest {
             CallRecord holder = calls.stream().filter(call -> call.caller == 0).findFirst().orElseThrow();
             assertThat(holder.charged()).as("key %d's holder", key).isNull();
             assertThat(holder.outcome()).as("key %d's holder", key).isNull();
-            assertThat(calls).as("key %d: a taker ran", key).anyMatch(call -> call.outcome() == Outcome.EXECUTED);
         });
     }
 }
