@@ -95,4 +95,10 @@ class ReactiveWebAutoConfigurationTest {
                 .withPropertyValues("idempotency.policy=raise")
                 .run(context -> assertThat(context).doesNotHaveBean(IdempotencyWebFilters.class));
     }
+
+    @Test
+    void webEnabledFalseAddsNoWebFilterThoughRoutesAreNamed() {
+        runner.withPropertyValues("idempotency.web.enabled=false")
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(IdempotencyWebFilters.class));
+    }
 }

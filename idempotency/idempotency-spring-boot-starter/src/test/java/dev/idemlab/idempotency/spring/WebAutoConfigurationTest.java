@@ -89,4 +89,10 @@ class WebAutoConfigurationTest {
                         IdempotencyCoordinatorAutoConfiguration.class, IdempotencyWebAutoConfiguration.class))
                 .run(context -> assertThat(context).doesNotHaveBean(IdempotencyFilterRegistrations.class));
     }
+
+    @Test
+    void webEnabledFalseRegistersNoFilterThoughRoutesAreNamed() {
+        runner.withPropertyValues("idempotency.web.enabled=false")
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(IdempotencyFilterRegistrations.class));
+    }
 }

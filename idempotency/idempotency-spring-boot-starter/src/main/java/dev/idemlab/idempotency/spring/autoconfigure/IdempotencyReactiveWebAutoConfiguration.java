@@ -7,6 +7,7 @@ import dev.idemlab.idempotency.spring.ReactiveSecurityContextClients;
 import dev.idemlab.idempotency.webflux.IdempotencyWebFilter;
 import dev.idemlab.idempotency.webflux.ReactiveClientResolver;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
@@ -21,10 +22,11 @@ import org.springframework.context.annotation.Configuration;
  * ({@link IdempotencyWebAutoConfiguration}), the same rules. Keys are scoped per client: by Spring
  * Security's authenticated principal when Spring Security is on the class path, else by the
  * exchange's principal (the library's default); an application's own {@link ReactiveClientResolver}
- * bean replaces both.
+ * bean replaces both. {@code idempotency.web.enabled=false} adds none, as for the servlet filter.
  */
 @AutoConfiguration(after = IdempotencyCoordinatorAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+@ConditionalOnBooleanProperty(name = "idempotency.web.enabled", matchIfMissing = true)
 @ConditionalOnClass(IdempotencyWebFilter.class)
 @EnableConfigurationProperties(IdempotencyProperties.class)
 public final class IdempotencyReactiveWebAutoConfiguration {

@@ -7,6 +7,7 @@ import dev.idemlab.idempotency.spring.IdempotencyFilterRegistrations;
 import dev.idemlab.idempotency.spring.IdempotencyProperties;
 import dev.idemlab.idempotency.spring.SecurityContextClients;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
@@ -21,9 +22,12 @@ import org.springframework.context.annotation.Configuration;
  * application that has {@code idempotency-servlet}. Keys are scoped per client: by Spring Security's
  * authenticated principal when Spring Security is on the class path, else by the servlet request's
  * principal (the library's default); an application's own {@link ClientResolver} bean replaces both.
+ * {@code idempotency.web.enabled=false} registers none, routes or not: the same service without the
+ * filter, as a comparison of its cost needs it.
  */
 @AutoConfiguration(after = IdempotencyCoordinatorAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnBooleanProperty(name = "idempotency.web.enabled", matchIfMissing = true)
 @ConditionalOnClass({IdempotencyFilter.class, FilterRegistrationBean.class})
 @EnableConfigurationProperties(IdempotencyProperties.class)
 public final class IdempotencyWebAutoConfiguration {
