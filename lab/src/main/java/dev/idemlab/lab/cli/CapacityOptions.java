@@ -1,6 +1,8 @@
 package dev.idemlab.lab.cli;
 
 import dev.idemlab.lab.load.KneeSettings;
+import dev.idemlab.lab.load.SampleCost;
+
 import java.util.List;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -54,6 +56,37 @@ final class CapacityOptions {
                     + "encoding, store, logging, metrics, handler, Jetty).")
     java.nio.file.Path flightRecordings;
 
+    @Option(names = "--samples", paramLabel = "LIST",
+            description = "With --filter-cost: the Spring Boot samples also measured, each with its library on and "
+                    + "off by one property, on the stores they run on: servlet (its @Idempotent charge, on memory, "
+                    + "redis and postgres), webflux (its WebFlux filter, on memory), comma-separated, or none. "
+                    + "Their jars come from the build. Default: servlet,webflux.")
+    String samples;
+
+    /**
+     * The samples {@code --samples} names, both by default.
+     *
+     * @throws UsageException naming the rule the list breaks
+     */
+    List<SampleCost.Sample> samples() {
+        if (samples == null) {
+            return List.of(SampleCost.Sample.values());
+        }
+        if (samples.strip().equals("none")) {
+            return List.of();
+        }
+        java.util.Set<SampleCost.Sample> named = new java.util.LinkedHashSet<>();
+        for (String name : samples.split(",", -1)) {
+            named.add(switch (name.strip()) {
+                case "servlet" -> SampleCost.Sample.SERVLET;
+                case "webflux" -> SampleCost.Sample.WEBFLUX;
+                default -> throw new UsageException("--samples takes servlet, webflux (comma-separated) or none, got '"
+                        + name.strip() + "'");
+            });
+        }
+        return List.copyOf(named);
+    }
+
     /** Whether a capacity mode was asked for. */
     boolean requested() {
         return findKnee || filterCost;
@@ -83,6 +116,10 @@ final class CapacityOptions {
         if (!filterCost && flightRecordings != null) {
             throw new UsageException("--flight-recordings records the servers of --filter-cost: use it with --filter-cost");
         }
+        if (!filterCost && samples != null) {
+            throw new UsageException("--samples picks the samples --filter-cost measures: use it with --filter-cost");
+        }
+        samples();
         if (!findKnee && (kneeP99Ms != null || kneeSteps != null)) {
             throw new UsageException("--knee-p99-ms and --knee-steps shape the knee search: use them with --find-knee");
         }

@@ -12,6 +12,8 @@ import dev.idemlab.lab.load.LoadGenerator;
 import dev.idemlab.lab.load.LoadProgress;
 import dev.idemlab.lab.load.LoadRun;
 import dev.idemlab.lab.load.LoadSettings;
+import dev.idemlab.lab.load.SampleCost;
+import dev.idemlab.lab.load.SampleCostRow;
 import dev.idemlab.lab.load.StoreKnees;
 import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.lab.report.FilterCostReport;
@@ -85,10 +87,14 @@ final class CapacityRun {
      * bare, each server in a JVM of its own.
      *
      * @param flightRecordings where each server JVM writes its flight recording, or {@code null} for none
+     * @param measuredSamples the Spring Boot samples also measured with and without the library
      */
-    Report filterCost(LoadSettings settings, java.nio.file.Path flightRecordings) throws InterruptedException {
+    Report filterCost(LoadSettings settings, java.nio.file.Path flightRecordings, List<SampleCost.Sample> measuredSamples)
+            throws InterruptedException {
         FilterCost cost = new FilterCost(settings, lineProgress(), flightRecordings);
+        SampleCost samples = new SampleCost(settings, lineProgress(), measuredSamples);
         List<FilterCostRow> rows = new ArrayList<>();
+        List<SampleCostRow> sampleRows = new ArrayList<>();
         List<String> servers = new ArrayList<>();
         double loadBefore = loadAverage();
         for (String name : stores) {
@@ -97,6 +103,7 @@ final class CapacityRun {
                     servers.add(name.equals("memory") ? "memory: the in-memory store inside each server's JVM"
                             : backend.server().describeWithDurability());
                     rows.addAll(cost.run(backend));
+                    sampleRows.addAll(samples.run(backend));
                 } finally {
                     StoreOptions.cleanUp(backend, err);
                 }
@@ -113,6 +120,7 @@ final class CapacityRun {
                 Runtime.getRuntime().availableProcessors(), loadBefore, loadAverage());
         boolean met = rows.stream().allMatch(row -> row.clean() && !row.verdict().equals("missed"));
         return new Report(FilterCostReport.markdown(settingsLine, servers, rows)
+                + FilterCostReport.samples(sampleRows, samples.notes())
                 + FilterCostReport.profiles(cost.profiles()), met);
     }
 

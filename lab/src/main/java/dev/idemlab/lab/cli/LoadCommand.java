@@ -247,7 +247,7 @@ final class LoadCommand implements Callable<Integer> {
                 java.nio.file.Files.createDirectories(capacity.flightRecordings);
             }
             report = run.filterCost(settings, capacity.flightRecordings == null ? null
-                    : capacity.flightRecordings.toAbsolutePath());
+                    : capacity.flightRecordings.toAbsolutePath(), capacity.samples());
         }
         output.emit(report.markdown(), spec.commandLine().getOut());
         return report.met() ? 0 : 1;

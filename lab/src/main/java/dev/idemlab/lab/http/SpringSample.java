@@ -30,6 +30,11 @@ public final class SpringSample implements AutoCloseable {
     public static final String KIND = "Spring sample JVM";
     private static final Duration START_PATIENCE = Duration.ofSeconds(180);
     private static final Duration STOP_GRACE = Duration.ofSeconds(10);
+    /**
+     * The JVM options a sample gets unless told others: a small heap, and the first compiler only, which
+     * starts a short-lived sample sooner; never for a sample whose speed is measured.
+     */
+    public static final List<String> QUICK_START = List.of("-Xmx256m", "-XX:TieredStopAtLevel=1");
 
     private final Process process;
     private final Path dir;
@@ -56,11 +61,23 @@ public final class SpringSample implements AutoCloseable {
      */
     public static SpringSample start(Path jar, List<String> arguments, Map<String, String> environment)
             throws IOException, InterruptedException {
+        return start(jar, QUICK_START, arguments, environment);
+    }
+
+    /**
+     * Starts the sample with the JVM options given, and waits until it serves.
+     *
+     * @param jvmOptions the sample JVM's options ({@code -Xmx512m}, ...), in place of {@link #QUICK_START}
+     * @see #start(Path, List, Map)
+     */
+    public static SpringSample start(Path jar, List<String> jvmOptions, List<String> arguments,
+                                     Map<String, String> environment) throws IOException, InterruptedException {
         ServerRegistry.reapStale(); // samples a killed lab left running
         Path dir = Files.createTempDirectory("idemlab-sample-");
         Path portFile = dir.resolve("port");
-        List<String> command = new ArrayList<>(List.of(javaBinary(), "-Xmx256m", "-XX:TieredStopAtLevel=1",
-                "-jar", jar.toAbsolutePath().toString(),
+        List<String> command = new ArrayList<>(List.of(javaBinary()));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-jar", jar.toAbsolutePath().toString(),
                 "--server.address=127.0.0.1", "--server.port=0", "--payments.port-file=" + portFile));
         command.addAll(arguments);
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)

@@ -53,6 +53,7 @@ public final class FilterCost {
 
     private final LoadSettings settings;
     private final LoadProgress progress;
+    private final ServerMeter meter;
     private final Path flightRecordings;
     private final List<FlightProfile> profiles = new ArrayList<>();
 
@@ -65,6 +66,7 @@ public final class FilterCost {
         this.settings = Objects.requireNonNull(settings, "settings");
         this.progress = Objects.requireNonNull(progress, "progress");
         this.flightRecordings = flightRecordings;
+        this.meter = new ServerMeter(settings, progress);
         if (settings.stopsByCount() || settings.openLoop()) {
             throw new IllegalArgumentException("the filter comparison runs closed-loop clients for a duration");
         }
@@ -116,19 +118,15 @@ public final class FilterCost {
     private FilterCostRow.Measure measureOn(ChildHolder server, RequestKind kind, Handler handler, String label,
                                             ChargeHistory history, Instant[] window) throws InterruptedException {
         URI uri = URI.create(server.await(FilterCostServerMain.LISTENING));
-        Duration warmUp = WARM_UP.compareTo(settings.duration()) < 0 ? WARM_UP : settings.duration();
-        warmUp(uri, firstCalls(warmUp));
+        meter.warmUpWithFirstCalls(uri);
         ExecutorService holders = Executors.newFixedThreadPool(PRIMED_KEYS);
         try {
             if (handler != Handler.BARE) {
                 prime(kind, uri, server, holders);
             }
-            if (kind != RequestKind.FIRST_CALL) {
-                warmUp(uri, measuredSettings(kind, warmUp));
-            }
+            meter.warmUpWith(uri, kind);
             window[0] = Instant.now();
-            FilterCostRow.Measure measure = measure(label, uri, server.pid(), measuredSettings(kind, settings.duration()),
-                    history);
+            FilterCostRow.Measure measure = meter.measure(label, uri, server.pid(), kind, history);
             window[1] = Instant.now();
             return measure;
         } finally {
@@ -169,23 +167,6 @@ public final class FilterCost {
         return options;
     }
 
-    /** First calls draw from a billion keys; replays and conflicts from the primed ones. */
-    private LoadSettings measuredSettings(RequestKind kind, Duration duration) {
-        int keys = kind == RequestKind.FIRST_CALL ? LoadSettings.DEFAULT_KEYS : PRIMED_KEYS;
-        return new LoadSettings(settings.clients(), 0, settings.providerLatency(), keys, duration, 0, settings.seed());
-    }
-
-    /**
-     * First calls on keys the measured run never draws, for {@code duration}. A client's keys come from a
-     * {@code SplittableRandom} seeded with the seed times its gamma plus the client, whose state then steps
-     * by that same gamma: a nearby seed (the complement of 42 is 85 steps from 42) draws the measured run's
-     * keys a few dozen requests later, and those come back replayed. Two to the fortieth steps apart, never.
-     */
-    private LoadSettings firstCalls(Duration duration) {
-        return new LoadSettings(settings.clients(), 0, Duration.ZERO, LoadSettings.DEFAULT_KEYS, duration, 0,
-                warmUpSeed(settings.seed()));
-    }
-
     /** The seed of a warm-up before a run seeded {@code seed}: one whose keys that run never draws. */
     static long warmUpSeed(long seed) {
         return seed + WARM_UP_SEED_DISTANCE;
@@ -194,13 +175,11 @@ public final class FilterCost {
     /** Keys 0 to {@link #PRIMED_KEYS}: answered once before a replay run, held in flight for a conflict run. */
     private static void prime(RequestKind kind, URI uri, ChildHolder server, ExecutorService holders)
             throws InterruptedException {
-        HttpTarget target = new HttpTarget(uri);
-        ChargeHistory scratch = new ChargeHistory();
         if (kind == RequestKind.REPLAY) {
-            for (int key = 0; key < PRIMED_KEYS; key++) {
-                target.send(key, scratch);
-            }
+            ServerMeter.answerPrimedKeys(uri);
         } else if (kind == RequestKind.IN_FLIGHT_CONFLICT) {
+            HttpTarget target = new HttpTarget(uri);
+            ChargeHistory scratch = new ChargeHistory();
             server.send(FilterCostServerMain.HOLD);
             for (int key = 0; key < PRIMED_KEYS; key++) {
                 int each = key;
@@ -214,37 +193,8 @@ public final class FilterCost {
         }
     }
 
-    private static void warmUp(URI uri, LoadSettings warmUp) throws InterruptedException {
-        new LoadSession(warmUp, new HttpTarget(uri), Duration.ZERO, new ChargeHistory(), new LatencyRecorder()).run();
-    }
-
-    private FilterCostRow.Measure measure(String label, URI uri, long pid, LoadSettings measured,
-                                          ChargeHistory history) throws InterruptedException {
-        LatencyRecorder latencies = new LatencyRecorder();
-        LoadSession session = new LoadSession(measured, new HttpTarget(uri), Duration.ZERO, history, latencies);
-        Duration cpuBefore = cpuTime(pid);
-        long start = System.nanoTime();
-        session.run();
-        long elapsed = System.nanoTime() - start;
-        Duration cpu = cpuTime(pid).minus(cpuBefore);
-        LatencySummary latency = LatencySummary.of(latencies.merged());
-        double throughput = latency.count() * 1e9 / Math.max(1, elapsed);
-        FilterCostRow.Measure measure = new FilterCostRow.Measure(throughput, latency, cpu);
-        progress.finished(String.format(Locale.ROOT, "%s: %,d requests, %,.0f/s, p50 %.2f ms, p99 %.2f ms, "
-                + "server CPU %.1f µs per request", label, latency.count(), throughput, latency.p50(), latency.p99(),
-                measure.cpuMicrosPerRequest()));
-        return measure;
-    }
-
-    /** The CPU time every thread of process {@code pid} has used so far, as the operating system counts it. */
-    static Duration cpuTime(long pid) {
-        return ProcessHandle.of(pid).flatMap(process -> process.info().totalCpuDuration())
-                .orElseThrow(() -> new IllegalStateException("the CPU time of the server's JVM (pid " + pid
-                        + ") cannot be read on this system"));
-    }
-
     /** {@code executed 1380, replayed 22, in-progress 0, indeterminate 0}: what a run's requests got. */
-    private static String answers(ChargeHistory history) {
+    static String answers(ChargeHistory history) {
         return String.format(Locale.ROOT, "executed %d, replayed %d, in-progress %d, indeterminate %d",
                 history.answers(Outcome.EXECUTED), history.answers(Outcome.REPLAYED),
                 history.errors(ErrorKind.IN_PROGRESS), history.indeterminate());

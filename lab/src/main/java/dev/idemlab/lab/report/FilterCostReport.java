@@ -2,6 +2,7 @@ package dev.idemlab.lab.report;
 
 import dev.idemlab.lab.load.FilterCostRow;
 import dev.idemlab.lab.load.FlightProfile;
+import dev.idemlab.lab.load.SampleCostRow;
 import java.util.List;
 import java.util.Locale;
 
@@ -46,6 +47,42 @@ public final class FilterCostReport {
         }
         page.append("\nServers (durability as read back from each):\n\n");
         servers.forEach(server -> page.append("* ").append(server).append('\n'));
+        return page.toString();
+    }
+
+    /**
+     * The starter's path: each sample's charge endpoint with the library on and off, per store and kind.
+     *
+     * @param rows in the order they ran; none (and no notes) gives an empty section
+     * @param notes why a sample was not measured, one line each
+     */
+    public static String samples(List<SampleCostRow> rows, List<String> notes) {
+        if (rows.isEmpty() && notes.isEmpty()) {
+            return "";
+        }
+        StringBuilder page = new StringBuilder("\n### The starter's path: the samples with and without the library\n\n");
+        page.append("Each Spring Boot sample in a fresh JVM of its own (the same heap), its charge endpoint with the "
+                + "library on, then off by one property (the servlet sample: `idempotency.aspect.enabled=false`, "
+                + "so the `@Idempotent` method runs as a plain one; the WebFlux sample: "
+                + "`idempotency.web.enabled=false`, so no filter), the same clients, store and provider. Off, "
+                + "every request charges.\n\n");
+        page.append("| sample | store | request kind | req/s on | req/s off | on / off | p50 / p99 ms on "
+                + "| p50 / p99 ms off | server CPU µs/req on | off | CPU over off µs | answered as its kind |\n");
+        page.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+        for (SampleCostRow row : rows) {
+            page.append(String.format(Locale.ROOT, "| %s | %s | %s | %,.0f | %,.0f | %.2fx | %s | %s | %.1f | %.1f "
+                            + "| %+.1f | %s |%n", row.sample(), row.store(), row.kind().label(),
+                    row.guarded().throughput(), row.unguarded().throughput(), row.ratio(), latency(row.guarded()),
+                    latency(row.unguarded()), row.guarded().cpuMicrosPerRequest(),
+                    row.unguarded().cpuMicrosPerRequest(), row.cpuOverUnguardedMicros(),
+                    row.clean() ? "yes" : "no: " + row.guardedAnswers()));
+        }
+        if (!rows.isEmpty()) {
+            page.append("\nWhat each guarded run's requests got:\n\n");
+            rows.forEach(row -> page.append("* ").append(row.sample()).append(", ").append(row.store()).append(", ")
+                    .append(row.kind().label()).append(": ").append(row.guardedAnswers()).append('\n'));
+        }
+        notes.forEach(note -> page.append("\n").append(note).append('\n'));
         return page.toString();
     }
 

@@ -25,6 +25,8 @@ class CapacityCommandTest {
         "--find-knee --rate 0; --rate must be between 1 and 1000000",
         "--find-knee --format json; --format must be table or markdown, got 'json'",
         "--filter-cost --rate 100; --filter-cost does not take --rate",
+        "--samples webflux; --samples picks the samples --filter-cost measures",
+        "--filter-cost --samples servlet,spring; --samples takes servlet, webflux (comma-separated) or none, got 'spring'",
         "--filter-cost --transport http; --filter-cost does not take --transport",
         "--filter-cost --retry-rate 0.5; --filter-cost does not take --retry-rate",
     })
@@ -52,7 +54,7 @@ class CapacityCommandTest {
     @Test
     void aTinyFilterComparisonOnMemoryHasARowPerKindOfRequestWithTheRawWritesFloor() {
         LabRun run = LabRun.of("load", "--filter-cost", "--store", "memory", "--duration", "200ms", "--clients", "2",
-                "--latency-ms", "0");
+                "--latency-ms", "0", "--samples", "none");
 
         assertThat(run.out()).as(run.err()).contains("| memory | first call |").contains("| memory | replay |")
                 .contains("| memory | in-flight conflict |");
@@ -69,7 +71,7 @@ class CapacityCommandTest {
     @Test
     void flightRecordingsGiveEachServerItsRecordingAndThePageWhereItsTimeWent(@TempDir Path recordings) {
         LabRun run = LabRun.of("load", "--filter-cost", "--store", "memory", "--duration", "300ms", "--clients", "2",
-                "--latency-ms", "0", "--flight-recordings", recordings.toString());
+                "--latency-ms", "0", "--flight-recordings", recordings.toString(), "--samples", "none");
 
         assertThat(run.out()).as(run.err()).contains("### Where the server's time went")
                 .contains("| fingerprint: canonical JSON and its hash |").contains("| memory/replay, filtered |");
@@ -83,5 +85,20 @@ class CapacityCommandTest {
 
         assertThat(run.exitCode()).isEqualTo(2);
         assertThat(run.err()).contains("--flight-recordings records the servers of --filter-cost");
+    }
+
+    @Test
+    void theWebFluxSampleIsMeasuredWithItsFilterOnAndOffAndItsReplaysComeFromTheRecord() {
+        LabRun run = LabRun.of("load", "--filter-cost", "--store", "memory", "--duration", "300ms", "--clients", "2",
+                "--latency-ms", "0", "--samples", "webflux");
+
+        assertThat(run.out()).as(run.err()).contains("### The starter's path: the samples with and without the library")
+                .contains("| WebFlux sample, filter | memory | first call |")
+                .contains("| WebFlux sample, filter | memory | replay |");
+        // On, the primed keys came back from the record: replays, none executed; off, there is nothing to replay.
+        assertThat(run.out()).containsPattern("\\* WebFlux sample, filter, memory, replay: executed 0, replayed [1-9]\\d*, "
+                + "in-progress 0, indeterminate 0");
+        assertThat(run.err()).contains("memory/replay, WebFlux sample, filter on: ")
+                .contains("memory/replay, WebFlux sample, filter off: ");
     }
 }

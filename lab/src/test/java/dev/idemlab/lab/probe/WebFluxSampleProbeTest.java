@@ -1,10 +1,10 @@
 package dev.idemlab.lab.probe;
 
 import dev.idemlab.lab.http.SpringSample;
+import dev.idemlab.lab.http.SpringSampleJar;
 import org.junit.jupiter.api.Test;
 
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -19,14 +19,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class WebFluxSampleProbeTest {
 
-    private static final Path JAR = Path.of("..", "examples", "spring-boot-payments-webflux", "target",
-            "spring-boot-payments-webflux.jar");
-
     @Test
     void theProbePassesAgainstTheWebFluxSample() throws Exception {
-        assertThat(JAR).as("the WebFlux sample's jar: build it with ./mvnw -B -q package -DskipTests "
-                + "-pl examples/spring-boot-payments-webflux -am").matches(Files::isRegularFile);
-        try (SpringSample sample = SpringSample.start(JAR, List.of(), Map.of())) {
+        Path jar = SpringSampleJar.WEBFLUX.jar().orElse(null);
+        assertThat(jar).as(SpringSampleJar.WEBFLUX.missingMessage()).isNotNull();
+        try (SpringSample sample = SpringSample.start(jar, List.of(), Map.of())) {
             ProbeSettings settings = new ProbeSettings(URI.create(sample.uri() + "/orders/o-1/charge"), "POST",
                     ProbeSettings.DEFAULT_BODY, "client-a", 8, "client-b");
             Probe probe = new Probe(settings);
