@@ -111,7 +111,7 @@ capacity_page() {
 # filter_status.
 filter_cost() {
   local dir="$1"
-  echo "capacity: the HTTP filter, the raw-writes floor and the bare handler on $stores, $filter_run per run"
+  echo "capacity: the HTTP filter, the raw-writes floor, the bare handler and the samples on $stores, $filter_run per run"
   java "${java_opts[@]}" -jar "$jar" "${filter_args[@]}" --out "$work/filter.body.md" || filter_status=$?
   capacity_page "$dir/http-filter.md" "$work/filter.body.md" "${filter_args[*]}" "$filter_status" <<'PAGE'
 # The HTTP filter's cost, judged against the protocol's floor
@@ -127,6 +127,14 @@ in-flight conflicts (keys whose first request is held inside the provider for th
   `UPDATE`; a taken key is one raw read that replays the stored response or answers 409 while pending.
   No key syntax check, fingerprint, lease renewal, response capture or problem details;
 * **bare**: the handler alone; every request charges.
+
+Under the demo API's table, **the starter's path**, measured the same way: each Spring Boot sample with
+its library on, then off by one property, on the same store and clients. The servlet sample's charge is
+an `@Idempotent` method (off: `idempotency.aspect.enabled=false`), on each store; the WebFlux sample's
+route is behind the WebFlux filter (off: `idempotency.web.enabled=false`), on memory, the one store its
+jar carries. Those rows have no target: they say what the starter's layer costs a service built as the
+samples are, whose handlers do more than the demo API's (the servlet sample writes an orders table and
+charges the provider over HTTP).
 
 Each server runs in a JVM of its own, started fresh per run and warmed up, so its machine time is
 measured: the server JVM's CPU time over the run (every thread, JIT and GC included), per answered
