@@ -99,11 +99,16 @@ public final class SampleCost {
             }
             for (RequestKind kind : KINDS) {
                 ChargeHistory guarded = new ChargeHistory();
-                FilterCostRow.Measure on = measure(sample, jar.get(), backend, kind, true, guarded);
-                FilterCostRow.Measure off = measure(sample, jar.get(), backend, kind, false, new ChargeHistory());
-                rows.add(new SampleCostRow(sample.label, backend.name(), kind, on, off, FilterCost.answers(guarded),
-                        kind == RequestKind.FIRST_CALL ? guarded.answers(Outcome.EXECUTED)
-                                : guarded.answers(Outcome.REPLAYED)));
+                try {
+                    FilterCostRow.Measure on = measure(sample, jar.get(), backend, kind, true, guarded);
+                    FilterCostRow.Measure off = measure(sample, jar.get(), backend, kind, false, new ChargeHistory());
+                    rows.add(new SampleCostRow(sample.label, backend.name(), kind, on, off,
+                            FilterCost.answers(guarded), kind == RequestKind.FIRST_CALL
+                                    ? guarded.answers(Outcome.EXECUTED) : guarded.answers(Outcome.REPLAYED)));
+                } catch (SampleNotStarted e) {
+                    note(sample.label + " on " + backend.name() + ", " + kind.label() + ": not measured: "
+                            + e.getMessage());
+                }
             }
         }
         return rows;
@@ -127,8 +132,7 @@ public final class SampleCost {
         Optional<StoreEndpoint> endpoint = StoreEndpoint.of(backend);
         FakePaymentProvider provider = FakePaymentProvider.builder().latency(settings.providerLatency()).build();
         try (ProviderService service = ProviderService.start(provider);
-             SpringSample server = SpringSample.start(jar, List.of(FilterCost.SERVER_HEAP),
-                     arguments(sample, backend, guarded, service.uri()),
+             SpringSample server = start(jar, arguments(sample, backend, guarded, service.uri()),
                      endpoint.map(StoreEndpoint::springEnvironment).orElse(Map.of()))) {
             URI uri = server.uri();
             meter.warmUpWithFirstCalls(uri);
@@ -139,6 +143,36 @@ public final class SampleCost {
             return meter.measure(label, uri, server.pid(), kind, history);
         } catch (IOException e) {
             throw new UncheckedIOException(label + ": the sample could not be started: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The sample, started once more if its first start fails (a JVM that exits during its start on a
+     * starved machine), so that one bad start costs a row, never the page.
+     *
+     * @throws SampleNotStarted when the second start fails too, with both reasons
+     */
+    private static SpringSample start(Path jar, List<String> arguments, Map<String, String> environment)
+            throws IOException, InterruptedException {
+        try {
+            return SpringSample.start(jar, List.of(FilterCost.SERVER_HEAP), arguments, environment);
+        } catch (IllegalStateException first) {
+            try {
+                return SpringSample.start(jar, List.of(FilterCost.SERVER_HEAP), arguments, environment);
+            } catch (IllegalStateException second) {
+                throw new SampleNotStarted("it did not start twice: " + first.getMessage() + "; then: "
+                        + second.getMessage());
+            }
+        }
+    }
+
+    /** A sample that would not start: its row is left out with the reason. */
+    private static final class SampleNotStarted extends RuntimeException {
+
+        private static final long serialVersionUID = 1L;
+
+        SampleNotStarted(String message) {
+            super(message);
         }
     }
 
