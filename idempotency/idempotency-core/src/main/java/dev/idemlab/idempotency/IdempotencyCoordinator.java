@@ -187,7 +187,9 @@ public interface IdempotencyCoordinator {
          * make a time series per key, and as a span attribute it would be kept in traces for longer, and
          * shown to more readers, than its record. The action runs with its observation as the current one,
          * so what it observes itself nests under it. Off unless this is called: an unobserved call
-         * allocates nothing for it. {@code callAsync} is not observed.
+         * allocates nothing for it. {@code callAsync} is observed the same way, from the call to its
+         * stage's completion (a wait is one observation however many timers it sleeps on; a cancelled
+         * stage ends with outcome {@code cancelled}).
          *
          * <p>Needs {@code io.micrometer:micrometer-observation} on the class path (micrometer-core brings it):
          * the core declares it optional.

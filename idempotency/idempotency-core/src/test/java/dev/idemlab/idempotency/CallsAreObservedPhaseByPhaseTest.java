@@ -13,6 +13,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Queue;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -199,6 +201,72 @@ class CallsAreObservedPhaseByPhaseTest {
         assertThat(recorder.started).extracting(each -> tags(each).get("operation")).containsOnly(
                 "payment.charge", "payment.charge.anon");
         assertAllStoppedAndKeyFree();
+    }
+
+    @Test
+    void anAsyncCallIsObservedAsTheBlockingOneIsUntilItsStageCompletes() throws Exception {
+        IdempotentResult<String> charged = coordinator.callAsync(charge(KEY), TEXT, context -> "ch_1", callers)
+                .toCompletableFuture().get(30, TimeUnit.SECONDS);
+
+        assertThat(charged.value()).isEqualTo("ch_1");
+        await().atMost(Duration.ofSeconds(30)).until(() -> recorder.isStopped(only("idempotency.call")));
+        Observation.Context call = only("idempotency.call");
+        assertThat(tags(call)).containsEntry("outcome", "executed");
+        assertThat(childrenOf(call)).containsExactly(
+                "idempotency.reserve[acquired]", "idempotency.action[ok]", "idempotency.complete[stored]");
+        assertAllStoppedAndKeyFree();
+    }
+
+    @Test
+    void anAsyncWaiterIsObservedWaitingAcrossItsTimersThenReplaying() throws Exception {
+        CountDownLatch finish = new CountDownLatch(1);
+        Future<String> holder = holdTheKey(finish);
+        CompletableFuture<IdempotentResult<String>> waiter = coordinator.callAsync(charge(KEY), TEXT,
+                context -> "ch_2", callers).toCompletableFuture();
+        await().atMost(Duration.ofSeconds(30)).until(() -> named("idempotency.wait").size() == 1);
+        finish.countDown();
+
+        assertThat(holder.get(30, TimeUnit.SECONDS)).isEqualTo("ch_1");
+        assertThat(waiter.get(30, TimeUnit.SECONDS).outcome()).isEqualTo(Outcome.WAITED);
+        Observation.Context waited = await().atMost(Duration.ofSeconds(30)).until(() -> named("idempotency.call")
+                .stream().filter(call -> "waited".equals(tags(call).get("outcome"))).findFirst(), Optional::isPresent)
+                .orElseThrow();
+        assertThat(childrenOf(waited)).containsExactly("idempotency.reserve[found]", "idempotency.wait[replayed]");
+        assertAllStoppedAndKeyFree();
+    }
+
+    @Test
+    void anAsyncWaiterCancelledWhileItWaitsEndsItsWaitAndItsCallAsCancelled() throws Exception {
+        CountDownLatch finish = new CountDownLatch(1);
+        Future<String> holder = holdTheKey(finish);
+        CompletableFuture<IdempotentResult<String>> waiter = coordinator.callAsync(charge(KEY), TEXT,
+                context -> "ch_2", callers).toCompletableFuture();
+        await().atMost(Duration.ofSeconds(30)).until(() -> named("idempotency.wait").size() == 1);
+
+        assertThat(waiter.cancel(false)).isTrue();
+        Observation.Context wait = only("idempotency.wait");
+        await().atMost(Duration.ofSeconds(30)).until(() -> recorder.isStopped(wait));
+        finish.countDown();
+        assertThat(holder.get(30, TimeUnit.SECONDS)).isEqualTo("ch_1");
+
+        Observation.Context cancelled = named("idempotency.call").stream()
+                .filter(call -> "cancelled".equals(tags(call).get("outcome"))).findFirst().orElseThrow();
+        assertThat(cancelled.getError()).isNull();
+        assertThat(childrenOf(cancelled)).containsExactly("idempotency.reserve[found]", "idempotency.wait[cancelled]");
+        await().atMost(Duration.ofSeconds(30)).until(() -> recorder.started.stream().allMatch(recorder::isStopped));
+        assertAllStoppedAndKeyFree();
+    }
+
+    /** A blocking call that holds the key, in its action, until {@code finish}; returns once it acts. */
+    private Future<String> holdTheKey(CountDownLatch finish) throws InterruptedException {
+        CountDownLatch acting = new CountDownLatch(1);
+        Future<String> holder = callers.submit(() -> coordinator.execute(charge(KEY), TEXT, () -> {
+            acting.countDown();
+            assertThat(finish.await(30, TimeUnit.SECONDS)).isTrue();
+            return "ch_1";
+        }));
+        assertThat(acting.await(30, TimeUnit.SECONDS)).isTrue();
+        return holder;
     }
 
     private List<Observation.Context> named(String name) {

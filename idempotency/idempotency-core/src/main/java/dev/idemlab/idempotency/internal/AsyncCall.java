@@ -34,11 +34,19 @@ import java.util.concurrent.atomic.AtomicReference;
  * in the background. After the claim, a cancel is refused. No resumption is handed to the executor
  * while this call holds a reservation: the reserve and the action run in one step.
  *
+ * <p>Observed as the blocking call is ({@link CallObservation}): the call from its start to its stage's
+ * completion, with its reserves, each wait (from the first read to the wait's end, however many timers
+ * it slept on), the action, the complete and the release as children. A cancelled call ends with outcome
+ * {@code cancelled}. Only the action runs with its observation as the thread's current one.
+ *
  * <p>Thread-safety: its steps run one after another, each handed over through the executor or
  * through the atomic {@link #napping}, which orders them; only the latest notified ending and the
  * nap are touched by the store's and the timer's threads.
  */
 final class AsyncCall<T, E extends Exception> implements CompletionNotifications.Listener {
+
+    /** The outcome tag of a call, or a wait, whose stage was cancelled. */
+    private static final String CANCELLED = "cancelled";
 
     private final DefaultIdempotencyCoordinator coordinator;
     private final IdempotentCall call;
@@ -50,23 +58,30 @@ final class AsyncCall<T, E extends Exception> implements CompletionNotifications
     private final AtomicReference<Ending> latest = new AtomicReference<>();
     /** The sleep in progress; whoever takes it out (timer, notification, cancellation) resumes the wait. */
     private final AtomicReference<Nap> napping = new AtomicReference<>();
+    private final CallObservation observed;
     private WaitForHolder waiting;
+    /** The wait in progress as an observation, or {@code null} when none is. */
+    private CallObservation waitObserved;
     private CompletionNotifications.Subscription subscription;
 
     AsyncCall(DefaultIdempotencyCoordinator coordinator, IdempotentCall call, ResultCodec<T> codec,
-              ContextualAction<T, E> action, Executor executor, String token) {
+              ContextualAction<T, E> action, Executor executor, String token, CallObservation observed) {
         this.coordinator = coordinator;
         this.call = call;
         this.codec = codec;
         this.action = action;
         this.executor = executor;
         this.token = token;
+        this.observed = observed;
     }
 
     /** Starts the call on the executor; the future is the caller's, and cancelling it stops the call until its action is claimed. */
     CompletableFuture<IdempotentResult<T>> start() {
         // A cancelled stage wakes its sleeping wait, so it lets go of its subscription and timer now.
         result.whenComplete((value, failure) -> wake());
+        if (observed != CallObservation.NONE) { // an unobserved call allocates nothing for it
+            result.whenComplete(this::observeEnd);
+        }
         resume(this::attempt);
         return result;
     }
@@ -91,7 +106,33 @@ final class AsyncCall<T, E extends Exception> implements CompletionNotifications
         }
     }
 
+    /** Ends the call's observation as its stage completed: with its answer's outcome, refused, failed or cancelled. */
+    private void observeEnd(IdempotentResult<T> value, Throwable failure) {
+        if (failure == null) {
+            observed.answered(value.outcome());
+        } else if (failure instanceof java.util.concurrent.CancellationException) {
+            observed.stop(CANCELLED);
+        } else {
+            observed.failed(failure);
+        }
+    }
+
+    /** Ends the wait's observation, if one is in progress, with {@code outcome} (after {@code failure}, if not null). */
+    private void endWait(String outcome, Throwable failure) {
+        CallObservation ending = waitObserved;
+        waitObserved = null;
+        if (ending == null) {
+            return;
+        }
+        if (failure == null) {
+            ending.stop(outcome);
+        } else {
+            ending.failed(failure);
+        }
+    }
+
     private void fail(Throwable failure) {
+        endWait(null, failure);
         stopWaiting();
         if (failure instanceof IdempotencyRecordUnreadableException unreadable) {
             coordinator.refused(unreadable);
@@ -109,7 +150,7 @@ final class AsyncCall<T, E extends Exception> implements CompletionNotifications
         long start = coordinator.storeCalls().now();
         String namespace = call.namespace();
         try {
-            reservation = coordinator.reserve(call, namespace, token, start);
+            reservation = coordinator.observedReserve(call, namespace, token, start, observed);
         } catch (IdempotencyStoreException e) {
             reserveFailed(e);
             return;
@@ -119,7 +160,7 @@ final class AsyncCall<T, E extends Exception> implements CompletionNotifications
                 coordinator.releaseLater(call, token); // cancelled while reserving: the action never runs
                 return;
             }
-            result.complete(new OwnerAttempt<T>(coordinator, call, namespace, token, start, CallObservation.NONE)
+            result.complete(new OwnerAttempt<T>(coordinator, call, namespace, token, start, observed)
                     .run(acquired.fence(), codec, action, IdempotentResult::new));
             return;
         }
@@ -136,6 +177,7 @@ final class AsyncCall<T, E extends Exception> implements CompletionNotifications
         if (notifications != null) {
             subscription = notifications.subscribe(call.namespace(), this);
         }
+        waitObserved = observed.phase(CallObservation.Phase.WAIT);
         advance(waiting.watch((Pending) found));
     }
 
@@ -156,6 +198,7 @@ final class AsyncCall<T, E extends Exception> implements CompletionNotifications
     /** Makes the reads the wait asks for, then sleeps on a timer or acts on the wait's end. */
     private void advance(WaitForHolder.Step step) throws E {
         if (result.isDone()) {
+            endWait(CANCELLED, null);
             stopWaiting(); // cancelled while waiting
             return;
         }
@@ -166,6 +209,7 @@ final class AsyncCall<T, E extends Exception> implements CompletionNotifications
         }
         stopWaiting();
         IdempotentResult<T> waited = coordinator.replays().waitEnded(call, step, codec);
+        endWait(waited == null ? "contend" : "replayed", null);
         if (waited != null) {
             result.complete(waited);
         } else {

@@ -26,7 +26,8 @@ interface CallObservation {
         RESERVE("idempotency.reserve"),
         /**
          * Waiting for an in-flight holder: outcome {@code replayed}, {@code contend} (the key came free
-         * or the holder's lease ran out), or the refusal's ({@code in-progress}, {@code key-reuse}).
+         * or the holder's lease ran out), or the refusal's ({@code in-progress}, {@code key-reuse});
+         * {@code cancelled} when a {@code callAsync} stage was cancelled while it waited.
          */
         WAIT("idempotency.wait"),
         /** The action, as the key's holder: outcome {@code ok} or {@code failed}. */
@@ -78,6 +79,9 @@ interface CallObservation {
 
     /** Ends the call's observation with the outcome its answer was given (see {@link #answering}). */
     default void answered() { }
+
+    /** Ends the call's observation with {@code outcome}, the answer's: for a call whose answer is a stage. */
+    default void answered(dev.idemlab.idempotency.Outcome outcome) { }
 
     /** Ends the observation with {@code outcome}, a low-cardinality tag. */
     default void stop(String outcome) { }

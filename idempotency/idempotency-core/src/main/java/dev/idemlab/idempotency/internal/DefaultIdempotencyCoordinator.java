@@ -156,7 +156,7 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
         if (!call.hasKey()) {
             return IdempotencyCoordinator.super.callAsync(call, codec, action, executor);
         }
-        return new AsyncCall<>(this, call, codec, action, executor, tokens.next()).start();
+        return new AsyncCall<>(this, call, codec, action, executor, tokens.next(), observations.start(call)).start();
     }
 
     /** Reserve first, then run, or find out what the holder of the key did; each step a phase of {@code observed}. */
@@ -194,8 +194,8 @@ public final class DefaultIdempotencyCoordinator implements IdempotencyCoordinat
     }
 
     /** {@link #reserve}, observed as a phase of {@code observed}. */
-    private Reservation observedReserve(IdempotentCall call, String namespace, String token, long start,
-                                        CallObservation observed) {
+    Reservation observedReserve(IdempotentCall call, String namespace, String token, long start,
+                                CallObservation observed) {
         CallObservation phase = observed.phase(CallObservation.Phase.RESERVE);
         Reservation reservation;
         try {

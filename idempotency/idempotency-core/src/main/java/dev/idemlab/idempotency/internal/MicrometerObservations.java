@@ -147,6 +147,11 @@ final class MicrometerObservations implements ObservedCalls {
         }
 
         @Override
+        public void answered(Outcome answered) {
+            stop(TAGS.get(answered));
+        }
+
+        @Override
         public Scope openScope() {
             return observation.openScope()::close;
         }
