@@ -185,6 +185,8 @@ mode_flag="${1:+ $1}"
 
 # The servers a page ran on, as page.sh names them: the stores compared, or their durable servers.
 kinds=(${stores//,/ })
+# The filter's page measures servers in JVMs of their own: its memory store lives in each of them.
+filter_kinds=("${kinds[@]/#memory/memory-servers}")
 durable_kinds=()
 if [[ "$mode" != cluster ]]; then
   for kind in "${kinds[@]}"; do [[ "$kind" == memory ]] || durable_kinds+=("$kind-durable"); done
@@ -196,7 +198,12 @@ if [[ "$mode" == capacity ]]; then
   mkdir -p "$work/capacity"
   capacity "$work/capacity"
   for page in "$work"/capacity/*.md; do
-    if [[ -f "$page" ]]; then page_stamp "$page" "Capacity" "$page_command" "${kinds[@]}"; fi
+    [[ -f "$page" ]] || continue
+    if [[ "$(basename "$page")" == http-filter.md ]]; then
+      page_stamp "$page" "Capacity" "$page_command" "${filter_kinds[@]}"
+    else
+      page_stamp "$page" "Capacity" "$page_command" "${kinds[@]}"
+    fi
   done
   mkdir -p "$out"
   cp "$work"/capacity/*.md "$out"/ 2>/dev/null || { echo "the capacity run wrote no pages" >&2; exit 1; }
@@ -209,7 +216,7 @@ if [[ "$mode" == filter-cost ]]; then
   mkdir -p "$work/capacity"
   filter_cost "$work/capacity"
   [[ -f "$work/capacity/http-filter.md" ]] || { echo "the filter-cost run wrote no page" >&2; exit 1; }
-  page_stamp "$work/capacity/http-filter.md" "Capacity" "$page_command" "${kinds[@]}"
+  page_stamp "$work/capacity/http-filter.md" "Capacity" "$page_command" "${filter_kinds[@]}"
   mkdir -p "$out"
   cp "$work/capacity/http-filter.md" "$out"/
   echo "wrote $out/http-filter.md"

@@ -30,13 +30,14 @@ page_commit() {
 page_server() {
   case "$1" in
     memory) echo "memory: the in-memory store inside the lab's JVM; nothing outlives the process" ;;
+    memory-servers) echo "memory: the in-memory store inside each measured server's own JVM; nothing outlives the process" ;;
     jvm) echo "none: the benchmark runs inside one JVM" ;;
     redis) echo "redis 6.2.11 (bundled binary, private instance on 127.0.0.1): no persistence (save \"\", appendonly no), so every record is lost when it stops" ;;
     redis-durable) echo "redis 6.2.11 (bundled binary, private instance on 127.0.0.1): appendonly yes, appendfsync everysec, so a crash loses at most about a second of acknowledged writes" ;;
     redis-cluster) echo "redis-cluster 6.2.11 (private local cluster of the bundled binary, 3 masters + 3 replicas on 127.0.0.1): no persistence, and replication is asynchronous, so a failover can lose acknowledged writes" ;;
     postgres) echo "postgres 14.15 (bundled binary, private instance on 127.0.0.1): fsync=off, synchronous_commit=off, so a crash of the machine can lose committed rows" ;;
     postgres-durable) echo "postgres 14.15 (bundled binary, private instance on 127.0.0.1): fsync=on, synchronous_commit=on, so a committed row survives a crash" ;;
-    *) echo "page.sh: unknown server kind '$1' (known: memory jvm redis redis-durable redis-cluster postgres postgres-durable)" >&2
+    *) echo "page.sh: unknown server kind '$1' (known: memory memory-servers jvm redis redis-durable redis-cluster postgres postgres-durable)" >&2
        return 2 ;;
   esac
 }
