@@ -2,6 +2,9 @@ package dev.idemlab.lab.nemesis;
 
 import dev.idemlab.idempotency.Outcome;
 import dev.idemlab.lab.infra.MemoryBackend;
+import dev.idemlab.lab.infra.ProvisioningOptions;
+import dev.idemlab.lab.infra.StoreBackend;
+import dev.idemlab.lab.infra.StoreBackends;
 import dev.idemlab.lab.load.LoadKeys;
 import dev.idemlab.provider.Charge;
 import org.junit.jupiter.api.Test;
@@ -17,8 +20,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * The same seeded workload, faults and per-client checks as through the servlet filter, sent to the
  * WebFlux filter on Reactor Netty: on the memory store nothing is found, whichever clients send the
  * keys (three bearer clients; an anonymous one beside a principal named {@code anonymous}) and with a
- * provider that deduplicates on the downstream key; the filter with its scoping broken on purpose
- * (every client in one scope) is flagged, with the client that received another's response named.
+ * provider that deduplicates on the downstream key, and on Redis under its faults; the filter with its
+ * scoping broken on purpose (every client in one scope) is flagged, with the client that received
+ * another's response named.
  * The history reads the filter from inside (the action's start and fence, the coordinator's outcome, the
  * end of a holder's attempt), so those are asserted to be there, not only the verdict.
  */
@@ -68,6 +72,20 @@ class NemesisThroughWebFluxTest {
         assertThat(result.history().ledger()).as(report)
                 .anyMatch(charge -> HttpClients.clientOf(LoadKeys.indexOfOrder(charge.orderId())) == 1)
                 .anyMatch(charge -> HttpClients.clientOf(LoadKeys.indexOfOrder(charge.orderId())) == 2);
+    }
+
+    /** On Redis the store's faults reach the WebFlux filter's coordinators as they reach the bare one. */
+    @Test
+    void onRedisNothingIsFound() throws Exception {
+        NemesisResult result;
+        try (StoreBackend redis = StoreBackends.open("redis", ProvisioningOptions.defaults())) {
+            result = NemesisRun.run(redis, settings(), line -> { });
+        }
+        String report = NemesisReport.text(result);
+        System.out.println(report);
+        assertThat(result.passed()).as(report).isTrue();
+        assertThat(result.history().faults()).as("faults injected").isNotEmpty();
+        assertThat(result.history().ledger()).as(report).isNotEmpty();
     }
 
     @Test
