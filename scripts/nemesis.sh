@@ -5,12 +5,12 @@
 # Usage: bash scripts/nemesis.sh [DURATION] [STORE...]   (default: 30m on memory, redis, postgres and
 # redis-cluster (the lab's own local cluster),
 # the stores run one after the other; NEMESIS_PARALLEL=1 runs them at once, each in its own JVM).
-# Then the same on every store through the layers users adopt (NEMESIS_THROUGH, default "proxy http sample":
-# the @Idempotent proxy, the HTTP filter with three bearer clients sharing their keys, the Spring Boot
-# sample in a JVM of its own, on redis and postgres only), each for NEMESIS_THROUGH_DURATION (default
-# DURATION); then on memory the filter with an anonymous client, and the filter with its scoping broken
-# on purpose (--sabotage shared-scope, 30 s), which must be flagged; with the sample, on redis its
-# result-cache mode (--sabotage result-cache, 30 s), which must be flagged too.
+# Then the same on every store through the layers users adopt (NEMESIS_THROUGH, default "proxy http webflux
+# sample": the @Idempotent proxy, the HTTP filter with three bearer clients sharing their keys, the WebFlux
+# filter with the same clients, the Spring Boot sample in a JVM of its own, on redis and postgres only),
+# each for NEMESIS_THROUGH_DURATION (default DURATION); then on memory each filter with an anonymous client,
+# and each filter with its scoping broken on purpose (--sabotage shared-scope, 30 s), which must be flagged;
+# with the sample, on redis its result-cache mode (--sabotage result-cache, 30 s), which must be flagged too.
 # On postgres, also the local effects (--effects local: each request places an order through a workflow,
 # the orders read back beside the answers), for NEMESIS_THROUGH_DURATION.
 # NEMESIS_LAYERS_ONLY=1 leaves out the runs straight to the coordinator and writes results/nemesis/layers.md
@@ -26,7 +26,7 @@ shift || true
 stores=("$@")
 [[ ${#stores[@]} -gt 0 ]] || stores=(memory redis postgres redis-cluster)
 jar=lab/target/lab.jar
-layers=(${NEMESIS_THROUGH-proxy http sample})
+layers=(${NEMESIS_THROUGH-proxy http webflux sample})
 sample_jar=examples/spring-boot-payments/target/spring-boot-payments.jar
 if [[ ! -f "$jar" || ( " ${layers[*]} " == *" sample "* && ! -f "$sample_jar" ) ]]; then
   echo "building $jar and $sample_jar"
@@ -90,20 +90,22 @@ if [[ ${#layers[@]} -gt 0 && " ${stores[*]} " == *" postgres "* ]]; then
   names+=(postgres-local-effects)
   run postgres-local-effects "$through_duration" --store postgres --effects local
 fi
-if [[ " ${layers[*]} " == *" http "* ]]; then
-  names+=(memory-http-anonymous memory-http-named-anonymous)
-  run memory-http-anonymous "$through_duration" --store memory --through http --clients anonymous
-  run memory-http-named-anonymous "$through_duration" --store memory --through http --clients named-anonymous
+# Each HTTP filter (servlet, WebFlux) with an anonymous client, then with its scoping broken on purpose.
+for filter in http webflux; do
+  [[ " ${layers[*]} " == *" $filter "* ]] || continue
+  names+=("memory-$filter-anonymous" "memory-$filter-named-anonymous")
+  run "memory-$filter-anonymous" "$through_duration" --store memory --through "$filter" --clients anonymous
+  run "memory-$filter-named-anonymous" "$through_duration" --store memory --through "$filter" --clients named-anonymous
   # The double whose scoping is broken on purpose: its violations are the point, its passing a failure.
-  run memory-http-shared-scope 30s --store memory --through http --sabotage shared-scope
-  if [[ -f "$work/memory-http-shared-scope.status" ]]; then
-    rm "$work/memory-http-shared-scope.status"
+  run "memory-$filter-shared-scope" 30s --store memory --through "$filter" --sabotage shared-scope
+  if [[ -f "$work/memory-$filter-shared-scope.status" ]]; then
+    rm "$work/memory-$filter-shared-scope.status"
   else
-    echo "the filter with its scoping broken on purpose was not flagged" >&2
-    echo 1 > "$work/memory-http-shared-scope.status"
+    echo "the $filter filter with its scoping broken on purpose was not flagged" >&2
+    echo 1 > "$work/memory-$filter-shared-scope.status"
   fi
-  names+=(memory-http-shared-scope)
-fi
+  names+=("memory-$filter-shared-scope")
+done
 if [[ " ${layers[*]} " == *" sample "* && " ${stores[*]} " == *" redis "* ]]; then
   # The sample in its result-cache mode (the post's baseline): its double charges are the point.
   run redis-sample-result-cache 30s --store redis --through sample --sabotage result-cache
@@ -152,6 +154,12 @@ status=0
   echo "shared-scope row runs the filter with its scoping broken on purpose (every client in one scope): it"
   echo "must be flagged, and is counted a failure of this script if it is not. \"named-anonymous\" adds a client"
   echo "authenticated as a principal named \`anonymous\` beside one without a token: their scopes must stay apart."
+  echo
+  echo "\"through webflux\" sent the same requests, clients and checks to the WebFlux filter (\`IdempotencyWebFilter\`)"
+  echo "on Reactor Netty on 127.0.0.1, one server per policy and store-failure mode with the servlet side's route"
+  echo "settings, in front of the same charge route as a WebFlux handler; what happened inside (the action's start"
+  echo "and fence, the coordinator's outcome) is read on the filter's executor thread, where it runs the action and"
+  echo "the rest of the chain. Its anonymous, named-anonymous and shared-scope rows are the servlet filter's."
   echo
   echo "\"through sample\" (Redis and PostgreSQL) sent the same workload over HTTP to the Spring Boot sample"
   echo "(examples/spring-boot-payments) in a JVM of its own, as a team runs it: the starter's reservation, WAIT,"
@@ -207,7 +215,7 @@ status=0
   echo "## How it was run"
   echo
   echo "* per store: \`java -jar lab/target/lab.jar nemesis --store S --seed N --duration $duration --format markdown\`"
-  echo "* through a layer: the same with \`--through L\` for $through_duration (\`--clients anonymous\`, \`--sabotage shared-scope\`, \`--sabotage result-cache\` where the row says)"
+  echo "* through a layer: the same with \`--through L\` for $through_duration (\`--clients anonymous\`, \`--clients named-anonymous\`, \`--sabotage shared-scope\`, \`--sabotage result-cache\` where the row says)"
   echo "* servers: the ones each row names, private servers the lab provisioned on 127.0.0.1; the store's"
   echo "  client connects through a TCP proxy of the nemesis's own (NetCrusher), its admin connection straight"
   echo "  to the server"

@@ -71,8 +71,8 @@ final class NemesisCommand implements Callable<Integer> {
     @Option(names = "--sabotage", paramLabel = "WHAT", defaultValue = "none", converter = SabotageConverter.class,
             description = "Break something on purpose, to see the checker fail: none, result-cache (the post's "
                     + "result cache as the coordinator), forgetful-store (a store that now and then grants a "
-                    + "pending key; not with --through sample), shared-scope (with --through http: the filter puts "
-                    + "every client in one scope). "
+                    + "pending key; not with --through sample), shared-scope (with --through http or webflux: the "
+                    + "filter puts every client in one scope). "
                     + "Default: ${DEFAULT-VALUE}.")
     Sabotage sabotage;
 
@@ -93,7 +93,9 @@ final class NemesisCommand implements Callable<Integer> {
                     + "interface made by Idempotency.proxy, a synchronous and an asynchronous method; cancels reach "
                     + "the stage the proxy returned), http (the demo API's filter over HTTP on 127.0.0.1, one server "
                     + "per policy and store-failure mode, three bearer clients sending the same keys for their own "
-                    + "orders, checked per client; asynchronous callers that cancel give up their exchange), "
+                    + "orders, checked per client; asynchronous callers that cancel give up their exchange), webflux "
+                    + "(the same clients, route and checks, the WebFlux filter on Reactor Netty on 127.0.0.1 in front "
+                    + "of the same charge route; not with --sabotage result-cache), "
                     + "sample (the Spring Boot sample, examples/spring-boot-payments, in a JVM of its own over HTTP, "
                     + "its jar built by ./mvnw package: on redis or postgres, its store client through the nemesis's "
                     + "proxy, failing closed under WAIT, two bearer clients with keys of their own; the holder "
@@ -103,7 +105,7 @@ final class NemesisCommand implements Callable<Integer> {
     Through through;
 
     @Option(names = "--clients", paramLabel = "WHO", defaultValue = "bearer", converter = ClientsConverter.class,
-            description = "With --through http: bearer (three clients with bearer tokens), anonymous (two with "
+            description = "With --through http or webflux: bearer (three clients with bearer tokens), anonymous (two with "
                     + "tokens and one without, on a route that allows anonymous clients) or named-anonymous (as "
                     + "anonymous, one of the two authenticated as a principal named anonymous). "
                     + "Default: ${DEFAULT-VALUE}.")
@@ -175,13 +177,18 @@ final class NemesisCommand implements Callable<Integer> {
 
     /** Refuses {@code --clients} or a sabotage that the layer cannot have. */
     private void validateLayer() {
-        if (clients != Clients.BEARER && through != Through.HTTP) {
-            throw new UsageException("--clients " + clients.id() + " is a route's setting: it needs --through http, "
-                    + "got --through " + through.id());
+        if (clients != Clients.BEARER && !through.filter()) {
+            throw new UsageException("--clients " + clients.id() + " is a route's setting: it needs --through http "
+                    + "or webflux, got --through " + through.id());
         }
-        if (sabotage == Sabotage.SHARED_SCOPE && through != Through.HTTP) {
-            throw new UsageException("--sabotage shared-scope breaks the HTTP filter's scoping: it needs --through http, "
-                    + "got --through " + through.id());
+        if (sabotage == Sabotage.SHARED_SCOPE && !through.filter()) {
+            throw new UsageException("--sabotage shared-scope breaks the HTTP filter's scoping: it needs --through http "
+                    + "or webflux, got --through " + through.id());
+        }
+        if (sabotage == Sabotage.RESULT_CACHE && through == Through.WEBFLUX) {
+            throw new UsageException("--sabotage result-cache puts the lab's result cache, which derives no downstream "
+                    + "key, behind the route, and the WebFlux filter needs one: with --through webflux it must be "
+                    + "none, forgetful-store or shared-scope");
         }
         if (through == Through.SAMPLE) {
             validateSample();
@@ -235,7 +242,7 @@ final class NemesisCommand implements Callable<Integer> {
         }
     }
 
-    /** {@code coordinator}, {@code proxy}, {@code http}, {@code sample}. */
+    /** {@code coordinator}, {@code proxy}, {@code http}, {@code webflux}, {@code sample}. */
     static final class ThroughConverter implements ITypeConverter<Through> {
         @Override
         public Through convert(String text) {

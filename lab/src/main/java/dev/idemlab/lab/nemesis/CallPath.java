@@ -14,7 +14,7 @@ import java.util.List;
 
 /**
  * How one call of the workload reaches the library: straight to the coordinator, through an
- * {@code @Idempotent} proxy, or over HTTP through the servlet filter. Whatever the layer, the call's
+ * {@code @Idempotent} proxy, or over HTTP through the servlet or the WebFlux filter. Whatever the layer, the call's
  * action records into the call's {@link CallRecord} when it started (with its reservation's fence) and
  * what it charged, and the caller records what it got back, so that one checker reads every layer's
  * history alike. Implementations are thread-safe; {@link #close()} stops what the path started.
@@ -97,7 +97,7 @@ interface CallPath extends AutoCloseable {
         return switch (settings.through()) {
             case COORDINATOR -> new CoordinatorPath(settings, store, config, provider, callers);
             case PROXY -> new ProxyPath(settings, store, config, provider, callers);
-            case HTTP -> HttpPath.start(settings, store, config, provider, callers);
+            case HTTP, WEBFLUX -> HttpPath.start(settings, store, config, provider, callers);
             case SAMPLE -> SamplePath.start(settings, store, provider, charges, callers);
         };
     }

@@ -7,44 +7,38 @@ import dev.idemlab.idempotency.IdempotencyInProgressException;
 import dev.idemlab.idempotency.IdempotencyKeyReuseException;
 import dev.idemlab.idempotency.IdempotencyStats;
 import dev.idemlab.idempotency.IdempotencyStoreUnavailableException;
-import dev.idemlab.idempotency.InFlightPolicy;
 import dev.idemlab.idempotency.Outcome;
 import dev.idemlab.idempotency.StorePhase;
-import dev.idemlab.idempotency.StoreFailureMode;
-import dev.idemlab.idempotency.servlet.ClientResolver;
 import dev.idemlab.idempotency.servlet.IdempotencyFilter;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.lab.faults.FaultKind;
-import dev.idemlab.lab.http.DemoServer;
 import dev.idemlab.lab.load.LoadKeys;
-import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.provider.FakePaymentProvider;
 import dev.idemlab.provider.ProviderTimeoutException;
 
 import java.io.IOException;
+import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
 /**
- * Calls over real HTTP on 127.0.0.1 to the demo API behind the servlet filter, as {@code lab serve}
- * runs it: one demo server per policy and store-failure mode (RAISE is the route's 409, WAIT its opt-in
- * wait; failing open or closed is the coordinator's setting), all over the run's store, so that the
- * store's faults reach the filter's coordinator exactly as they reach the bare one. Each request is sent
- * by every client with the same key for its own order ({@link HttpClients}). Synchronous callers block
- * on the response; asynchronous ones send without blocking and, where the workload cancels, give up:
- * the client cancels its exchange, which the JDK's client aborts, and the server goes on (HTTP has no
- * cancel), so a client that gave up
- * is an error of the history's ("client-gave-up"), never a cancelled call. Holders in child JVMs call the
- * bare coordinator under another scope than the filter's, and the nemesis's rejecting executor has no
- * stage here: those faults are left out. Thread-safe; {@link #close()} stops the servers.
+ * Calls over real HTTP on 127.0.0.1 to the demo's charge route behind one of the library's HTTP filters
+ * ({@link HttpServers}: the servlet filter as {@code lab serve} runs it, or the WebFlux filter on Reactor
+ * Netty): one server per policy and store-failure mode (RAISE is the route's 409, WAIT its opt-in wait;
+ * failing open or closed is the coordinator's setting), all over the run's store, so that the store's
+ * faults reach the filter's coordinator exactly as they reach the bare one. Each request is sent by every
+ * client with the same key for its own order ({@link HttpClients}). Synchronous callers block on the
+ * response; asynchronous ones send without blocking and, where the workload cancels, give up: the client
+ * cancels its exchange, which the JDK's client aborts, and the server goes on (HTTP has no cancel), so a
+ * client that gave up is an error of the history's ("client-gave-up"), never a cancelled call. Holders in
+ * child JVMs call the bare coordinator under another scope than the filter's, and the nemesis's
+ * rejecting executor has no stage here: those faults are left out. Thread-safe; {@link #close()} stops
+ * the servers.
  */
 final class HttpPath implements CallPath {
 
@@ -55,12 +49,12 @@ final class HttpPath implements CallPath {
 
     private final HttpClients clients;
     private final HttpServerSide server;
-    private final Map<String, DemoServer> servers;
+    private final HttpServers servers;
     private final Callers callers;
     private final ExecutorService io;
     private final HttpClient http;
 
-    private HttpPath(HttpClients clients, HttpServerSide server, Map<String, DemoServer> servers, Callers callers,
+    private HttpPath(HttpClients clients, HttpServerSide server, HttpServers servers, Callers callers,
                      ExecutorService io) {
         this.clients = clients;
         this.server = server;
@@ -71,7 +65,8 @@ final class HttpPath implements CallPath {
     }
 
     /**
-     * Starts the demo servers on ephemeral ports.
+     * Starts the servers of the filter {@code settings} name ({@link Through#WEBFLUX}: the WebFlux filter's;
+     * else the servlet filter's) on ephemeral ports.
      *
      * @throws IOException when one cannot start (those started are stopped)
      */
@@ -79,25 +74,9 @@ final class HttpPath implements CallPath {
                           FakePaymentProvider provider, Callers callers) throws IOException {
         HttpClients clients = HttpClients.of(settings.clients());
         HttpServerSide side = new HttpServerSide(callers, clients);
-        // The double whose scoping broke: one client for everyone, whoever authenticated.
-        ClientResolver resolver = settings.sabotage() == Sabotage.SHARED_SCOPE ? request -> "everyone"
-                : ClientResolver.PRINCIPAL;
-        DemoServer.Harness harness = new DemoServer.Harness(side::observe, side.tagger(), resolver,
-                settings.clients() != Clients.BEARER);
-        Map<String, DemoServer> servers = new HashMap<>();
-        try {
-            for (InFlightPolicy policy : InFlightPolicy.values()) {
-                for (StoreFailureMode mode : StoreFailureMode.values()) {
-                    LabPolicy lab = settings.sabotage() == Sabotage.RESULT_CACHE ? LabPolicy.RUN
-                            : policy == InFlightPolicy.WAIT ? LabPolicy.WAIT : LabPolicy.RAISE;
-                    servers.put(CoordinatorPath.name(policy, mode), DemoServer.start(store, lab,
-                            config.toBuilder().storeFailureMode(mode).build(), side.provider(provider), harness));
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            servers.values().forEach(DemoServer::close);
-            throw e;
-        }
+        HttpServers servers = settings.through() == Through.WEBFLUX
+                ? WebFluxServers.start(settings, store, config, provider, side, callers)
+                : ServletServers.start(settings, store, config, provider, side);
         return new HttpPath(clients, side, servers, callers, Executors.newCachedThreadPool(runnable -> {
             Thread thread = new Thread(runnable, "nemesis-http-client");
             thread.setDaemon(true);
@@ -135,8 +114,8 @@ final class HttpPath implements CallPath {
     private HttpRequest request(Workload.Caller caller, CallRecord record) {
         int request = HttpClients.requestOf(record.key);
         int client = HttpClients.clientOf(record.key);
-        DemoServer target = servers.get(CoordinatorPath.name(caller.policy(), caller.onStoreFailure()));
-        HttpRequest.Builder builder = HttpRequest.newBuilder(target.uri().resolve("/orders/" + LoadKeys.orderId(request)
+        URI target = servers.uri(caller.policy(), caller.onStoreFailure());
+        HttpRequest.Builder builder = HttpRequest.newBuilder(target.resolve("/orders/" + LoadKeys.orderId(request)
                         + "/charge"))
                 .timeout(Duration.ofNanos(record.boundNanos))
                 .header("Content-Type", "application/json")
@@ -181,14 +160,15 @@ final class HttpPath implements CallPath {
 
     @Override
     public IdempotencyStats stats() {
-        List<IdempotencyStats> all = new ArrayList<>();
-        servers.values().forEach(each -> all.add(each.coordinator().stats()));
-        return NemesisHistory.sum(all);
+        return servers.stats();
     }
 
     @Override
     public void close() {
-        servers.values().forEach(DemoServer::close);
-        io.shutdownNow();
+        try {
+            servers.close();
+        } finally {
+            io.shutdownNow();
+        }
     }
 }

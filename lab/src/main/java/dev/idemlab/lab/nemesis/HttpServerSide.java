@@ -25,12 +25,14 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The history's view from inside the demo server, for calls over HTTP: which call of the history a
+ * The history's view from inside the servers, for calls over HTTP: which call of the history a
  * request is (a header the route neither fingerprints nor replays), when its action started and under
  * which fence (the filter's action sees no context, so an observer around the route's coordinator
- * records it), what the coordinator answered, and the action itself, behind the demo's own handler: the
- * provider it charges takes the call's time, fails where planned, and names the order by the account
+ * records it), what the coordinator answered, and the action itself, behind the server's own handler:
+ * the provider it charges takes the call's time, fails where planned, and names the order by the account
  * that sent it (each client's order 7 is its own). Nothing here decides anything the filter decides.
+ * The hooks into the servlet filter's demo server are here ({@link #tagger()}, {@link #observe},
+ * {@link #provider}); the WebFlux filter's are {@link WebFluxServers}'s, over the same calls and action.
  * Thread-safe.
  */
 final class HttpServerSide {
@@ -71,15 +73,28 @@ final class HttpServerSide {
         return served;
     }
 
+    /** The call a request names in its {@link #CALL_HEADER} ({@code null}: none), or {@code null} when none of the run's. */
+    Served served(String callHeader) {
+        return callHeader == null ? null : calls.get(Integer.parseInt(callHeader));
+    }
+
+    /**
+     * Tells {@code served} which client the server authenticated it as ({@code null}: none), so that its
+     * charge names that client's own order: the account is what the server saw, never what the filter
+     * scoped the key by, so a filter whose scoping broke still charges the sender's order.
+     */
+    void authenticated(Served served, String principal) {
+        served.account = clients.indexOf(principal);
+    }
+
     /** Between the client authentication and the idempotency filter: tells the request's call and its account. */
     Filter tagger() {
         return (request, response, chain) -> {
             HttpServletRequest http = (HttpServletRequest) request;
-            String id = http.getHeader(CALL_HEADER);
-            Served served = id == null ? null : calls.get(Integer.parseInt(id));
+            Served served = served(http.getHeader(CALL_HEADER));
             if (served != null) {
                 Principal principal = http.getUserPrincipal();
-                served.account = clients.indexOf(principal == null ? null : principal.getName());
+                authenticated(served, principal == null ? null : principal.getName());
             }
             current.set(served);
             try {
@@ -98,6 +113,32 @@ final class HttpServerSide {
     /** The provider the demo's handler charges: {@code provider}, with the call's action around each charge. */
     PaymentProvider provider(FakePaymentProvider provider) {
         return new AccountOrders(provider);
+    }
+
+    /**
+     * The workload's action for {@code served}, as a server's handler runs it: it takes the call's time,
+     * fails where planned (a provider timeout), and charges the order of the account that sent it.
+     *
+     * @throws IllegalStateException when no call of the history is behind the charge
+     */
+    Charge charge(FakePaymentProvider provider, Served served, ChargeRequest request) {
+        if (served == null) {
+            throw new IllegalStateException("a charge for " + request.orderId() + " outside any call of the history");
+        }
+        try {
+            Thread.sleep(served.caller.actionMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("the server stopped during " + request.orderId() + "'s action", e);
+        }
+        if (served.caller.actionFails()) {
+            throw new ProviderTimeoutException(request.orderId());
+        }
+        int key = clients.historyKey(LoadKeys.indexOfOrder(request.orderId()), served.account);
+        Charge charge = provider.charge(new ChargeRequest(LoadKeys.orderId(key), request.amount(),
+                request.idempotencyKey(), request.fence()));
+        served.record.charged(charge.id());
+        return charge;
     }
 
     /**
@@ -158,24 +199,7 @@ final class HttpServerSide {
 
         @Override
         public Charge charge(ChargeRequest request) {
-            Served served = current.get();
-            if (served == null) {
-                throw new IllegalStateException("a charge for " + request.orderId() + " outside any call of the history");
-            }
-            try {
-                Thread.sleep(served.caller.actionMillis());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("the server stopped during " + request.orderId() + "'s action", e);
-            }
-            if (served.caller.actionFails()) {
-                throw new ProviderTimeoutException(request.orderId());
-            }
-            int key = clients.historyKey(LoadKeys.indexOfOrder(request.orderId()), served.account);
-            Charge charge = provider.charge(new ChargeRequest(LoadKeys.orderId(key), request.amount(),
-                    request.idempotencyKey(), request.fence()));
-            served.record.charged(charge.id());
-            return charge;
+            return HttpServerSide.this.charge(provider, current.get(), request);
         }
 
         @Override

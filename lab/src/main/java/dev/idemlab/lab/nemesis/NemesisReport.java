@@ -135,18 +135,19 @@ public final class NemesisReport {
     }
 
     /**
-     * The layer the calls went through, in words: {@code coordinator}, {@code proxy}, or {@code http} with
-     * its clients (which share their keys on purpose).
+     * The layer the calls went through, in words: {@code coordinator}, {@code proxy}, or {@code http} or
+     * {@code webflux} with its clients (which share their keys on purpose).
      */
     static String through(NemesisSettings settings) {
         if (settings.through() == Through.SAMPLE) {
             return "sample (the Spring Boot sample's JVM over HTTP, WAIT, failing closed; clients client-a, client-b "
                     + "with keys of their own; its coordinator's counters stay in its JVM)";
         }
-        if (settings.through() != Through.HTTP) {
+        if (!settings.through().filter()) {
             return settings.through().id();
         }
-        return "http (clients " + String.join(", ", HttpClients.of(settings.clients()).names())
+        return settings.through().id() + (settings.through() == Through.WEBFLUX ? " (the WebFlux filter on Reactor Netty;"
+                + " clients " : " (clients ") + String.join(", ", HttpClients.of(settings.clients()).names())
                 + ", each sending every key for its own order)";
     }
 

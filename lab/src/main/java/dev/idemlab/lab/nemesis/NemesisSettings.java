@@ -13,8 +13,8 @@ import java.util.Objects;
  * @param downstreamKey whether the provider deduplicates on the key the action passes it
  * @param sabotage what is broken on purpose
  * @param through the layer the calls go through
- * @param clients over HTTP: who sends the requests, and whether the route allows clients that name
- *     themselves to nobody ({@link Clients#BEARER} for every other layer)
+ * @param clients over HTTP (either filter): who sends the requests, and whether the route allows clients
+ *     that name themselves to nobody ({@link Clients#BEARER} for every other layer)
  * @param localEffects whether each request places an order in the store's own PostgreSQL through a
  *     workflow of local effects ({@link OrderBook}) rather than only charging; such a run is used as the
  *     library advises local effects to be: every caller fails closed, and the provider deduplicates on
@@ -35,13 +35,19 @@ public record NemesisSettings(long seed, Duration duration, Duration lease, bool
         if (duration.isNegative() || duration.isZero()) {
             throw new IllegalArgumentException("a nemesis run needs a positive duration, got " + duration);
         }
-        if (clients != Clients.BEARER && through != Through.HTTP) {
+        if (clients != Clients.BEARER && !through.filter()) {
             throw new IllegalArgumentException("clients " + clients.id() + " are an HTTP route's setting: they need "
-                    + "through http, got " + through.id());
+                    + "through http or webflux, got " + through.id());
         }
-        if (sabotage == Sabotage.SHARED_SCOPE && through != Through.HTTP) {
+        if (sabotage == Sabotage.SHARED_SCOPE && !through.filter()) {
             throw new IllegalArgumentException("the sabotage " + sabotage.id() + " breaks the HTTP filter's "
-                    + "scoping: it needs through http, got " + through.id());
+                    + "scoping: it needs through http or webflux, got " + through.id());
+        }
+        if (through == Through.WEBFLUX && sabotage == Sabotage.RESULT_CACHE) {
+            throw new IllegalArgumentException("the sabotage " + sabotage.id() + " puts the lab's result cache, "
+                    + "which derives no downstream key, behind the route, and the WebFlux filter needs one for its "
+                    + "exchange's attributes: through webflux the sabotage must be none, forgetful-store or "
+                    + "shared-scope");
         }
         if (through == Through.SAMPLE && sabotage != Sabotage.NONE && sabotage != Sabotage.RESULT_CACHE) {
             throw new IllegalArgumentException("the sample runs in a JVM of its own, whose store and filter the lab "

@@ -14,9 +14,9 @@ public enum Sabotage {
     /** The store now and then grants a reserve although another attempt's reservation is there. */
     FORGETFUL_STORE("forgetful-store"),
     /**
-     * Through HTTP only: the filter's client resolver names one client for every request, so a key is no
-     * longer scoped per client and a client sending another's key with the same request gets that
-     * client's stored response (a test double of a filter whose scoping broke).
+     * Through an HTTP filter only (servlet or WebFlux): the filter's client resolver names one client for
+     * every request, so a key is no longer scoped per client and a client sending another's key with the
+     * same request gets that client's stored response (a test double of a filter whose scoping broke).
      */
     SHARED_SCOPE("shared-scope");
 

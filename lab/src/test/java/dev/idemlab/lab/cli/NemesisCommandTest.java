@@ -15,7 +15,7 @@ class NemesisCommandTest {
             "--store, mongo, '--store must be one of memory, redis, postgres, redis-cluster'",
             "--lease-ms, 100, --lease-ms must be from 500 to 60000",
             "--sabotage, everything, must be none, result-cache, forgetful-store or shared-scope",
-            "--through, carrier-pigeon, 'must be coordinator, proxy, http or sample'",
+            "--through, carrier-pigeon, 'must be coordinator, proxy, http, webflux or sample'",
             "--clients, everyone, 'must be bearer, anonymous or named-anonymous'",
             "--duration, 500ms, must be a time from 1s to 1h",
             "--format, json, --format must be table or markdown",
@@ -49,6 +49,20 @@ class NemesisCommandTest {
                     + "result-cache",
             "--through,sample,--store,redis,--clients,anonymous | --clients anonymous is a route's setting"})
     void theSampleRunsOnAServerItsJvmCanReach(String args, String message) {
+        java.util.List<String> all = new java.util.ArrayList<>(java.util.List.of("nemesis"));
+        all.addAll(java.util.List.of(args.split(",")));
+        LabRun run = LabRun.of(all.toArray(String[]::new));
+        assertThat(run.exitCode()).as(run.err()).isEqualTo(2);
+        assertThat(run.err()).contains(message).doesNotContain("Exception");
+    }
+
+    @ParameterizedTest(name = "{0} is refused naming the rule")
+    @CsvSource(delimiter = '|', value = {
+            "--through,webflux,--sabotage,result-cache | --sabotage result-cache puts the lab's result cache, which "
+                    + "derives no downstream key, behind the route, and the WebFlux filter needs one",
+            "--through,proxy,--clients,anonymous | it needs --through http or webflux, got --through proxy",
+            "--through,proxy,--sabotage,shared-scope | it needs --through http or webflux, got --through proxy"})
+    void theFiltersSettingsNeedAFilter(String args, String message) {
         java.util.List<String> all = new java.util.ArrayList<>(java.util.List.of("nemesis"));
         all.addAll(java.util.List.of(args.split(",")));
         LabRun run = LabRun.of(all.toArray(String[]::new));

@@ -68,7 +68,7 @@ final class HeldResponse extends ServerHttpResponseDecorator {
         HttpHeaders real = getDelegate().getHeaders();
         Map<String, List<String>> headers = new LinkedHashMap<>();
         for (String name : headerNames) {
-            List<String> values = real.getOrEmpty(name);
+            List<String> values = HeaderValues.of(real, name);
             if (!values.isEmpty()) {
                 headers.put(name, new ArrayList<>(values));
             }

@@ -130,7 +130,7 @@ public final class IdempotencyWebFilter implements WebFilter {
         }
         String key;
         try {
-            key = KeyHeader.parse(request.getHeaders().getOrEmpty(KeyHeader.NAME), route.bareKeysAccepted());
+            key = KeyHeader.parse(HeaderValues.of(request.getHeaders(), KeyHeader.NAME), route.bareKeysAccepted());
         } catch (MalformedKeyException e) {
             return refuse(exchange.getResponse(), Refusals.malformed(route, e));
         }
@@ -198,8 +198,8 @@ public final class IdempotencyWebFilter implements WebFilter {
     private Fingerprint fingerprint(ServerHttpRequest request, byte[] body) {
         HttpHeaders headers = request.getHeaders();
         return RequestFingerprint.of(request.getMethod().name(), request.getPath().value(),
-                request.getURI().getRawQuery(), headers.getFirst(HttpHeaders.CONTENT_TYPE), headers::getOrEmpty,
-                route.fingerprintedHeaders(), body);
+                request.getURI().getRawQuery(), headers.getFirst(HttpHeaders.CONTENT_TYPE),
+                name -> HeaderValues.of(headers, name), route.fingerprintedHeaders(), body);
     }
 
     private Mono<Void> run(ServerWebExchange exchange, WebFilterChain chain, IdempotentCall call, byte[] body) {
