@@ -38,6 +38,7 @@ public final class CallRecord {
     private volatile long attemptEndedAt;
     private volatile long reserveSeenAt;
     private volatile long reserveLandedUntil;
+    private volatile boolean followUp;
 
     CallRecord(int id, int key, int caller, boolean async, InFlightPolicy policy, StoreFailureMode onStoreFailure,
                long boundNanos) {
@@ -165,6 +166,16 @@ public final class CallRecord {
     void reserveSeenLanded(long at, long until) {
         reserveSeenAt = at;
         reserveLandedUntil = until;
+    }
+
+    /** Marks this call as a follow-up of a landed fail-open ({@link FailOpenFollowUps}), which the workload did not plan. */
+    void followsUp() {
+        followUp = true;
+    }
+
+    /** Whether this call was sent as a follow-up of a landed fail-open, not planned by the workload. */
+    public boolean followUp() {
+        return followUp;
     }
 
     /** When this call's failed reserve was seen to have landed (see {@link #reserveLandedUntil()}); 0 where it was not. */

@@ -23,23 +23,39 @@ import java.util.concurrent.TimeUnit;
  * charge. Whether it landed only the server knows, so after such a failure the key is looked up (through
  * the same store, every {@link #POLL}, for three leases at most) until the store answers: a reservation
  * under the call's own token is the proof, and the call records when it was seen and how much of its
- * lease it had left ({@link CallRecord#reserveSeenLanded}). Any other answer (nothing, a completed record,
- * another token's reservation) proves nothing and ends the watch.
+ * lease it had left ({@link CallRecord#reserveSeenLanded}). A completed record or another token's
+ * reservation proves nothing and ends the watch. Nothing at all is looked up again, every
+ * {@link #ABSENT_POLL}, until the watch's end: a reserve can land after its caller gave up on it, where
+ * it waited on the server (a PostgreSQL backend stopped with its request unread, then continued, runs
+ * it then), and such a late marker is as much the settle's to complete (or to be found completed by).
  *
  * <p>Only calls sent with {@code call} on a caller's own thread are watched ({@link #calling}: the
  * coordinator reserves on that thread, so the failure is tied to its call); a call the watch misses is
  * simply not known to have landed, and the checker then reads it as before. Only calls that fail open
  * are watched: a caller that fails closed charged nothing. The lookups are reads, made on threads of the
- * watch's own. Thread-safe.
+ * watch's own. A {@link Watcher} is told when a watch begins and ends (the run plans follow-up calls on
+ * the keys whose reserves landed: {@link FailOpenFollowUps}). Thread-safe.
  */
 final class LandedReserves extends ForwardingIdempotencyStore implements AutoCloseable {
 
     /** How often a watched key is looked up while the store does not answer. */
     static final Duration POLL = Duration.ofMillis(50);
+    /** How often a watched key the store found empty is looked up again, for a reserve that lands late. */
+    static final Duration ABSENT_POLL = Duration.ofMillis(250);
 
     private static final ThreadLocal<CallRecord> CALLING = new ThreadLocal<>();
 
+    /** Told of each watch: when it begins, and when it has ended, landed ({@link CallRecord#reserveSeenAt()} set) or not. */
+    interface Watcher {
+        /** A watch of {@code call} begins: told on the caller's thread, before its call returns. */
+        void watching(CallRecord call);
+
+        /** The watch of {@code call} ended: its reserve was seen landed, or the store answered otherwise, or the watch gave up. */
+        void watchEnded(CallRecord call);
+    }
+
     private final Callers callers;
+    private final Watcher watcher;
     private final long watchNanos;
     private final Set<CallRecord> watched = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService lookups = Executors.newScheduledThreadPool(4, runnable -> {
@@ -48,9 +64,10 @@ final class LandedReserves extends ForwardingIdempotencyStore implements AutoClo
         return thread;
     });
 
-    LandedReserves(IdempotencyStore delegate, Callers callers, Duration lease) {
+    LandedReserves(IdempotencyStore delegate, Callers callers, Duration lease, Watcher watcher) {
         super(delegate);
         this.callers = callers;
+        this.watcher = watcher;
         this.watchNanos = lease.multipliedBy(3).toNanos();
     }
 
@@ -79,6 +96,7 @@ final class LandedReserves extends ForwardingIdempotencyStore implements AutoClo
             if (e.mayHaveLanded() && record != null && record.onStoreFailure == StoreFailureMode.FAIL_OPEN
                     && watched.add(record)) {
                 long until = callers.now() + watchNanos;
+                watcher.watching(record);
                 lookups.execute(() -> lookUp(namespace, token, record, until));
             }
             throw e;
@@ -92,14 +110,26 @@ final class LandedReserves extends ForwardingIdempotencyStore implements AutoClo
         try {
             found = delegate().lookup(namespace);
         } catch (RuntimeException e) {
-            if (callers.now() < until && !lookups.isShutdown()) {
-                lookups.schedule(() -> lookUp(namespace, token, record, until), POLL.toNanos(), TimeUnit.NANOSECONDS);
-            }
+            again(namespace, token, record, until, POLL);
+            return;
+        }
+        if (found.isEmpty()) {
+            again(namespace, token, record, until, ABSENT_POLL);
             return;
         }
         // The lease left was read on the server after this lookup began: it ends no earlier than that much after.
         if (found.orElse(null) instanceof IdempotencyRecord.Pending pending && pending.token().equals(token)) {
             record.reserveSeenLanded(startedAt, startedAt + pending.leaseRemaining().toNanos());
+        }
+        watcher.watchEnded(record);
+    }
+
+    /** The next lookup after {@code pause}, or the watch's end where its time is over. */
+    private void again(String namespace, String token, CallRecord record, long until, Duration pause) {
+        if (callers.now() + pause.toNanos() < until && !lookups.isShutdown()) {
+            lookups.schedule(() -> lookUp(namespace, token, record, until), pause.toNanos(), TimeUnit.NANOSECONDS);
+        } else {
+            watcher.watchEnded(record);
         }
     }
 

@@ -196,14 +196,18 @@ public final class NemesisReport {
 
     /**
      * How many calls failed open on a reserve the run then saw landed, and of those how many had a calm
-     * for their settle before the marker could expire (the ones {@link SettledFailOpens} holds to it).
+     * for their settle before the marker could expire (the ones {@link SettledFailOpens} holds to it), and
+     * how many follow-ups ({@link FailOpenFollowUps}) the run sent on their keys, and charged.
      */
     static String landedFailOpens(NemesisHistory history) {
         List<CallRecord> landed = history.calls().stream()
                 .filter(call -> call.reserveLandedUntil() != 0 && call.outcome() == dev.idemlab.idempotency.Outcome.FAILED_OPEN)
                 .toList();
         long calm = landed.stream().filter(call -> SettledFailOpens.settleCalm(history, call) != Long.MIN_VALUE).count();
-        return landed.size() + ", " + calm + " with a calm to settle in before the marker could expire";
+        List<CallRecord> followUps = history.calls().stream().filter(CallRecord::followUp).toList();
+        long charged = followUps.stream().filter(call -> call.charged() != null).count();
+        return landed.size() + ", " + calm + " with a calm to settle in before the marker could expire; " + followUps.size()
+                + " follow-ups sent on their keys, " + charged + " of them charged";
     }
 
     /** What the run's {@link StallWatch} saw: how many stalls, how long in all, the longest. */

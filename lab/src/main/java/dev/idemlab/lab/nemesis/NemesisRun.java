@@ -97,6 +97,7 @@ public final class NemesisRun {
         CallPath closing = null;
         LandedReserves landed = null;
         Callers callers = new Callers(syncCallers, asyncStages, rejectingStages, launcher, start);
+        FailOpenFollowUps followUps = new FailOpenFollowUps(settings.seed(), callers, settings.lease(), bound(config));
         try (NemesisTarget target = NemesisTarget.open(backend, settings.lease(), settings.seed());
              StallWatch watch = StallWatch.start(target.store(), start)) {
             IdempotencyStore store = settings.sabotage() == Sabotage.FORGETFUL_STORE
@@ -104,7 +105,7 @@ public final class NemesisRun {
             if (!settings.localEffects() && settings.through() != Through.SAMPLE) {
                 // Local effects need the PostgreSQL store itself: their transactions are its connections. The
                 // sample's JVM reaches the store's server, not this store object, so only its address is used.
-                landed = new LandedReserves(store, callers, settings.lease());
+                landed = new LandedReserves(store, callers, settings.lease(), followUps);
                 store = landed;
             }
             CallPath path = CallPath.open(settings, store, config, provider, sampleCharges, callers);
@@ -126,11 +127,13 @@ public final class NemesisRun {
                     : new ChildHolderFaults(
                     StoreEndpoint.sameAs(target.store()).orElseThrow(), StoreEndpoint.prefixOf(target.store()),
                     providerService.uri(), settings.lease(), start, holderFaults,
-                    planned -> sendRetries(planned, path, answered), answered::countDown,
+                    planned -> sendRetries(planned, path, answered, followUps), answered::countDown,
                     path instanceof LocalEffectsPath);
             Nemesis nemesis = new Nemesis(target, rejectingStages, schedule, holders, start);
             long bound = 0;
             long scheduled = System.nanoTime();
+            followUps.start((caller, record, done) -> path.send(caller, record, done),
+                    calls.size() + Workload.calls(requests) * path.clients().size());
             for (Workload.Request request : requests) {
                 for (int client = 0; client < path.clients().size(); client++) {
                     for (int i = 0; i < request.callers().size(); i++) {
@@ -140,14 +143,14 @@ public final class NemesisRun {
                         record.sentBy(path.clients().get(client));
                         bound = Math.max(bound, record.boundNanos);
                         calls.add(record);
-                        launcher.schedule(() -> path.send(caller, record, answered::countDown),
+                        launcher.schedule(() -> path.send(caller, record, done(record, answered, followUps)),
                                 caller.atMillis(), TimeUnit.MILLISECONDS);
                     }
                 }
             }
             nemesis.start();
             try {
-                awaitAnswers(answered, calls, nemesis, bound, scheduled);
+                awaitAnswers(answered, followUps, calls, nemesis, bound, scheduled);
             } finally {
                 faults = nemesis.stop();
                 stalls = watch.stop();
@@ -159,6 +162,8 @@ public final class NemesisRun {
                     calls.removeAll(planned.retries());
                 }
             }
+            // The follow-ups of landed fail-opens that were sent (one planned as the run gave up never was).
+            followUps.records().stream().filter(record -> record.sentAt() > 0).forEach(calls::add);
             pathViolations = path.check(calls);
             // After the faults: a target that restarted its server reports the one that runs now.
             server = target.server();
@@ -231,13 +236,22 @@ public final class NemesisRun {
     }
 
     /** Sends a holder fault's in-process retries, each at its time from now (the child holds the key). */
-    private void sendRetries(ChildHolderFaults.Planned planned, CallPath path, CountDownLatch answered) {
+    private void sendRetries(ChildHolderFaults.Planned planned, CallPath path, CountDownLatch answered,
+                             FailOpenFollowUps followUps) {
         for (int i = 0; i < planned.retries().size(); i++) {
             Workload.Caller caller = planned.plan().retries().get(i);
             CallRecord record = planned.retries().get(i);
-            launcher.schedule(() -> path.send(caller, record, answered::countDown), caller.atMillis(),
+            launcher.schedule(() -> path.send(caller, record, done(record, answered, followUps)), caller.atMillis(),
                     TimeUnit.MILLISECONDS);
         }
+    }
+
+    /** What runs once {@code record}'s call answered: the follow-ups told (it may have failed open on a landed reserve), then counted. */
+    private static Runnable done(CallRecord record, CountDownLatch answered, FailOpenFollowUps followUps) {
+        return () -> {
+            followUps.answered(record);
+            answered.countDown();
+        };
     }
 
     /**
@@ -245,8 +259,13 @@ public final class NemesisRun {
      * holder that died, and a few store patiences (reserve, complete, a contention again), plus slack.
      */
     private static long bound(IdempotencyConfig config, Workload.Caller caller) {
+        return bound(config).plusMillis(caller.actionMillis()).toNanos();
+    }
+
+    /** {@link #bound(IdempotencyConfig, Workload.Caller)} without the call's own action. */
+    private static Duration bound(IdempotencyConfig config) {
         return config.waitTimeout().plus(config.lease().multipliedBy(2)).plus(config.storePatience().multipliedBy(3))
-                .plusMillis(caller.actionMillis()).plus(SLACK).toNanos();
+                .plus(SLACK);
     }
 
     /**
@@ -255,12 +274,17 @@ public final class NemesisRun {
      * bound, or later where a call was sent late (a
      * holder fault near the end, whose child's bound covers the retries it sends).
      */
-    private void awaitAnswers(CountDownLatch answered, List<CallRecord> calls, Nemesis nemesis, long bound,
-                              long scheduled) throws InterruptedException {
+    private void awaitAnswers(CountDownLatch answered, FailOpenFollowUps followUps, List<CallRecord> calls,
+                              Nemesis nemesis, long bound, long scheduled) throws InterruptedException {
         long workloadEnd = scheduled + settings.duration().toNanos() + bound;
-        while (!answered.await(5, TimeUnit.SECONDS)) {
+        while (!answered.await(5, TimeUnit.SECONDS) || !followUps.awaitNone(5, TimeUnit.SECONDS)) {
             long now = System.nanoTime();
             long giveUpAt = workloadEnd;
+            for (CallRecord call : followUps.records()) {
+                if (call.sentAt() > 0) {
+                    giveUpAt = Math.max(giveUpAt, start + call.sentAt() + call.boundNanos);
+                }
+            }
             for (CallRecord call : calls) {
                 if (call.sentAt() > 0) {
                     giveUpAt = Math.max(giveUpAt, start + call.sentAt() + call.boundNanos);

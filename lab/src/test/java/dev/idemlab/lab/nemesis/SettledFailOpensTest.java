@@ -100,6 +100,54 @@ class SettledFailOpensTest {
         assertThat(history.check().violations()).isEmpty();
     }
 
+    /**
+     * On PostgreSQL a reserve whose reply was dropped lands as the call begins, and the outage that made it
+     * fail open two seconds later outlasts its marker: the calm comes only after the marker could have
+     * expired. The settle still tries for a lease after the action, and its complete writes on the free
+     * key, so where no other call of the key was out in between, a call sent after that calm must replay.
+     * The rule used to ask for a calm within the marker's lease, and let such a charge pass (the settle-*
+     * mutants went uncaught on PostgreSQL).
+     */
+    @Test
+    void aChargeAfterACalmPastTheMarkersEndIsFlaggedWhereNobodyCouldHaveTakenTheFreeKey() {
+        HandBuiltHistory history = new HandBuiltHistory("postgres").fault(FaultKind.DROP_REPLIES, 0, 2600);
+        history.failedOpen(KEY, 100, 2100, 2130).reserveSeenLanded(ms(3000), ms(3100));
+        history.holder(KEY, 5000, 5010, 5040, Outcome.EXECUTED); // sent after the calm from 3.6 s, instead of a replay
+
+        assertThat(history.check().violations()).extracting(Violation::rule).contains("charge-after-settled-fail-open");
+    }
+
+    @Test
+    void aCallOutBetweenTheMarkersEndAndTheCalmMayHaveTakenTheFreeKeyFirst() {
+        HandBuiltHistory history = new HandBuiltHistory("postgres").fault(FaultKind.DROP_REPLIES, 0, 2600);
+        history.failedOpen(KEY, 100, 2100, 2130).reserveSeenLanded(ms(3000), ms(3100));
+        history.holder(KEY, 3200, 3250, 3280, Outcome.EXECUTED); // took the key as the marker expired, before the calm
+        history.holder(KEY, 5000, 5010, 5040, Outcome.EXECUTED);
+
+        assertThat(history.check().violations()).extracting(Violation::rule)
+                .doesNotContain("charge-after-settled-fail-open");
+    }
+
+    @Test
+    void aCallSentBeforeACalmPastTheMarkersEndIsNotHeldToIt() {
+        HandBuiltHistory history = new HandBuiltHistory("postgres").fault(FaultKind.DROP_REPLIES, 0, 2600);
+        history.failedOpen(KEY, 100, 2100, 2130).reserveSeenLanded(ms(3000), ms(3100));
+        history.holder(KEY, 4000, 4010, 4040, Outcome.EXECUTED); // sent at 4.0 s: the settle is sure only by 4.35 s
+
+        assertThat(history.check().violations()).extracting(Violation::rule)
+                .doesNotContain("charge-after-settled-fail-open");
+    }
+
+    @Test
+    void aCalmOnlyAfterTheSettleGaveUpHoldsNobody() {
+        HandBuiltHistory history = new HandBuiltHistory("postgres").fault(FaultKind.DROP_REPLIES, 0, 4500);
+        history.failedOpen(KEY, 100, 2100, 2130).reserveSeenLanded(ms(3000), ms(3100));
+        history.holder(KEY, 7000, 7010, 7040, Outcome.EXECUTED); // the settle tried until 5.1 s, all of it in the outage
+
+        assertThat(history.check().violations()).extracting(Violation::rule)
+                .doesNotContain("charge-after-settled-fail-open");
+    }
+
     @Test
     void aCallSentBeforeTheMarkerWasSeenIsNotFlagged() {
         HandBuiltHistory history = landedFailOpen("redis");
