@@ -1,5 +1,16 @@
 package dev.idemlab.idempotency.servlet;
 
+import dev.idemlab.idempotency.ContextualAction;
+import dev.idemlab.idempotency.IdempotencyConfig;
+import dev.idemlab.idempotency.IdempotencyContext;
+import dev.idemlab.idempotency.IdempotencyCoordinator;
+import dev.idemlab.idempotency.IdempotencyStats;
+import dev.idemlab.idempotency.IdempotentCall;
+import dev.idemlab.idempotency.IdempotentResult;
+import dev.idemlab.idempotency.InFlightPolicy;
+import dev.idemlab.idempotency.ResultCodec;
+import dev.idemlab.idempotency.spi.StoreDescription;
+import dev.idemlab.idempotency.store.memory.InMemoryIdempotencyStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -65,6 +76,49 @@ class DownstreamKeysAreScopedPerClientTest {
         assertThat(retry.statusCode()).isEqualTo(201);
         assertThat(app.keysSeen).hasSize(2).containsOnly(app.keysSeen.get(0));
         assertThat(app.ledger()).hasSize(1);
+    }
+
+    /**
+     * A coordinator of the application's own (the interface is public) may derive no downstream key: the
+     * handler then finds none, and the request is served. The WebFlux filter put the null into the
+     * exchange's attributes, a map that refuses one, and failed every such request.
+     */
+    @Test
+    void aCoordinatorThatDerivesNoDownstreamKeyLeavesTheHandlerWithout() throws Exception {
+        IdempotencyCoordinator library = Routes.coordinator(new InMemoryIdempotencyStore(), InFlightPolicy.RAISE);
+        IdempotencyCoordinator withoutDownstreamKeys = new IdempotencyCoordinator() {
+            @Override
+            public <T, E extends Exception> IdempotentResult<T> call(IdempotentCall call, ResultCodec<T> codec,
+                                                                    ContextualAction<T, E> action) throws E {
+                return library.call(call, codec, context -> action.run(new IdempotencyContext(context.operation(),
+                        context.key(), context.fence(), null, context.fingerprint())));
+            }
+
+            @Override
+            public IdempotencyConfig config() {
+                return library.config();
+            }
+
+            @Override
+            public StoreDescription store() {
+                return library.store();
+            }
+
+            @Override
+            public IdempotencyStats stats() {
+                return library.stats();
+            }
+        };
+        server.close();
+        server = servers().start(IdempotentRoute.custom("payment.charge", withoutDownstreamKeys)
+                .documentation(Routes.DOCS).build(), app);
+
+        HttpResponse<byte[]> first = server.send(server.postRequest(PATH, "client-a", "0001", BODY));
+        HttpResponse<byte[]> retry = server.send(server.postRequest(PATH, "client-a", "0001", BODY));
+
+        assertThat(List.of(first.statusCode(), retry.statusCode())).containsOnly(201);
+        assertThat(app.keysSeen).as("the handler ran once, and found no downstream key").containsExactly((String) null);
+        assertThat(retry.body()).isEqualTo(first.body());
     }
 
     /**

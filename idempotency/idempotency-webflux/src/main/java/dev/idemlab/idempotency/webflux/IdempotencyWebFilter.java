@@ -234,7 +234,13 @@ public final class IdempotencyWebFilter implements WebFilter {
                                   IdempotencyContext context, ContextView subscriber) throws Exception {
         Map<String, Object> attributes = guarded.getAttributes();
         attributes.put(CONTEXT_ATTRIBUTE, context);
-        attributes.put(DOWNSTREAM_KEY_ATTRIBUTE, context.downstreamKey());
+        // The exchange's attributes hold no null (a concurrent map): a context without a downstream key
+        // leaves the attribute absent, which is what the servlet filter's setAttribute(name, null) does.
+        if (context.downstreamKey() != null) {
+            attributes.put(DOWNSTREAM_KEY_ATTRIBUTE, context.downstreamKey());
+        } else {
+            attributes.remove(DOWNSTREAM_KEY_ATTRIBUTE);
+        }
         try {
             chain.filter(guarded).contextWrite(subscriber).block();
         } catch (RuntimeException e) {
