@@ -33,7 +33,8 @@ import java.util.TreeMap;
  *   <li>a reserve that failed but landed, whose caller failed open, is settled: no call sent after its
  *       marker was seen reserves the key and charges again once the store was calm enough for the settle
  *       ({@link SettledFailOpens});</li>
- *   <li>every call answered, and within its bound; no stage that was cancelled ran its action afterwards.</li>
+ *   <li>every call answered, and within its bound; no stage that was cancelled ran its action afterwards;</li>
+ *   <li>and of a whole run ({@link #vacuity}): something was charged, and an answer named a charge.</li>
  * </ul>
  *
  * <p>Each violation carries its witness: the key's charges, what explains each or that nothing does, and
@@ -80,6 +81,26 @@ final class NemesisChecker {
             violations.addAll(SettledFailOpens.check(history, key, calls));
         }
         return new NemesisVerdict(ledgerCheck(history), violations, explained, explanations);
+    }
+
+    /**
+     * A run that charged nothing proves nothing: every rule above holds of a history whose calls all
+     * failed (a path under test that refuses every request, a filter that throws on each), so such a run
+     * is flagged rather than passed. Checked on a whole run, not on a hand-built history of a few calls.
+     */
+    static List<Violation> vacuity(NemesisHistory history) {
+        List<CallRecord> calls = history.calls();
+        boolean anyAnswerCharged = calls.stream().anyMatch(call -> call.chargeId() != null);
+        if (calls.isEmpty() || (!history.ledger().isEmpty() && anyAnswerCharged)) {
+            return List.of();
+        }
+        long failed = calls.stream().filter(call -> call.error() != null).count();
+        java.util.Map<String, Long> errors = new TreeMap<>(calls.stream().filter(call -> call.error() != null)
+                .collect(java.util.stream.Collectors.groupingBy(CallRecord::error, java.util.stream.Collectors.counting())));
+        return List.of(new Violation("nothing-charged", calls.get(0).key, calls.size() + " calls sent, " + failed
+                + " failed, " + history.ledger().size() + " charges in the ledger and no answer naming one: a run that "
+                + "charges nothing (or answers no charge) tests nothing, so the path under test is taken to be broken",
+                errors.isEmpty() ? List.of() : List.of("errors: " + errors)));
     }
 
     /**

@@ -186,7 +186,7 @@ public final class NemesisRun {
         NemesisHistory history = new NemesisHistory(settings, server, calls, faults, provider.ledger(),
                 System.nanoTime() - start, stats, stalls);
         return new NemesisResult(history, ClientIsolationCheck.addTo(NemesisChecker.check(history), history)
-                .with(pathViolations), null);
+                .with(pathViolations).with(NemesisChecker.vacuity(history)), null);
     }
 
     /**

@@ -8,7 +8,8 @@ import java.util.Objects;
  *
  * @param rule which rule broke, in a word: {@code duplicate-charge}, {@code answer-not-in-ledger},
  *     {@code answer-of-another-request}, {@code fence-repeated}, {@code fence-not-increasing},
- *     {@code no-answer}, {@code outlived-bound}, {@code action-after-cancel}
+ *     {@code no-answer}, {@code outlived-bound}, {@code action-after-cancel}, and for a whole run that charged
+ *     nothing {@code nothing-charged}
  * @param key the index of the key whose calls broke it
  * @param detail what the history shows, in a sentence
  * @param witness the lines that prove it, beyond the key's calls the report prints: each charge and
