@@ -146,9 +146,10 @@ handler on Redis (0.6x, 0.8x, issue #25) mixed the protocol's own two round trip
 cost and are withdrawn. Where a request's time goes: [http-filter-profile.md](http-filter-profile.md);
 targets missed: [MISSED.md](MISSED.md).
 
-**The machine:** 2 cores shared with other engineers' builds while this ran, so the absolute figures
-move from run to run by a factor of two (the load average before and after is in the settings line
-below); compare the three columns of one row, which ran minutes apart, and not rows of different runs.
+**The machine:** 2 cores, which the 32 clients, the server under test and any other work on the
+machine share (the load average before and after, which counts the clients' own threads, is in the
+settings line below), so the absolute figures move from run to run by up to a factor of two; compare
+the three columns of one row, which ran minutes apart, and not rows of different runs.
 PAGE
 }
 
