@@ -106,12 +106,16 @@ public record IdempotencyProperties(
      * The web filters' settings: the servlet filter's in a servlet application, the WebFlux filter's in a
      * reactive one.
      *
+     * @param enabled whether any filter is registered; {@code false} registers none whatever the routes say
+     *     (read by the auto-configurations' conditions, and here so that it is named in the configuration
+     *     metadata)
      * @param filterOrder the filters' order in the servlet filter chain, or among the WebFlux filters: after
      *     Spring Security's ({@code -100} in both), so that the client scope can come from the authenticated
      *     principal
      * @param routes the routes put behind the filter, one filter each
      */
-    public record Web(@DefaultValue("0") int filterOrder, @DefaultValue List<Route> routes) { }
+    public record Web(@DefaultValue("true") boolean enabled, @DefaultValue("0") int filterOrder,
+                      @DefaultValue List<Route> routes) { }
 
     /**
      * One route behind the {@code IdempotencyFilter}, or the {@code IdempotencyWebFilter} in a reactive application.
