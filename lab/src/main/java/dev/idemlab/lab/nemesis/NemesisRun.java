@@ -169,19 +169,30 @@ public final class NemesisRun {
             server = target.server();
             stats = path.stats();
         } finally {
-            if (closing != null) {
-                closing.close();
+            // Each closed whatever the one before it threw: a server that did not stop cleanly leaves no
+            // provider service or executor running behind it.
+            try {
+                if (closing != null) {
+                    closing.close();
+                }
+            } finally {
+                try {
+                    if (landed != null) {
+                        landed.close();
+                    }
+                } finally {
+                    try {
+                        if (providerService != null) {
+                            providerService.close();
+                        }
+                    } finally {
+                        launcher.shutdownNow();
+                        syncCallers.shutdownNow();
+                        asyncStages.shutdownNow();
+                        rejectingStages.shutdownNow();
+                    }
+                }
             }
-            if (landed != null) {
-                landed.close();
-            }
-            if (providerService != null) {
-                providerService.close();
-            }
-            launcher.shutdownNow();
-            syncCallers.shutdownNow();
-            asyncStages.shutdownNow();
-            rejectingStages.shutdownNow();
         }
         NemesisHistory history = new NemesisHistory(settings, server, calls, faults, provider.ledger(),
                 System.nanoTime() - start, stats, stalls);

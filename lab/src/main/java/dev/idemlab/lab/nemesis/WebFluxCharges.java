@@ -232,17 +232,21 @@ final class WebFluxCharges {
                 }
             };
             own.whenComplete((result, failure) -> {
-                HttpServerSide.Served owner = served.get();
-                if (owner != null) {
-                    if (result != null) {
-                        owner.outcome = result.outcome();
+                try {
+                    HttpServerSide.Served owner = served.get();
+                    if (owner != null) {
+                        if (result != null) {
+                            owner.outcome = result.outcome();
+                        }
+                        owner.record.attemptEnded(callers.now());
                     }
-                    owner.record.attemptEnded(callers.now());
-                }
-                if (failure != null) {
-                    observed.completeExceptionally(failure);
-                } else {
-                    observed.complete(result);
+                } finally {
+                    // Whatever the recording did, the filter's stage completes: the exchange never hangs on it.
+                    if (failure != null) {
+                        observed.completeExceptionally(failure);
+                    } else {
+                        observed.complete(result);
+                    }
                 }
             });
             return observed;
