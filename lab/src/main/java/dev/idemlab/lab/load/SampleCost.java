@@ -101,10 +101,12 @@ public final class SampleCost {
                 ChargeHistory guarded = new ChargeHistory();
                 try {
                     FilterCostRow.Measure on = measure(sample, jar.get(), backend, kind, true, guarded);
-                    FilterCostRow.Measure off = measure(sample, jar.get(), backend, kind, false, new ChargeHistory());
+                    ChargeHistory unguarded = new ChargeHistory();
+                    FilterCostRow.Measure off = measure(sample, jar.get(), backend, kind, false, unguarded);
                     rows.add(new SampleCostRow(sample.label, backend.name(), kind, on, off,
                             FilterCost.answers(guarded), kind == RequestKind.FIRST_CALL
-                                    ? guarded.answers(Outcome.EXECUTED) : guarded.answers(Outcome.REPLAYED)));
+                                    ? guarded.answers(Outcome.EXECUTED) : guarded.answers(Outcome.REPLAYED),
+                            unguarded.answers(Outcome.EXECUTED)));
                 } catch (SampleNotStarted e) {
                     note(sample.label + " on " + backend.name() + ", " + kind.label() + ": not measured: "
                             + e.getMessage());

@@ -14,9 +14,12 @@ import java.util.Objects;
  * @param unguarded the same requests with it off: every one charges
  * @param guardedAnswers what the guarded run's requests got, by kind of answer
  * @param answeredAsKind how many guarded requests were answered as their kind (executed, replayed)
+ * @param unguardedExecuted how many unguarded requests ran the charge: all of them, unless the property
+ *     failed to turn the library off
  */
 public record SampleCostRow(String sample, String store, RequestKind kind, FilterCostRow.Measure guarded,
-                            FilterCostRow.Measure unguarded, String guardedAnswers, long answeredAsKind) {
+                            FilterCostRow.Measure unguarded, String guardedAnswers, long answeredAsKind,
+                            long unguardedExecuted) {
 
     public SampleCostRow {
         Objects.requireNonNull(sample, "sample");
@@ -37,8 +40,23 @@ public record SampleCostRow(String sample, String store, RequestKind kind, Filte
         return guarded.cpuMicrosPerRequest() - unguarded.cpuMicrosPerRequest();
     }
 
-    /** Whether at least 99% of the guarded requests were answered as the row's kind. */
+    /**
+     * Whether at least 99% of the guarded requests were answered as the row's kind, and as many of the
+     * unguarded ones ran the charge (the library was really off).
+     */
     public boolean clean() {
-        return answeredAsKind * 100 >= guarded.latency().count() * 99;
+        return answeredAsKind * 100 >= guarded.latency().count() * 99
+                && unguardedExecuted * 100 >= unguarded.latency().count() * 99;
+    }
+
+    /** Why the row is not clean, or an empty string. */
+    public String unclean() {
+        if (answeredAsKind * 100 < guarded.latency().count() * 99) {
+            return "on: " + guardedAnswers;
+        }
+        if (unguardedExecuted * 100 < unguarded.latency().count() * 99) {
+            return "off: " + unguardedExecuted + " of " + unguarded.latency().count() + " ran the charge";
+        }
+        return "";
     }
 }

@@ -75,7 +75,7 @@ public final class FilterCostReport {
                     row.guarded().throughput(), row.unguarded().throughput(), row.ratio(), latency(row.guarded()),
                     latency(row.unguarded()), row.guarded().cpuMicrosPerRequest(),
                     row.unguarded().cpuMicrosPerRequest(), row.cpuOverUnguardedMicros(),
-                    row.clean() ? "yes" : "no: " + row.guardedAnswers()));
+                    row.clean() ? "yes" : "no: " + row.unclean()));
         }
         if (!rows.isEmpty()) {
             page.append("\nWhat each guarded run's requests got:\n\n");

@@ -100,5 +100,8 @@ class CapacityCommandTest {
                 + "in-progress 0, indeterminate 0");
         assertThat(run.err()).contains("memory/replay, WebFlux sample, filter on: ")
                 .contains("memory/replay, WebFlux sample, filter off: ");
+        // Each row clean: on, answered as its kind; off, every request ran the charge (the filter was really off).
+        assertThat(run.out()).containsPattern("\\| WebFlux sample, filter \\| memory \\| first call \\|.*\\| yes \\|")
+                .containsPattern("\\| WebFlux sample, filter \\| memory \\| replay \\|.*\\| yes \\|");
     }
 }
