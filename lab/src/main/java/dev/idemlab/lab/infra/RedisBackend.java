@@ -120,7 +120,15 @@ public final class RedisBackend implements StoreBackend {
      * The caller closes it.
      */
     public RedisIdempotencyStore openStoreThrough(int localPort) {
-        return new RedisIdempotencyStore(config("redis://127.0.0.1:" + localPort, nextKeyPrefix()));
+        return openStoreThrough(localPort, nextKeyPrefix());
+    }
+
+    /**
+     * As {@link #openStoreThrough(int)}, under {@code keyPrefix}: another client of the records of the
+     * store that has that prefix. The caller closes it.
+     */
+    public RedisIdempotencyStore openStoreThrough(int localPort, String keyPrefix) {
+        return new RedisIdempotencyStore(config("redis://127.0.0.1:" + localPort, keyPrefix));
     }
 
     /**

@@ -141,6 +141,31 @@ final class FailOpenFollowUps implements LandedReserves.Watcher {
         count(-1);
     }
 
+    /**
+     * Sends a call of its own on {@code key}, a fresh key, as {@code client}, now: told as a long loss of
+     * replies reaches the point where its reserve lands and its caller hears nothing back
+     * ({@link NemesisTarget#whenRepliesAreLost}). It fails open, and the settle of its marker is then judged
+     * by its follow-ups with no other call of the key about, which is what a workload key, whose other
+     * callers are out during the same fault, seldom gives (nothing else on the key could have written it).
+     */
+    void sendAsRepliesAreLost(int key, String client) {
+        Sender to = sender;
+        if (to == null) {
+            return;
+        }
+        Workload.Caller caller = new Workload.Caller(0, false, InFlightPolicy.WAIT, StoreFailureMode.FAIL_OPEN, 0,
+                false, -1, false);
+        CallRecord record = new CallRecord(nextId.getAndIncrement(), key, 0, false, caller.policy(),
+                caller.onStoreFailure(), bound.toNanos());
+        record.sentBy(client);
+        records.add(record);
+        count(1);
+        to.send(caller, record, () -> {
+            answered(record);
+            count(-1);
+        });
+    }
+
     /** One follow-up of {@code call}'s request, sent at {@code at} on the run's clock. */
     private void schedule(CallRecord call, long at, SplittableRandom random) {
         Workload.Caller caller = new Workload.Caller(0, false, InFlightPolicy.WAIT, StoreFailureMode.FAIL_CLOSED,

@@ -12,7 +12,16 @@ import java.util.SplittableRandom;
  * starts, among the faults the store under test can be given. One fault at a time; the pause between
  * two is random (one to three seconds), and so is each fault's length: 0.1 to 2.5 s, and one fault in
  * five a long outage of 2.5 to 4 s, past the coordinator's store patience (2 s), so that a complete
- * or a renewal keeps failing until the coordinator leaves it to the background. Immutable.
+ * or a renewal keeps failing until the coordinator leaves it to the background.
+ *
+ * <p>Where the store can lose replies ({@link FaultKind#DROP_REPLIES}), no stretch of
+ * {@link #REPLY_LOSS_EVERY_MILLIS} goes without a long outage of that kind: the first fault drawn past
+ * that long since the last one (or since the run began) becomes one, 2.2 to 2.6 s long, and the next
+ * fault comes no sooner than {@link #CALM_AFTER_ADDED_MILLIS} after it. It is the fault
+ * that leaves a reserve landed on the server while its caller, told nothing, fails open, the case a
+ * coordinator must settle (the run sends a call of its own as it begins: {@link FailOpenFollowUps}); drawn
+ * by chance alone it came about once a minute or less, so a short run often met none. The draws stay the
+ * same, so only that fault, and the times of those after it, change. Immutable.
  */
 final class FaultSchedule {
 
@@ -26,6 +35,17 @@ final class FaultSchedule {
     /** One fault in this many is a long outage, up to {@link #MAX_LONG_LENGTH_MILLIS}. */
     private static final int LONG_ONE_IN = 5;
     private static final long MAX_LONG_LENGTH_MILLIS = 4000;
+    /** The shortest loss of replies that outlasts the coordinator's store patience (2 s), with a margin. */
+    static final Duration LONG_OUTAGE = Duration.ofMillis(2200);
+    /** How much longer than {@link #LONG_OUTAGE} a long loss of replies the schedule adds may be. */
+    private static final long FORCED_SPREAD_MILLIS = 400;
+    /**
+     * The least pause after a long loss of replies the schedule added: the store's recovery (1 s), then a
+     * calm long enough for a settle to get through (750 ms), and a margin for a stall as the fault ends.
+     */
+    private static final long CALM_AFTER_ADDED_MILLIS = 2500;
+    /** The longest a run goes without a long {@link FaultKind#DROP_REPLIES} where the store has that fault. */
+    static final long REPLY_LOSS_EVERY_MILLIS = 20_000;
 
     private final List<Planned> faults;
 
@@ -41,16 +61,37 @@ final class FaultSchedule {
         List<Planned> faults = new ArrayList<>();
         if (!kinds.isEmpty()) {
             SplittableRandom random = new SplittableRandom(seed ^ 0x6e656d65736973L);
+            boolean losesReplies = kinds.contains(FaultKind.DROP_REPLIES);
+            long lastReplyLoss = 0;
             long at = random.nextLong(MIN_GAP_MILLIS, MAX_GAP_MILLIS);
             while (at < duration.toMillis()) {
                 long length = random.nextInt(LONG_ONE_IN) == 0
                         ? random.nextLong(MAX_LENGTH_MILLIS, MAX_LONG_LENGTH_MILLIS)
                         : random.nextLong(MIN_LENGTH_MILLIS, MAX_LENGTH_MILLIS);
-                faults.add(new Planned(kinds.get(random.nextInt(kinds.size())), at, length));
-                at += length + random.nextLong(MIN_GAP_MILLIS, MAX_GAP_MILLIS);
+                FaultKind kind = kinds.get(random.nextInt(kinds.size()));
+                boolean added = losesReplies && at - lastReplyLoss >= REPLY_LOSS_EVERY_MILLIS;
+                if (added) {
+                    kind = FaultKind.DROP_REPLIES;
+                    length = longOutage(length);
+                }
+                if (kind == FaultKind.DROP_REPLIES && length >= LONG_OUTAGE.toMillis()) {
+                    lastReplyLoss = at;
+                }
+                faults.add(new Planned(kind, at, length));
+                long gap = random.nextLong(MIN_GAP_MILLIS, MAX_GAP_MILLIS);
+                at += length + (added ? Math.max(gap, CALM_AFTER_ADDED_MILLIS) : gap);
             }
         }
         return new FaultSchedule(faults);
+    }
+
+    /**
+     * The length of a long outage a stretch without one gets, made from a drawn {@code length} without a
+     * draw of its own (the sequence stays as it was): 2.2 to 2.6 s, past the store patience but short enough
+     * that the store is calm again while a settle of a reserve that landed as the outage began still tries.
+     */
+    private static long longOutage(long length) {
+        return LONG_OUTAGE.toMillis() + length % FORCED_SPREAD_MILLIS;
     }
 
     List<Planned> faults() {

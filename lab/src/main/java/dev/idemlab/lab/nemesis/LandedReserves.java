@@ -21,7 +21,8 @@ import java.util.concurrent.TimeUnit;
  * A caller that then failed open ran its action without a reservation, but its marker is on the key:
  * the coordinator must settle it, completing it with the result, so that every later call replays that
  * charge. Whether it landed only the server knows, so after such a failure the key is looked up (through
- * the same store, every {@link #POLL}, for three leases at most) until the store answers: a reservation
+ * the target's witness: the same store, or on PostgreSQL connections of the nemesis's own that the proxy
+ * does not carry; every {@link #POLL}, for three leases at most) until the store answers: a reservation
  * under the call's own token is the proof, and the call records when it was seen and how much of its
  * lease it had left ({@link CallRecord#reserveSeenLanded}). A completed record or another token's
  * reservation proves nothing and ends the watch. Nothing at all is looked up again, every
@@ -64,8 +65,21 @@ final class LandedReserves extends ForwardingIdempotencyStore implements AutoClo
         return thread;
     });
 
+    private final IdempotencyStore witness;
+
+    /** Watches through {@code delegate} itself. */
     LandedReserves(IdempotencyStore delegate, Callers callers, Duration lease, Watcher watcher) {
+        this(delegate, delegate, callers, lease, watcher);
+    }
+
+    /**
+     * @param witness where the watched keys are looked up: {@code delegate} itself, or a client of the same
+     *     records whose connections the faults spare (see {@link NemesisTarget#witness()})
+     */
+    LandedReserves(IdempotencyStore delegate, IdempotencyStore witness, Callers callers, Duration lease,
+                   Watcher watcher) {
         super(delegate);
+        this.witness = witness;
         this.callers = callers;
         this.watcher = watcher;
         this.watchNanos = lease.multipliedBy(3).toNanos();
@@ -108,7 +122,7 @@ final class LandedReserves extends ForwardingIdempotencyStore implements AutoClo
         long startedAt = callers.now();
         Optional<IdempotencyRecord> found;
         try {
-            found = delegate().lookup(namespace);
+            found = witness.lookup(namespace);
         } catch (RuntimeException e) {
             again(namespace, token, record, until, POLL);
             return;

@@ -105,7 +105,8 @@ public final class NemesisRun {
             if (!settings.localEffects() && settings.through() != Through.SAMPLE) {
                 // Local effects need the PostgreSQL store itself: their transactions are its connections. The
                 // sample's JVM reaches the store's server, not this store object, so only its address is used.
-                landed = new LandedReserves(store, callers, settings.lease(), followUps);
+                landed = new LandedReserves(store, settings.sabotage() == Sabotage.FORGETFUL_STORE ? store
+                        : target.witness(), callers, settings.lease(), followUps);
                 store = landed;
             }
             CallPath path = CallPath.open(settings, store, config, provider, sampleCharges, callers);
@@ -134,6 +135,18 @@ public final class NemesisRun {
             long scheduled = System.nanoTime();
             followUps.start((caller, record, done) -> path.send(caller, record, done),
                     calls.size() + Workload.calls(requests) * path.clients().size());
+            if (landed != null && settings.through() == Through.COORDINATOR) {
+                // As each long loss of replies begins, a call of its own on a fresh key (FailOpenFollowUps), where
+                // the run watches reserves land: on the coordinator's own path (a layer makes its calls elsewhere).
+                java.util.concurrent.atomic.AtomicInteger freshKeys = new java.util.concurrent.atomic.AtomicInteger(
+                        requests.size() + holderFaults.size());
+                target.whenRepliesAreLost(length -> {
+                    if (length.compareTo(FaultSchedule.LONG_OUTAGE) >= 0) {
+                        int key = freshKeys.getAndIncrement();
+                        followUps.sendAsRepliesAreLost(path.historyKey(key, 0), path.clients().get(0));
+                    }
+                });
+            }
             for (Workload.Request request : requests) {
                 for (int client = 0; client < path.clients().size(); client++) {
                     for (int i = 0; i < request.callers().size(); i++) {

@@ -1,5 +1,6 @@
 package dev.idemlab.lab.nemesis;
 
+import dev.idemlab.idempotency.IdempotencyConfig;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.lab.faults.FaultKind;
 import dev.idemlab.lab.infra.MemoryBackend;
@@ -10,6 +11,7 @@ import dev.idemlab.lab.infra.StoreBackend;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * The store a nemesis run works against, and the faults it can be given: the store client the
@@ -22,6 +24,10 @@ import java.util.List;
 abstract class NemesisTarget implements AutoCloseable {
 
     private final ServerInfo server;
+    /** How long the coordinator tries a store call before it fails open or closed (the default, which the nemesis runs). */
+    static final Duration STORE_PATIENCE = IdempotencyConfig.custom().build().storePatience();
+
+    private volatile Consumer<Duration> repliesLost = length -> { };
 
     /** @param server the backend's server, which the store works against unless the target says otherwise */
     NemesisTarget(ServerInfo server) {
@@ -35,6 +41,28 @@ abstract class NemesisTarget implements AutoCloseable {
 
     /** The store client under test. */
     abstract IdempotencyStore store();
+
+    /**
+     * The store's records as the watch of landed reserves ({@link LandedReserves}) reads them: the store
+     * under test itself, unless the target has a client of its own that its network faults spare.
+     */
+    IdempotencyStore witness() {
+        return store();
+    }
+
+    /**
+     * Who is told, on the nemesis's thread, when a loss of replies of {@code length} (the whole fault's)
+     * has reached the point where a reserve sent at once lands on the server and its caller hears nothing
+     * back; told only by the targets that can say when that is.
+     */
+    void whenRepliesAreLost(Consumer<Duration> listener) {
+        this.repliesLost = listener;
+    }
+
+    /** Tells the {@linkplain #whenRepliesAreLost listener} that replies of a loss of {@code length} are being lost now. */
+    void repliesLost(Duration length) {
+        repliesLost.accept(length);
+    }
 
     /** The faults this store can be given, besides those of the caller's side (rejected resumptions). */
     abstract List<FaultKind> kinds();

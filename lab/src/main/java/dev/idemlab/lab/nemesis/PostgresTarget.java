@@ -1,5 +1,7 @@
 package dev.idemlab.lab.nemesis;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.idempotency.spi.IdempotencyStoreException;
 import dev.idemlab.idempotency.store.postgres.PostgresIdempotencyStore;
@@ -30,6 +32,13 @@ import java.util.concurrent.Future;
  * clients are hit) a JDBC connection of the nemesis's own, straight to the server, terminates the
  * store's backends, locks its table, and stops the store's backends with {@code SIGSTOP}. A server
  * given by URL gets the proxy's faults only.
+ *
+ * <p>On a private server, replies are lost on a busy server: the table is locked for the fault's first
+ * {@link #BUSY_MILLIS}, so that the statements the pool sends meanwhile queue on the server, then the
+ * proxy starts dropping replies and the lock is let go, and those statements run with no one to tell.
+ * Replies dropped on an idle server (the proxy alone) met only the few statements in flight at that
+ * instant; a reserve among them, whose caller then fails open on a marker that did land, was rare (0 to
+ * 3 a minute), and the store's pool sends nothing new while every connection waits on a lost reply.
  */
 final class PostgresTarget extends NemesisTarget {
 
@@ -38,9 +47,14 @@ final class PostgresTarget extends NemesisTarget {
 
     /** How long the nemesis waits for the store's pool to fill before the workload starts anyway. */
     private static final Duration WARM_UP_BOUND = Duration.ofSeconds(20);
+    /** How long a drop of replies on a private server first holds the table (well within the statement timeout). */
+    static final long BUSY_MILLIS = 300;
 
     private final TcpProxy proxy;
     private final PostgresIdempotencyStore store;
+    /** The same records, read on connections of the nemesis's own, straight to the server. */
+    private final PostgresIdempotencyStore witness;
+    private final HikariDataSource witnessPool;
     private final Connection admin;
     private final boolean privateServer;
     private final List<Long> stopped = new ArrayList<>();
@@ -50,17 +64,24 @@ final class PostgresTarget extends NemesisTarget {
         InetSocketAddress server = backend.address();
         this.proxy = TcpProxy.to(server.getHostString(), server.getPort());
         PostgresIdempotencyStore opened = null;
+        HikariDataSource pool = null;
         try {
             opened = backend.openStoreThrough(proxy.port());
+            pool = witnessPool(backend);
+            this.witness = PostgresIdempotencyStore.open(pool, opened.config());
             this.admin = DriverManager.getConnection(backend.jdbcUrl(), backend.user(), backend.password());
         } catch (SQLException | RuntimeException e) {
             if (opened != null) {
                 opened.close();
             }
+            if (pool != null) {
+                pool.close();
+            }
             proxy.close();
             throw new IOException("the nemesis could not set up PostgreSQL: " + e.getMessage(), e);
         }
         this.store = opened;
+        this.witnessPool = pool;
         Origin origin = backend.server().origin();
         this.privateServer = origin == Origin.BUNDLED || origin == Origin.SYSTEM;
         warmUp();
@@ -106,6 +127,25 @@ final class PostgresTarget extends NemesisTarget {
         }
     }
 
+    /**
+     * Two connections straight to the server, under an application name of their own (the faults played on
+     * the store's backends pick them by theirs), with the store's timeouts.
+     */
+    private static HikariDataSource witnessPool(PostgresBackend backend) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(backend.jdbcUrl());
+        config.setUsername(backend.user());
+        config.setPassword(backend.password());
+        config.setMaximumPoolSize(2);
+        config.setMinimumIdle(1);
+        config.setConnectionTimeout(1000);
+        config.setPoolName("nemesis-witness");
+        config.addDataSourceProperty("ApplicationName", "nemesis-witness");
+        config.addDataSourceProperty("connectTimeout", "1");
+        config.addDataSourceProperty("socketTimeout", "2");
+        return new HikariDataSource(config);
+    }
+
     private int storeConnections() throws SQLException {
         try (Statement statement = admin.createStatement();
              ResultSet count = statement.executeQuery("SELECT count(*) FROM pg_stat_activity "
@@ -117,6 +157,16 @@ final class PostgresTarget extends NemesisTarget {
     @Override
     IdempotencyStore store() {
         return store;
+    }
+
+    /**
+     * The store's records as connections the proxy does not carry see them: a reserve whose reply was lost
+     * shows there as it lands, while the store's own connections still wait on the lost reply and its
+     * lease runs out before they can read it.
+     */
+    @Override
+    IdempotencyStore witness() {
+        return witness;
     }
 
     @Override
@@ -148,7 +198,13 @@ final class PostgresTarget extends NemesisTarget {
                     proxy.unfreeze();
                 }
             }
-            case DROP_REPLIES -> RedisTarget.dropReplies(proxy, length);
+            case DROP_REPLIES -> {
+                if (privateServer) {
+                    dropRepliesOnABusyServer(length);
+                } else {
+                    RedisTarget.dropReplies(proxy, length);
+                }
+            }
             case DROP_REQUESTS -> RedisTarget.dropRequests(proxy, length);
             case RESET -> proxy.reset();
             default -> throw new IllegalArgumentException(kind.id() + " is not a fault of the postgres store");
@@ -163,6 +219,30 @@ final class PostgresTarget extends NemesisTarget {
         } finally {
             admin.rollback();
             admin.setAutoCommit(true);
+        }
+    }
+
+    /** Replies dropped for {@code length}, the first {@link #BUSY_MILLIS} of it with the table locked. */
+    private void dropRepliesOnABusyServer(Duration length) throws SQLException {
+        Duration busy = Duration.ofMillis(Math.min(BUSY_MILLIS, length.toMillis() / 2));
+        boolean dropping = false;
+        admin.setAutoCommit(false);
+        try {
+            try (Statement statement = admin.createStatement()) {
+                statement.execute("LOCK TABLE " + store.config().table() + " IN ACCESS EXCLUSIVE MODE");
+                repliesLost(length);
+                hold(busy);
+                proxy.dropReplies(true);
+                dropping = true;
+            } finally {
+                admin.rollback();
+                admin.setAutoCommit(true);
+            }
+            hold(length.minus(busy));
+        } finally {
+            if (dropping) {
+                proxy.stopDroppingReplies();
+            }
         }
     }
 
@@ -190,6 +270,8 @@ final class PostgresTarget extends NemesisTarget {
         continueStopped();
         proxy.unfreeze();
         store.close();
+        witness.close();
+        witnessPool.close();
         try {
             admin.close();
         } catch (SQLException ignored) {

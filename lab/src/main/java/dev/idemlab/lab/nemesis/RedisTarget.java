@@ -41,6 +41,12 @@ final class RedisTarget extends NemesisTarget {
 
     private final TcpProxy proxy;
     private final RedisIdempotencyStore store;
+    /**
+     * The same records on a connection of the nemesis's own, through a proxy that follows the server across
+     * restarts and is never faulted: a reserve whose reply the store's proxy drops shows there as it lands.
+     */
+    private final TcpProxy witnessProxy;
+    private final RedisIdempotencyStore witness;
     private final RedisClient adminClient;
     /** The target's own server, whose process a restart replaces; {@code null} when it uses the backend's. */
     private final SnapshotRedisServer owned;
@@ -63,24 +69,38 @@ final class RedisTarget extends NemesisTarget {
             closeOwned();
             throw e;
         }
+        try {
+            this.witnessProxy = TcpProxy.to(URI.create(uri));
+        } catch (IOException | RuntimeException e) {
+            proxy.close();
+            closeOwned();
+            throw e;
+        }
         RedisIdempotencyStore opened = null;
+        RedisIdempotencyStore witnessing = null;
         RedisClient client = null;
         try {
             opened = backend.openStoreThrough(proxy.port());
+            witnessing = backend.openStoreThrough(witnessProxy.port(), opened.config().keyPrefix());
             client = RedisClient.create();
             this.admin = client.connect(RedisURI.create(uri));
         } catch (RuntimeException e) {
             if (opened != null) {
                 opened.close();
             }
+            if (witnessing != null) {
+                witnessing.close();
+            }
             if (client != null) {
                 client.shutdown();
             }
             proxy.close();
+            witnessProxy.close();
             closeOwned();
             throw e;
         }
         this.store = opened;
+        this.witness = witnessing;
         this.adminClient = client;
         this.server = owned != null ? describeOwned() : backend.server();
     }
@@ -94,6 +114,11 @@ final class RedisTarget extends NemesisTarget {
     @Override
     IdempotencyStore store() {
         return store;
+    }
+
+    @Override
+    IdempotencyStore witness() {
+        return witness;
     }
 
     @Override
@@ -133,7 +158,7 @@ final class RedisTarget extends NemesisTarget {
                     proxy.unfreeze();
                 }
             }
-            case DROP_REPLIES -> dropReplies(proxy, length);
+            case DROP_REPLIES -> dropRepliesTelling(length);
             case DROP_REQUESTS -> dropRequests(proxy, length);
             case RESET -> proxy.reset();
             case STOP_SERVER -> {
@@ -169,6 +194,7 @@ final class RedisTarget extends NemesisTarget {
         PrivateRedisServer restarted = owned.restartFromSnapshot();
         URI uri = URI.create(restarted.uri());
         proxy.retarget(uri.getHost(), uri.getPort());
+        witnessProxy.retarget(uri.getHost(), uri.getPort());
         StatefulRedisConnection<String, String> dead = admin;
         admin = adminClient.connect(RedisURI.create(restarted.uri()));
         dead.close();
@@ -204,6 +230,26 @@ final class RedisTarget extends NemesisTarget {
         }
     }
 
+    /**
+     * Replies dropped for {@code length}, the {@linkplain #whenRepliesAreLost listener} told where a reserve
+     * sent then still has the whole {@link #STORE_PATIENCE} to fail in before the connections are reset (a
+     * reserve sent later is answered on the new connection: it never fails open), and as late as that
+     * allows (as it begins, in a loss shorter than the patience and 300 ms), so that the marker it leaves
+     * outlives the fault.
+     */
+    private void dropRepliesTelling(Duration length) {
+        Duration latest = length.minus(STORE_PATIENCE).minusMillis(300);
+        Duration tellAt = latest.isNegative() ? Duration.ZERO : latest;
+        proxy.dropReplies(true);
+        try {
+            hold(tellAt);
+            repliesLost(length);
+            hold(length.minus(tellAt));
+        } finally {
+            proxy.stopDroppingReplies();
+        }
+    }
+
     /** Requests are dropped for {@code length}, then {@linkplain TcpProxy#stopDroppingRequests() stopped cleanly}. */
     static void dropRequests(TcpProxy proxy, Duration length) {
         proxy.dropRequests(true);
@@ -229,9 +275,11 @@ final class RedisTarget extends NemesisTarget {
             // best effort: a pause ends by itself
         }
         store.close();
+        witness.close();
         admin.close();
         adminClient.shutdown();
         proxy.close();
+        witnessProxy.close();
         closeOwned();
     }
 

@@ -51,6 +51,29 @@ class NemesisSchedulesTest {
     }
 
     @Test
+    void whereTheStoreCanLoseRepliesNoStretchGoesWithoutALongLossOfThem() {
+        List<FaultKind> kinds = List.of(FaultKind.FREEZE, FaultKind.DROP_REPLIES, FaultKind.RESET,
+                FaultKind.KILL_CONNECTIONS, FaultKind.LOCK_TABLE, FaultKind.STOP_BACKENDS, FaultKind.DROP_REQUESTS);
+        for (long seed = 1; seed <= 20; seed++) {
+            List<FaultSchedule.Planned> faults = FaultSchedule.draw(seed, Duration.ofMinutes(2), kinds).faults();
+            List<Long> losses = faults.stream()
+                    .filter(fault -> fault.kind() == FaultKind.DROP_REPLIES && fault.lengthMillis() >= FaultSchedule.LONG_OUTAGE.toMillis())
+                    .map(FaultSchedule.Planned::atMillis).toList();
+            // the first fault at or past the stretch, which comes within a fault and a gap (4 s + 3 s) of it
+            long within = FaultSchedule.REPLY_LOSS_EVERY_MILLIS + 7000;
+            assertThat(losses).isNotEmpty().first().satisfies(first -> assertThat(first).isLessThan(within));
+            for (int i = 1; i < losses.size(); i++) {
+                assertThat(losses.get(i) - losses.get(i - 1)).isLessThan(within);
+            }
+            assertThat(faults).allSatisfy(fault -> assertThat(fault.lengthMillis()).isBetween(100L, 4000L));
+            // most faults are still drawn from every kind the store has
+            assertThat(faults.stream().map(FaultSchedule.Planned::kind).distinct().count()).isGreaterThan(3);
+            assertThat(faults.stream().filter(fault -> fault.kind() == FaultKind.DROP_REPLIES).count())
+                    .isLessThan(faults.size() / 2);
+        }
+    }
+
+    @Test
     void faultsComeOneAtATimeWithinTheRunFromTheKindsGiven() {
         List<FaultSchedule.Planned> faults = FaultSchedule.draw(3, MINUTE, KINDS).faults();
         assertThat(faults).isNotEmpty().allSatisfy(fault -> {
