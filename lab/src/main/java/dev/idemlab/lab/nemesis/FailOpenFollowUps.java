@@ -34,7 +34,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>What is planned is a function of the seed and of what the run saw (which reserves landed, when the
  * calls answered): the same landing gives the same follow-ups; only which reserves land depends on the
  * machine's timing. Each follow-up's action length is drawn from the seed and its key. The run waits for
- * every follow-up, planned or still to be planned ({@link #awaitNone}), before it checks the history.
+ * every follow-up, planned or still to be planned, and every call sent as replies are lost
+ * ({@link #awaitNone}), before it checks the history.
  * Thread-safe.
  */
 final class FailOpenFollowUps implements LandedReserves.Watcher {
@@ -68,6 +69,8 @@ final class FailOpenFollowUps implements LandedReserves.Watcher {
     private final Object counting = new Object();
     /** Follow-ups not answered yet, and watches not yet ended or whose call has not answered; guarded by {@link #counting}. */
     private int outstanding;
+    /** Whether {@link #sendAsRepliesAreLost} still sends; guarded by {@link #counting}. */
+    private boolean sendingAsRepliesAreLost = true;
     private volatile Sender sender;
     private volatile AtomicInteger nextId;
 
@@ -150,8 +153,11 @@ final class FailOpenFollowUps implements LandedReserves.Watcher {
      */
     void sendAsRepliesAreLost(int key, String client) {
         Sender to = sender;
-        if (to == null) {
-            return;
+        synchronized (counting) {
+            if (to == null || !sendingAsRepliesAreLost) {
+                return;
+            }
+            outstanding++;
         }
         Workload.Caller caller = new Workload.Caller(0, false, InFlightPolicy.WAIT, StoreFailureMode.FAIL_OPEN, 0,
                 false, -1, false);
@@ -159,11 +165,25 @@ final class FailOpenFollowUps implements LandedReserves.Watcher {
                 caller.onStoreFailure(), bound.toNanos());
         record.sentBy(client);
         records.add(record);
-        count(1);
-        to.send(caller, record, () -> {
-            answered(record);
+        try {
+            to.send(caller, record, () -> {
+                answered(record);
+                count(-1);
+            });
+        } catch (RuntimeException notSent) {
             count(-1);
-        });
+            throw notSent;
+        }
+    }
+
+    /**
+     * No more calls of {@link #sendAsRepliesAreLost}: the run has its answers, and a fault still running as
+     * the nemesis stops must not add a call nobody waits for. Follow-ups are still planned and sent.
+     */
+    void stopSendingAsRepliesAreLost() {
+        synchronized (counting) {
+            sendingAsRepliesAreLost = false;
+        }
     }
 
     /** One follow-up of {@code call}'s request, sent at {@code at} on the run's clock. */

@@ -14,14 +14,15 @@ import java.util.SplittableRandom;
  * five a long outage of 2.5 to 4 s, past the coordinator's store patience (2 s), so that a complete
  * or a renewal keeps failing until the coordinator leaves it to the background.
  *
- * <p>Where the store can lose replies ({@link FaultKind#DROP_REPLIES}), no stretch of
- * {@link #REPLY_LOSS_EVERY_MILLIS} goes without a long outage of that kind: the first fault drawn past
- * that long since the last one (or since the run began) becomes one, 2.2 to 2.6 s long, and the next
+ * <p>Where the store can lose replies ({@link FaultKind#DROP_REPLIES}), a long outage of that kind comes
+ * at least every {@link #REPLY_LOSS_EVERY_MILLIS} and a fault more: the first fault drawn that long or
+ * longer after the last one began (or after the run began) becomes one, 2.2 to 2.6 s long, and the next
  * fault comes no sooner than {@link #CALM_AFTER_ADDED_MILLIS} after it. It is the fault
  * that leaves a reserve landed on the server while its caller, told nothing, fails open, the case a
  * coordinator must settle (the run sends a call of its own as it begins: {@link FailOpenFollowUps}); drawn
  * by chance alone it came about once a minute or less, so a short run often met none. The draws stay the
- * same, so only that fault, and the times of those after it, change. Immutable.
+ * same, so only that fault and the times of those after it change (and so the holders planned on them).
+ * Immutable.
  */
 final class FaultSchedule {
 
@@ -44,7 +45,7 @@ final class FaultSchedule {
      * calm long enough for a settle to get through (750 ms), and a margin for a stall as the fault ends.
      */
     private static final long CALM_AFTER_ADDED_MILLIS = 2500;
-    /** The longest a run goes without a long {@link FaultKind#DROP_REPLIES} where the store has that fault. */
+    /** From the start of a long {@link FaultKind#DROP_REPLIES} (or of the run), when the next fault becomes one. */
     static final long REPLY_LOSS_EVERY_MILLIS = 20_000;
 
     private final List<Planned> faults;

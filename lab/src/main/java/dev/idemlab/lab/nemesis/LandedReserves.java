@@ -21,8 +21,9 @@ import java.util.concurrent.TimeUnit;
  * A caller that then failed open ran its action without a reservation, but its marker is on the key:
  * the coordinator must settle it, completing it with the result, so that every later call replays that
  * charge. Whether it landed only the server knows, so after such a failure the key is looked up (through
- * the target's witness: the same store, or on PostgreSQL connections of the nemesis's own that the proxy
- * does not carry; every {@link #POLL}, for three leases at most) until the store answers: a reservation
+ * the target's witness: connections of the nemesis's own that its network faults spare, straight to a
+ * PostgreSQL server or through a Redis proxy of their own, or the store itself; every {@link #POLL}, for
+ * three leases at most) until the store answers: a reservation
  * under the call's own token is the proof, and the call records when it was seen and how much of its
  * lease it had left ({@link CallRecord#reserveSeenLanded}). A completed record or another token's
  * reservation proves nothing and ends the watch. Nothing at all is looked up again, every

@@ -17,6 +17,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 
@@ -138,8 +139,7 @@ public final class NemesisRun {
             if (landed != null && settings.through() == Through.COORDINATOR) {
                 // As each long loss of replies begins, a call of its own on a fresh key (FailOpenFollowUps), where
                 // the run watches reserves land: on the coordinator's own path (a layer makes its calls elsewhere).
-                java.util.concurrent.atomic.AtomicInteger freshKeys = new java.util.concurrent.atomic.AtomicInteger(
-                        requests.size() + holderFaults.size());
+                AtomicInteger freshKeys = new AtomicInteger(requests.size() + holderFaults.size());
                 target.whenRepliesAreLost(length -> {
                     if (length.compareTo(FaultSchedule.LONG_OUTAGE) >= 0) {
                         int key = freshKeys.getAndIncrement();
@@ -165,8 +165,11 @@ public final class NemesisRun {
             try {
                 awaitAnswers(answered, followUps, calls, nemesis, bound, scheduled);
             } finally {
+                // A fault still running sends no more calls of its own; one it sent before is waited for.
+                followUps.stopSendingAsRepliesAreLost();
                 faults = nemesis.stop();
                 stalls = watch.stop();
+                followUps.awaitNone(bound(config).toMillis(), TimeUnit.MILLISECONDS);
             }
             // A holder fault the nemesis never came to (the run gave up first) sent nothing: no calls of it.
             for (ChildHolderFaults.Planned planned : holderFaults) {

@@ -65,14 +65,18 @@ final class PostgresTarget extends NemesisTarget {
         this.proxy = TcpProxy.to(server.getHostString(), server.getPort());
         PostgresIdempotencyStore opened = null;
         HikariDataSource pool = null;
+        PostgresIdempotencyStore witnessing = null;
         try {
             opened = backend.openStoreThrough(proxy.port());
             pool = witnessPool(backend);
-            this.witness = PostgresIdempotencyStore.open(pool, opened.config());
+            witnessing = PostgresIdempotencyStore.open(pool, opened.config());
             this.admin = DriverManager.getConnection(backend.jdbcUrl(), backend.user(), backend.password());
         } catch (SQLException | RuntimeException e) {
             if (opened != null) {
                 opened.close();
+            }
+            if (witnessing != null) {
+                witnessing.close();
             }
             if (pool != null) {
                 pool.close();
@@ -81,6 +85,7 @@ final class PostgresTarget extends NemesisTarget {
             throw new IOException("the nemesis could not set up PostgreSQL: " + e.getMessage(), e);
         }
         this.store = opened;
+        this.witness = witnessing;
         this.witnessPool = pool;
         Origin origin = backend.server().origin();
         this.privateServer = origin == Origin.BUNDLED || origin == Origin.SYSTEM;
@@ -129,7 +134,7 @@ final class PostgresTarget extends NemesisTarget {
 
     /**
      * Two connections straight to the server, under an application name of their own (the faults played on
-     * the store's backends pick them by theirs), with the store's timeouts.
+     * the store's backends pick them by theirs), with the store's connect and socket timeouts.
      */
     private static HikariDataSource witnessPool(PostgresBackend backend) {
         HikariConfig config = new HikariConfig();

@@ -66,11 +66,33 @@ class NemesisSchedulesTest {
                 assertThat(losses.get(i) - losses.get(i - 1)).isLessThan(within);
             }
             assertThat(faults).allSatisfy(fault -> assertThat(fault.lengthMillis()).isBetween(100L, 4000L));
+            // the fault each stretch adds: short enough for a settle's calm after it, and that calm left free
+            long lastLoss = 0;
+            for (int i = 0; i < faults.size(); i++) {
+                FaultSchedule.Planned fault = faults.get(i);
+                if (fault.atMillis() - lastLoss >= FaultSchedule.REPLY_LOSS_EVERY_MILLIS) {
+                    assertThat(fault.kind()).isEqualTo(FaultKind.DROP_REPLIES);
+                    assertThat(fault.lengthMillis()).isBetween(2200L, 2599L);
+                    if (i + 1 < faults.size()) {
+                        assertThat(faults.get(i + 1).atMillis()).isGreaterThanOrEqualTo(fault.atMillis()
+                                + fault.lengthMillis() + 2500);
+                    }
+                }
+                if (fault.kind() == FaultKind.DROP_REPLIES && fault.lengthMillis() >= 2200) {
+                    lastLoss = fault.atMillis();
+                }
+            }
             // most faults are still drawn from every kind the store has
             assertThat(faults.stream().map(FaultSchedule.Planned::kind).distinct().count()).isGreaterThan(3);
             assertThat(faults.stream().filter(fault -> fault.kind() == FaultKind.DROP_REPLIES).count())
                     .isLessThan(faults.size() / 2);
         }
+    }
+
+    @Test
+    void whereTheStoreCannotLoseRepliesTheScheduleAddsNothing() {
+        List<FaultSchedule.Planned> faults = FaultSchedule.draw(5, Duration.ofMinutes(3), KINDS).faults();
+        assertThat(faults).isNotEmpty().allSatisfy(fault -> assertThat(KINDS).contains(fault.kind()));
     }
 
     @Test
