@@ -75,7 +75,7 @@ class RepliesLostOnABusyPostgresTest {
         CompletableFuture<Reservation> reserve = new CompletableFuture<>();
         try (PostgresTarget target = new PostgresTarget(backend);
              LandedReserves landed = new LandedReserves(target.store(), target.witness(), callers, LEASE,
-                     watcher(ended))) {
+                     FollowUpsOfALandedFailOpenTest.watcher(ended))) {
             target.whenRepliesAreLost(length -> threads.execute(() -> {
                 try {
                     reserve.complete(LandedReserves.calling(record,
@@ -94,17 +94,5 @@ class RepliesLostOnABusyPostgresTest {
             assertThat(record.reserveSeenAt()).as("the marker was seen under the call's token").isPositive();
             assertThat(record.reserveLandedUntil()).isGreaterThan(record.reserveSeenAt());
         }
-    }
-
-    private static LandedReserves.Watcher watcher(Set<CallRecord> ended) {
-        return new LandedReserves.Watcher() {
-            @Override
-            public void watching(CallRecord call) { }
-
-            @Override
-            public void watchEnded(CallRecord call) {
-                ended.add(call);
-            }
-        };
     }
 }
