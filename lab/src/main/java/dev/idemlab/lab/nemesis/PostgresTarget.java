@@ -217,10 +217,15 @@ final class PostgresTarget extends NemesisTarget {
     }
 
     private void lockTable(Duration length) throws SQLException {
+        whileTableLocked(() -> hold(length));
+    }
+
+    /** Runs {@code held} while another transaction, the nemesis's own, holds the store's table; then lets go. */
+    private void whileTableLocked(Runnable held) throws SQLException {
         admin.setAutoCommit(false);
         try (Statement statement = admin.createStatement()) {
             statement.execute("LOCK TABLE " + store.config().table() + " IN ACCESS EXCLUSIVE MODE");
-            hold(length);
+            held.run();
         } finally {
             admin.rollback();
             admin.setAutoCommit(true);
@@ -230,22 +235,17 @@ final class PostgresTarget extends NemesisTarget {
     /** Replies dropped for {@code length}, the first {@link #BUSY_MILLIS} of it with the table locked. */
     private void dropRepliesOnABusyServer(Duration length) throws SQLException {
         Duration busy = Duration.ofMillis(Math.min(BUSY_MILLIS, length.toMillis() / 2));
-        boolean dropping = false;
-        admin.setAutoCommit(false);
+        boolean[] dropping = {false};
         try {
-            try (Statement statement = admin.createStatement()) {
-                statement.execute("LOCK TABLE " + store.config().table() + " IN ACCESS EXCLUSIVE MODE");
+            whileTableLocked(() -> {
                 repliesLost(length);
                 hold(busy);
                 proxy.dropReplies(true);
-                dropping = true;
-            } finally {
-                admin.rollback();
-                admin.setAutoCommit(true);
-            }
+                dropping[0] = true;
+            });
             hold(length.minus(busy));
         } finally {
-            if (dropping) {
+            if (dropping[0]) {
                 proxy.stopDroppingReplies();
             }
         }
