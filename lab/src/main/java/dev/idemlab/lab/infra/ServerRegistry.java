@@ -14,7 +14,9 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -31,8 +33,8 @@ import java.util.stream.Stream;
  * servers running; {@link #reapStale()}, called before a lab provisions anything, stops every server
  * whose lab is gone, removes its directories, and says so.
  *
- * <p>A process is only ever signalled when both its pid and its start time match the file, so a pid
- * reused by another program is never touched. The directory is {@code idemlab-<user>} under the
+ * <p>A process is only ever signalled when both its pid and its start time match the file (see
+ * {@link #startedAt}), so a pid reused by another program is never touched. The directory is {@code idemlab-<user>} under the
  * temporary directory, or the system property {@value #DIR_PROPERTY}; it must belong to this user,
  * or nothing is recorded or reaped there.
  *
@@ -49,6 +51,10 @@ public final class ServerRegistry {
     private static final Logger LOG = LoggerFactory.getLogger(ServerRegistry.class);
     private static final String SUFFIX = ".server";
     private static final long STOP_WAIT_SECONDS = 10;
+    /** How far apart two JVMs may see one process's start where there are no ticks: see {@link #startedAt}. */
+    static final Duration START_SLACK = Duration.ofSeconds(5);
+    /** The index of {@code starttime} (field 22 of {@code /proc/<pid>/stat}) among the fields after the command. */
+    private static final int STARTTIME_AFTER_COMM = 19;
     private static volatile boolean reaped;
 
     /** One recorded server; {@link #close()} forgets it once it has been stopped. */
@@ -77,8 +83,10 @@ public final class ServerRegistry {
         entry.setProperty("kind", kind);
         entry.setProperty("lab.pid", Long.toString(self.pid()));
         entry.setProperty("lab.start", startOf(self));
+        startTicks(self.pid()).ifPresent(ticks -> entry.setProperty("lab.ticks", ticks));
         entry.setProperty("server.pid", Long.toString(pid));
         entry.setProperty("server.start", startOf(server.get()));
+        startTicks(pid).ifPresent(ticks -> entry.setProperty("server.ticks", ticks));
         for (int i = 0; i < cleanup.size(); i++) {
             entry.setProperty("cleanup." + i, cleanup.get(i).toAbsolutePath().toString());
         }
@@ -129,7 +137,7 @@ public final class ServerRegistry {
     }
 
     /** Reaps one file's server if its lab is gone; {@code true} when a running server was stopped. */
-    private static boolean reap(Path file) throws IOException {
+    static boolean reap(Path file) throws IOException {
         Properties entry = new Properties();
         try (InputStream in = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS)) {
             entry.load(in);
@@ -144,13 +152,14 @@ public final class ServerRegistry {
         } catch (NumberFormatException e) {
             return false;
         }
-        if (ProcessHandle.of(labPid).filter(lab -> startOf(lab).equals(entry.getProperty("lab.start"))).isPresent()) {
+        if (ProcessHandle.of(labPid).filter(lab -> startedAt(lab, entry.getProperty("lab.start"), entry.getProperty("lab.ticks"))).isPresent()) {
             return false; // its lab is still running: the server is in use
         }
         String kind = entry.getProperty("kind", "server");
         boolean stopped = false;
         Optional<ProcessHandle> server = ProcessHandle.of(serverPid)
-                .filter(process -> startOf(process).equals(entry.getProperty("server.start")));
+                .filter(process -> startedAt(process, entry.getProperty("server.start"),
+                        entry.getProperty("server.ticks")));
         if (server.isPresent()) {
             if (HOLDER.equals(kind)) {
                 server.get().destroyForcibly(); // stopped or not: a holder must not run on and charge
@@ -203,7 +212,42 @@ public final class ServerRegistry {
         }
     }
 
-    private static String startOf(ProcessHandle process) {
+    /**
+     * Whether {@code process} is the one recorded as started at {@code recordedStart}, or
+     * {@code recordedTicks} clock ticks after the boot where the kernel says so ({@code /proc}).
+     * The ticks never move; the instant does: it is the boot time each JVM reads, which follows the wall
+     * clock (a step of the clock moves it as much), plus the ticks, so two JVMs can see one process start
+     * seconds apart. Without ticks on both sides the instants may differ by {@link #START_SLACK}; a pid
+     * reused by another program within that slack of the recorded start is then the one case this cannot
+     * tell apart.
+     */
+    static boolean startedAt(ProcessHandle process, String recordedStart, String recordedTicks) {
+        Optional<String> ticks = startTicks(process.pid());
+        if (recordedTicks != null && ticks.isPresent()) {
+            return ticks.get().equals(recordedTicks);
+        }
+        String actual = startOf(process);
+        try {
+            Duration apart = Duration.between(Instant.parse(actual), Instant.parse(recordedStart)).abs();
+            return apart.compareTo(START_SLACK) <= 0;
+        } catch (DateTimeParseException | NullPointerException unknown) {
+            return actual.equals(recordedStart);
+        }
+    }
+
+    /** The clock ticks from boot to the start of process {@code pid}, where {@code /proc} says; empty elsewhere. */
+    static Optional<String> startTicks(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            // pid (comm) state ppid ...: the command may hold spaces and parentheses, so count after the last ')'.
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
+            return fields.length > STARTTIME_AFTER_COMM ? Optional.of(fields[STARTTIME_AFTER_COMM]) : Optional.empty();
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+
+    static String startOf(ProcessHandle process) {
         return process.info().startInstant().map(Instant::toString).orElse("unknown");
     }
 

@@ -130,15 +130,16 @@ public final class LocalRedis implements AutoCloseable {
 
     /**
      * The {@code redis-server} bundled in embedded-redis for this platform, copied out of its jar
-     * once per JVM.
+     * once per JVM, and again should that copy be removed.
      *
      * @throws IllegalStateException if there is no binary for this platform, or it cannot be copied
      */
     public static Path bundledExecutable() {
         Path found = bundled;
-        if (found == null) {
+        if (found == null || !Files.isExecutable(found)) {
             synchronized (LocalRedis.class) {
-                if (bundled == null) {
+                // Copied again when the copy is gone: a temporary directory another program cleaned.
+                if (bundled == null || !Files.isExecutable(bundled)) {
                     try {
                         bundled = ExecutableProvider.newJarResourceProvider().get().toPath();
                     } catch (IOException | RuntimeException e) {
