@@ -22,12 +22,23 @@ import java.util.SplittableRandom;
  * coordinator must settle (the run sends a call of its own as it begins: {@link FailOpenFollowUps}); drawn
  * by chance alone it came about once a minute or less, so a short run often met none. The draws stay the
  * same, so only that fault and the times of those after it change (and so the holders planned on them).
+ *
+ * <p>Where holders can be paused ({@link FaultKind#PAUSE_HOLDER}), likewise a fault drawn
+ * {@link #FIRST_HOLDER_PAUSE_MILLIS} or more into the run, and then one
+ * {@link #HOLDER_PAUSE_EVERY_MILLIS} or more after the last it added, becomes a paused holder (as long as drawn), one that fails as
+ * it wakes ({@link HolderPlan#failsAfterPause}): its release with the token it lost is the only moment a
+ * release that ignores its token removes another caller's reservation, and drawn by chance, one fault in a
+ * dozen and then one pause in two, a run of a minute often had none. A fault due to become a loss of
+ * replies stays one; the pause comes with the next.
  * Immutable.
  */
 final class FaultSchedule {
 
-    /** One fault as planned: {@code kind} at {@code atMillis} into the run, held {@code lengthMillis}. */
-    record Planned(FaultKind kind, long atMillis, long lengthMillis) { }
+    /**
+     * One fault as planned: {@code kind} at {@code atMillis} into the run, held {@code lengthMillis};
+     * {@code added} where the schedule chose its kind, not the draw.
+     */
+    record Planned(FaultKind kind, long atMillis, long lengthMillis, boolean added) { }
 
     private static final long MIN_GAP_MILLIS = 1000;
     private static final long MAX_GAP_MILLIS = 3000;
@@ -47,6 +58,13 @@ final class FaultSchedule {
     private static final long CALM_AFTER_ADDED_MILLIS = 2500;
     /** From the start of a long {@link FaultKind#DROP_REPLIES} (or of the run), when the next fault becomes one. */
     static final long REPLY_LOSS_EVERY_MILLIS = 20_000;
+    /**
+     * When the first fault becomes a paused holder: early, so that even a run of 30 s sees the holder wake,
+     * release and a late retry follow (a pause of about two leases, then half a lease).
+     */
+    static final long FIRST_HOLDER_PAUSE_MILLIS = 5_000;
+    /** From the start of a paused holder the schedule added, when the next fault becomes one. */
+    static final long HOLDER_PAUSE_EVERY_MILLIS = 20_000;
 
     private final List<Planned> faults;
 
@@ -63,7 +81,9 @@ final class FaultSchedule {
         if (!kinds.isEmpty()) {
             SplittableRandom random = new SplittableRandom(seed ^ 0x6e656d65736973L);
             boolean losesReplies = kinds.contains(FaultKind.DROP_REPLIES);
+            boolean pausesHolders = kinds.contains(FaultKind.PAUSE_HOLDER);
             long lastReplyLoss = 0;
+            long nextHolderPause = FIRST_HOLDER_PAUSE_MILLIS;
             long at = random.nextLong(MIN_GAP_MILLIS, MAX_GAP_MILLIS);
             while (at < duration.toMillis()) {
                 long length = random.nextInt(LONG_ONE_IN) == 0
@@ -71,14 +91,20 @@ final class FaultSchedule {
                         : random.nextLong(MIN_LENGTH_MILLIS, MAX_LENGTH_MILLIS);
                 FaultKind kind = kinds.get(random.nextInt(kinds.size()));
                 boolean added = losesReplies && at - lastReplyLoss >= REPLY_LOSS_EVERY_MILLIS;
+                boolean pause = !added && pausesHolders && at >= nextHolderPause;
                 if (added) {
                     kind = FaultKind.DROP_REPLIES;
                     length = longOutage(length);
+                } else if (pause) {
+                    kind = FaultKind.PAUSE_HOLDER;
                 }
                 if (kind == FaultKind.DROP_REPLIES && length >= LONG_OUTAGE.toMillis()) {
                     lastReplyLoss = at;
                 }
-                faults.add(new Planned(kind, at, length));
+                if (pause) {
+                    nextHolderPause = at + HOLDER_PAUSE_EVERY_MILLIS; // a pause drawn by chance may not fail
+                }
+                faults.add(new Planned(kind, at, length, added || pause));
                 long gap = random.nextLong(MIN_GAP_MILLIS, MAX_GAP_MILLIS);
                 at += length + (added ? Math.max(gap, CALM_AFTER_ADDED_MILLIS) : gap);
             }

@@ -20,8 +20,9 @@ import java.util.SplittableRandom;
  * seed plans the same; the boundaries from a stream of their own, so that the other draws stay as
  * they were. Immutable.
  *
- * <p>Half the pauses of a charge's holder ({@link #failsAfterPause}, from a stream of its own too) end
- * in a failed action instead of a charge, as a provider call that timed out during a long GC pause
+ * <p>Half the pauses of a charge's holder drawn by chance ({@link #failsAfterPause}, from a stream of its
+ * own too), and every one the schedule added ({@link FaultSchedule.Planned#added}), end in a failed
+ * action instead of a charge, as a provider call that timed out during a long GC pause
  * does: the woken holder then releases the key with the token of the reservation it lost. That release
  * must leave the caller who took the key over alone. So that a release that does not (one that ignores
  * its token) shows in the ledger, such a plan's retries run long enough to be still in flight when the
@@ -77,7 +78,9 @@ record HolderPlan(FaultKind kind, int key, long beforeChargeMillis, long afterCh
                 retries.add(new Workload.Caller(leaseMillis + leaseMillis / 4, false, InFlightPolicy.WAIT,
                         StoreFailureMode.FAIL_CLOSED, 0, false, -1, false));
             }
-            boolean fails = planned.kind() == FaultKind.PAUSE_HOLDER && !workflows && failures.nextBoolean();
+            boolean pauseOfACharge = planned.kind() == FaultKind.PAUSE_HOLDER && !workflows;
+            boolean drawnToFail = pauseOfACharge && failures.nextBoolean();
+            boolean fails = drawnToFail || pauseOfACharge && planned.added();
             if (fails) {
                 retries = outlastTheRelease(retries, Math.max(pause, before), leaseMillis);
             }

@@ -90,6 +90,41 @@ class NemesisSchedulesTest {
     }
 
     @Test
+    void whereHoldersCanBePausedEveryStretchHasAPausedHolderThatFailsAsItWakes() {
+        List<FaultKind> kinds = List.of(FaultKind.FREEZE, FaultKind.DROP_REPLIES, FaultKind.RESET,
+                FaultKind.KILL_CONNECTIONS, FaultKind.STOP_SERVER, FaultKind.DROP_REQUESTS, FaultKind.PAUSE_ALL,
+                FaultKind.PAUSE_WRITE, FaultKind.REJECT_RESUMPTIONS, FaultKind.PAUSE_HOLDER, FaultKind.KILL_HOLDER);
+        for (long seed = 1; seed <= 20; seed++) {
+            FaultSchedule schedule = FaultSchedule.draw(seed, Duration.ofMinutes(2), kinds);
+            List<FaultSchedule.Planned> pauses = schedule.faults().stream()
+                    .filter(fault -> fault.kind() == FaultKind.PAUSE_HOLDER && fault.added()).toList();
+            // the first fault at or past the mark, within a fault and a gap (4 s + 3 s) of it
+            assertThat(pauses).isNotEmpty().first().satisfies(first -> assertThat(first.atMillis())
+                    .isBetween(FaultSchedule.FIRST_HOLDER_PAUSE_MILLIS, FaultSchedule.FIRST_HOLDER_PAUSE_MILLIS + 7000));
+            // one more fault where the mark fell on a loss of replies the schedule added (2.6 s and its calm)
+            long within = FaultSchedule.HOLDER_PAUSE_EVERY_MILLIS + 7000 + 2600 + 3000 + 7000;
+            for (int i = 1; i < pauses.size(); i++) {
+                assertThat(pauses.get(i).atMillis() - pauses.get(i - 1).atMillis()).isLessThan(within);
+            }
+            List<HolderPlan> plans = HolderPlan.draw(seed, schedule, 0, LEASE);
+            List<FaultSchedule.Planned> holderFaults = schedule.faults().stream()
+                    .filter(fault -> fault.kind().onChildHolder()).toList();
+            for (int i = 0; i < plans.size(); i++) {
+                if (holderFaults.get(i).added()) {
+                    assertThat(plans.get(i).failsAfterPause()).as("an added pause fails as it wakes").isTrue();
+                }
+            }
+            // the drop of replies the schedule adds still comes, and most faults are still drawn
+            assertThat(schedule.faults()).anyMatch(fault -> fault.kind() == FaultKind.DROP_REPLIES && fault.added());
+            assertThat(schedule.faults().stream().filter(FaultSchedule.Planned::added).count())
+                    .isLessThan(schedule.faults().size() / 2);
+        }
+        // the workflows' holders stop at a step boundary: even an added pause never fails instead of charging
+        FaultSchedule schedule = FaultSchedule.draw(3, Duration.ofMinutes(2), kinds);
+        assertThat(HolderPlan.draw(3, schedule, 0, LEASE, true)).noneMatch(HolderPlan::failsAfterPause);
+    }
+
+    @Test
     void whereTheStoreCannotLoseRepliesTheScheduleAddsNothing() {
         List<FaultSchedule.Planned> faults = FaultSchedule.draw(5, Duration.ofMinutes(3), KINDS).faults();
         assertThat(faults).isNotEmpty().allSatisfy(fault -> assertThat(KINDS).contains(fault.kind()));
