@@ -1,5 +1,6 @@
 package dev.idemlab.idempotency.kafka;
 
+import dev.idemlab.idempotency.ContextualAction;
 import dev.idemlab.idempotency.Fingerprint;
 import dev.idemlab.idempotency.IdempotencyCoordinator;
 import dev.idemlab.idempotency.IdempotencyInProgressException;
@@ -26,6 +27,10 @@ import java.util.function.Function;
  * is skipped and retried ({@link RedeliveryPolicy}); one that arrives after it completed is a replay,
  * acknowledged without running the handler. The coordinator and its store are used unchanged.
  *
+ * <p>Where the record's effect lives in the store's own database, {@link #inbox} writes it in the
+ * transaction that completes the record's key ({@link TransactionalRecordHandler}): both commit or
+ * neither does.
+ *
  * <p>{@link #handle} says whether the record may be acknowledged; it never acknowledges anything
  * itself. {@link IdempotentConsumer} is the poll loop that turns those answers into offset commits;
  * a loop of the application's own must commit a record's offset only after an acknowledging
@@ -50,7 +55,7 @@ public final class IdempotentRecordHandler<K, V, T> {
     private final IdempotencyCoordinator coordinator;
     private final String operation;
     private final ResultCodec<T> codec;
-    private final RecordHandler<K, V, T> handler;
+    private final Function<ConsumerRecord<K, V>, ContextualAction<T, ? extends Exception>> actions;
     private final RedeliveryPolicy redelivery;
     private final RecordReading<K, V> reading;
 
@@ -58,7 +63,7 @@ public final class IdempotentRecordHandler<K, V, T> {
         this.coordinator = builder.coordinator;
         this.operation = builder.operation;
         this.codec = builder.codec;
-        this.handler = builder.handler;
+        this.actions = builder.actions;
         this.redelivery = builder.redelivery;
         this.reading = new RecordReading<>(builder.keyHeader, builder.keyFunction, builder.keyRequired,
                 builder.fingerprintFields, builder.valueReader);
@@ -70,7 +75,20 @@ public final class IdempotentRecordHandler<K, V, T> {
      */
     public static <K, V, T> Builder<K, V, T> builder(IdempotencyCoordinator coordinator, String operation,
                                                      ResultCodec<T> codec, RecordHandler<K, V, T> handler) {
-        return new Builder<>(coordinator, operation, codec, handler);
+        Objects.requireNonNull(handler, "handler");
+        return new Builder<>(coordinator, operation, codec, record -> context -> handler.handle(record, context));
+    }
+
+    /**
+     * A builder for the inbox of {@code operation}: each record's effect is written in the store's own
+     * transaction, which also completes its key ({@link TransactionalRecordHandler}). The coordinator
+     * must keep its records in the store whose database the actions write to. Not thread-safe.
+     */
+    public static <K, V, T> Builder<K, V, T> inbox(IdempotencyCoordinator coordinator, String operation,
+                                                   ResultCodec<T> codec, TransactionalRecordHandler<K, V, T> handler) {
+        Objects.requireNonNull(handler, "handler");
+        return new Builder<>(coordinator, operation, codec, record -> Objects.requireNonNull(
+                handler.actionFor(record), "the inbox handler gave no action"));
     }
 
     /**
@@ -108,7 +126,7 @@ public final class IdempotentRecordHandler<K, V, T> {
         }
         IdempotentResult<T> result;
         try {
-            result = coordinator.call(call, codec, context -> handler.handle(record, context));
+            result = coordinator.call(call, codec, actions.apply(record));
         } catch (IdempotencyInProgressException e) {
             return RecordResult.inFlight();
         }
@@ -143,7 +161,7 @@ public final class IdempotentRecordHandler<K, V, T> {
         private final IdempotencyCoordinator coordinator;
         private final String operation;
         private final ResultCodec<T> codec;
-        private final RecordHandler<K, V, T> handler;
+        private final Function<ConsumerRecord<K, V>, ContextualAction<T, ? extends Exception>> actions;
         private RedeliveryPolicy redelivery;
         private String keyHeader = DEFAULT_KEY_HEADER;
         private Function<? super ConsumerRecord<K, V>, String> keyFunction;
@@ -152,11 +170,11 @@ public final class IdempotentRecordHandler<K, V, T> {
         private Function<? super V, ?> valueReader = value -> value;
 
         private Builder(IdempotencyCoordinator coordinator, String operation, ResultCodec<T> codec,
-                        RecordHandler<K, V, T> handler) {
+                        Function<ConsumerRecord<K, V>, ContextualAction<T, ? extends Exception>> actions) {
             this.coordinator = Objects.requireNonNull(coordinator, "coordinator");
             this.operation = Objects.requireNonNull(operation, "operation");
             this.codec = Objects.requireNonNull(codec, "codec");
-            this.handler = Objects.requireNonNull(handler, "handler");
+            this.actions = actions;
         }
 
         /**
