@@ -13,7 +13,8 @@ import java.lang.annotation.Target;
  * fingerprint; the same key with another fingerprint is refused ({@link IdempotencyKeyReuseException}).
  *
  * <p>The result is stored by {@link ResultCodec#json} of the method's return type (Jackson on the class
- * path); a method returning {@code CompletableFuture<R>} or {@code CompletionStage<R>} runs through
+ * path); a method that returns nothing is refused, but for a message listener's (Spring Kafka's
+ * {@code @KafkaListener}), whose redelivery needs no result; a method returning {@code CompletableFuture<R>} or {@code CompletionStage<R>} runs through
  * {@link IdempotencyCoordinator#callAsync} and stores {@code R}; cancelling the stage it returns is
  * cancelling that call: {@code true} means the method never runs, and once it runs a cancel is refused. A parameter of type
  * {@link IdempotencyContext} receives the call's context (the fencing number, the downstream key to

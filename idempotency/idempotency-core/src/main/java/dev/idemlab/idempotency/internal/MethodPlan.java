@@ -93,7 +93,40 @@ public record MethodPlan(Method method, String operation, int keyIndex, int cont
             result = stage.getActualTypeArguments()[0];
         }
         return new MethodPlan(method, idempotent.operation(), key, context, List.copyOf(fingerprint),
-                codecOf(result, where), async);
+                !async && isVoid(result) && isListener(method) ? NOTHING : codecOf(result, where), async);
+    }
+
+    /** The annotation of a message listener, whose caller (the listener container) needs no result. */
+    private static final String LISTENER = "org.springframework.kafka.annotation.KafkaListener";
+
+    /**
+     * What a listener that returns nothing stores: nothing. Its retry (a redelivery of the record) needs no
+     * result, only to know the record was handled, so such a method is not refused as other void ones are.
+     */
+    private static final ResultCodec<Object> NOTHING = new ResultCodec<>() {
+        @Override
+        public String encode(Object result) {
+            return "null";
+        }
+
+        @Override
+        public Object decode(String json) {
+            return null;
+        }
+    };
+
+    private static boolean isVoid(Type result) {
+        return result == void.class || result == Void.class;
+    }
+
+    /** Whether {@code method} is a message listener's (by the annotation's name: no dependency on it). */
+    private static boolean isListener(Method method) {
+        for (java.lang.annotation.Annotation annotation : method.getAnnotations()) {
+            if (annotation.annotationType().getName().equals(LISTENER)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The JSON codec of {@code result}, or why it cannot be stored. */
@@ -105,7 +138,8 @@ public record MethodPlan(Method method, String operation, int keyIndex, int cont
         }
         if (type == void.class || type == Void.class) {
             throw new IllegalArgumentException(where + ": returns nothing, so a retry would have nothing to "
-                    + "replay; return what the caller needs to know (a charge, an id)");
+                    + "replay; return what the caller needs to know (a charge, an id). Only a @KafkaListener "
+                    + "method may return nothing: its redelivery needs no result");
         }
         if (!type.isPrimitive() && !type.isArray() && Modifier.isAbstract(type.getModifiers())) {
             throw new IllegalArgumentException(where + ": its result type " + type.getSimpleName() + " is "

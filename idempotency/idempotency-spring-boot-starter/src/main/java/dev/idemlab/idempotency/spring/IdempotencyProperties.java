@@ -38,6 +38,7 @@ import java.util.List;
  * @param postgres the PostgreSQL store's settings
  * @param aspect the {@code @Idempotent} advice's settings
  * @param web the servlet filter's settings
+ * @param kafka the settings of {@code @Idempotent} {@code @KafkaListener} methods
  */
 @ConfigurationProperties("idempotency")
 public record IdempotencyProperties(
@@ -52,7 +53,8 @@ public record IdempotencyProperties(
         @DefaultValue Redis redis,
         @DefaultValue Postgres postgres,
         @DefaultValue Aspect aspect,
-        @DefaultValue Web web) {
+        @DefaultValue Web web,
+        @DefaultValue Kafka kafka) {
 
     /**
      * The coordinator's configuration, through the library's builder.
@@ -69,6 +71,14 @@ public record IdempotencyProperties(
                 .expectedDuration(expectedDuration)
                 .build();
     }
+
+    /**
+     * The settings of {@code @Idempotent} {@code @KafkaListener} methods.
+     *
+     * @param inFlightRetry the pause before a record whose first delivery is still being handled is tried
+     *     again (see {@link IdempotentListeners})
+     */
+    public record Kafka(@DefaultValue("100ms") Duration inFlightRetry) { }
 
     /**
      * The Redis store's settings.
