@@ -1,6 +1,9 @@
 package dev.idemlab.lab.infra;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -27,6 +30,39 @@ public final class Signals {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while sending SIG" + signal + " to " + pid, e);
+        }
+    }
+
+    /**
+     * Waits until process {@code pid} is stopped (state {@code T} in {@code /proc}), at most
+     * {@code patience}: SIGSTOP is queued when {@code kill} returns and acted on a moment later. Returns at
+     * once where {@code /proc} does not say, or the process is gone.
+     *
+     * @return whether the process was seen stopped
+     */
+    public static boolean awaitStopped(long pid, Duration patience) {
+        Path stat = Path.of("/proc", Long.toString(pid), "stat");
+        long deadline = System.nanoTime() + patience.toNanos();
+        while (true) {
+            String state;
+            try {
+                String line = Files.readString(stat);
+                state = line.substring(line.lastIndexOf(')') + 1).trim();
+            } catch (IOException | RuntimeException unreadable) {
+                return false;
+            }
+            if (state.startsWith("T") || state.startsWith("t")) {
+                return true;
+            }
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
         }
     }
 

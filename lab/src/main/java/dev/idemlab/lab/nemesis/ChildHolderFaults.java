@@ -70,7 +70,9 @@ final class ChildHolderFaults implements HolderFaults {
      *     the key, or was not paused or killed as planned
      */
     @Override
-    public int inject(FaultKind kind, Duration length) throws InterruptedException {
+    public int inject(FaultKind kind, Duration length, Runnable tookEffect) throws InterruptedException {
+        // The fault's window opens as the child is started: its charges all come later, and the checker
+        // reasons about this key's child alone.
         Planned next = planned.poll();
         if (next == null || next.plan().kind() != kind) {
             throw new IllegalStateException("no " + kind.id() + " was planned here");

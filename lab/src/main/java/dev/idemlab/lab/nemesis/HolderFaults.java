@@ -17,9 +17,13 @@ interface HolderFaults {
 
     /**
      * Plays {@code kind} for about {@code length}; returns the key the holder held, or {@link #EVERY_KEY}.
+     * A fault played on a JVM that holds every key runs {@code tookEffect} once that JVM is stopped or
+     * dead, so that the fault is recorded as beginning then: a signal is sent by a process of its own,
+     * which on a loaded machine can take longer to start than the holder's next charge, and a charge the
+     * JVM made before its stop must not look like one made during it.
      *
      * @throws IllegalStateException when the fault could not be played in full
      * @throws InterruptedException when the nemesis was stopped while it waited
      */
-    int inject(FaultKind kind, Duration length) throws InterruptedException;
+    int inject(FaultKind kind, Duration length, Runnable tookEffect) throws InterruptedException;
 }

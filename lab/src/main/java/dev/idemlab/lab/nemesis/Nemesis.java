@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The nemesis: a thread of its own that injects the schedule's faults one after the other, each on
@@ -108,16 +109,17 @@ final class Nemesis {
                 return;
             }
             Thread.interrupted(); // an interrupt meant for the wait above must not cut the fault's clean-up
-            long began = System.nanoTime() - start;
+            AtomicLong began = new AtomicLong(System.nanoTime() - start);
             String failure = null;
             int key = -1;
             try {
-                key = inject(planned.kind(), Duration.ofMillis(planned.lengthMillis()));
+                key = inject(planned.kind(), Duration.ofMillis(planned.lengthMillis()),
+                        () -> began.set(System.nanoTime() - start));
             } catch (Exception e) {
                 failure = e.toString();
                 LOG.warn("the nemesis could not inject {} in full: {}", planned.kind().id(), failure);
             }
-            events.add(new FaultEvent(planned.kind(), began, System.nanoTime() - start, failure, key));
+            events.add(new FaultEvent(planned.kind(), began.get(), System.nanoTime() - start, failure, key));
             betweenFaults = true;
             if (stopping) {
                 return;
@@ -126,9 +128,9 @@ final class Nemesis {
     }
 
     /** Injects one fault; returns the key a holder fault held, or -1. */
-    private int inject(FaultKind kind, Duration length) throws Exception {
+    private int inject(FaultKind kind, Duration length, Runnable tookEffect) throws Exception {
         if (kind.onChildHolder()) {
-            return holders.inject(kind, length);
+            return holders.inject(kind, length, tookEffect);
         }
         if (kind != FaultKind.REJECT_RESUMPTIONS) {
             target.inject(kind, length);

@@ -21,6 +21,10 @@ import java.util.Map;
  */
 final class SampleJvm implements HolderFaults, AutoCloseable {
 
+    /** The longest the nemesis waits to see the sample stopped after SIGSTOP before it counts the pause as begun. */
+    private static final Duration STOP_PATIENCE = Duration.ofSeconds(1);
+
+
     private final Path jar;
     private final List<String> arguments;
     private final Map<String, String> environment;
@@ -62,15 +66,15 @@ final class SampleJvm implements HolderFaults, AutoCloseable {
     }
 
     @Override
-    public int inject(FaultKind kind, Duration length) throws InterruptedException {
+    public int inject(FaultKind kind, Duration length, Runnable tookEffect) throws InterruptedException {
         SpringSample sample = current;
         if (sample == null) {
             throw new IllegalStateException("the sample is down (a restart failed): no " + kind.id());
         }
         if (kind == FaultKind.PAUSE_HOLDER) {
-            pause(sample, length);
+            pause(sample, length, tookEffect);
         } else if (kind == FaultKind.KILL_HOLDER) {
-            killAndRestart(sample);
+            killAndRestart(sample, tookEffect);
         } else {
             throw new IllegalArgumentException(kind.id() + " is not a fault of the sample's JVM");
         }
@@ -78,8 +82,10 @@ final class SampleJvm implements HolderFaults, AutoCloseable {
     }
 
     /** SIGSTOP for the lease and {@code length} more, then SIGCONT, also when the nemesis is stopped meanwhile. */
-    private void pause(SpringSample sample, Duration length) {
+    private void pause(SpringSample sample, Duration length, Runnable tookEffect) {
         Signals.send("STOP", sample.pid());
+        Signals.awaitStopped(sample.pid(), STOP_PATIENCE);
+        tookEffect.run();
         boolean stopped;
         try {
             NemesisTarget.hold(lease.plus(length));
@@ -97,10 +103,11 @@ final class SampleJvm implements HolderFaults, AutoCloseable {
      * SIGKILL, reaped, then the same sample started again; the fault ends once it serves. A restart that
      * fails leaves the sample down for the rest of the run, and says why.
      */
-    private void killAndRestart(SpringSample sample) throws InterruptedException {
+    private void killAndRestart(SpringSample sample, Runnable tookEffect) throws InterruptedException {
         current = null;
         Signals.send("KILL", sample.pid());
         sample.close();
+        tookEffect.run();
         if (closed) {
             return;
         }
