@@ -1,6 +1,7 @@
 package dev.idemlab.lab.cli;
 
 import dev.idemlab.idempotency.testsupport.TestKafka;
+import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.lab.scenario.RedeliveryBroker;
 import dev.idemlab.lab.scenario.RedeliveryScenario;
 import picocli.CommandLine.Command;
@@ -13,8 +14,10 @@ import java.util.List;
         description = "Consumer A of a group is inside the charge for a record when consumer B joins at 50 ms; A's "
                 + "poll interval runs out, the group rebalances before A commits, and B is delivered the same record. "
                 + "Under run (a processed-messages table written after handling) the card is charged twice; under wait "
-                + "and raise (the Kafka adapter, redelivery WAIT and SKIP) once. On a Kafka broker the lab starts in "
-                + "its own JVM (KRaft, 127.0.0.1), or the one given by --kafka-url.")
+                + "and raise (the Kafka adapter, redelivery WAIT and SKIP) once; with --store postgres, wait adds the "
+                + "inbox's row (the order row written in the transaction that completes the record's key): once, one "
+                + "order row. On a Kafka broker the lab starts in its own JVM (KRaft, 127.0.0.1), or the one given by "
+                + "--kafka-url.")
 final class RedeliveryCommand extends AbstractScenarioCommand {
 
     @Option(names = "--policy", paramLabel = "POLICY", defaultValue = "all",
@@ -41,7 +44,12 @@ final class RedeliveryCommand extends AbstractScenarioCommand {
             }
         }
         broker = new RedeliveryBroker(url);
-        return List.of(new ScenarioRunner.Plan(new RedeliveryScenario(broker), policy.policies()));
+        List<ScenarioRunner.Plan> plans = new java.util.ArrayList<>(List.of(
+                new ScenarioRunner.Plan(new RedeliveryScenario(broker), policy.policies())));
+        if (policy.policies().contains(LabPolicy.WAIT)) {
+            plans.add(new ScenarioRunner.Plan(RedeliveryScenario.inbox(broker), List.of(LabPolicy.WAIT)));
+        }
+        return plans;
     }
 
     @Override

@@ -5,7 +5,11 @@ import dev.idemlab.idempotency.Outcome;
 import dev.idemlab.idempotency.kafka.IdempotentRecordHandler;
 import dev.idemlab.idempotency.kafka.RecordHandler;
 import dev.idemlab.idempotency.kafka.RedeliveryPolicy;
+import dev.idemlab.idempotency.kafka.TransactionalRecordHandler;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
+import dev.idemlab.idempotency.store.postgres.LocalEffects;
+import dev.idemlab.idempotency.store.postgres.PostgresIdempotencyStore;
+import dev.idemlab.lab.infra.PostgresBackend;
 import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.provider.Charge;
 import dev.idemlab.provider.PaymentProvider;
@@ -16,9 +20,13 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -35,8 +43,10 @@ import java.util.function.UnaryOperator;
  * Under RUN both consumers go through a "processed messages" table written after handling (the lab's
  * result cache): B finds no row and charges too. Under WAIT and RAISE they go through the adapter
  * ({@code idempotency-kafka}), whose redelivery policy is WAIT or SKIP: B meets A's reservation and
- * waits for it, or is skipped and retried, and replays A's charge. Every row's charges are read from
- * the provider's ledger. A leaves the group once it has answered (its commit refused), so that its
+ * waits for it, or is skipped and retried, and replays A's charge. The inbox ({@link #inbox}, on
+ * PostgreSQL) is the adapter under WAIT with the order row written in the transaction that completes
+ * the record's key: one charge and one order row. Every row's charges are read from the provider's
+ * ledger, the inbox's order rows from its table. A leaves the group once it has answered (its commit refused), so that its
  * rejoining does not start a third rebalance that could take the partition back from B.
  */
 public final class RedeliveryScenario implements Scenario {
@@ -49,10 +59,20 @@ public final class RedeliveryScenario implements Scenario {
 
     private final RedeliveryBroker broker;
     private final boolean holdAUntilBReceives;
+    private final boolean inbox;
 
     /** The scenario on {@code broker}, which the caller closes, timed as the post times its race. */
     public RedeliveryScenario(RedeliveryBroker broker) {
         this(broker, false);
+    }
+
+    /** The inbox's row on {@code broker}: the race under WAIT, each order row written with its record. */
+    public static RedeliveryScenario inbox(RedeliveryBroker broker) {
+        return new RedeliveryScenario(broker, false, true);
+    }
+
+    RedeliveryScenario(RedeliveryBroker broker, boolean holdAUntilBReceives) {
+        this(broker, holdAUntilBReceives, false);
     }
 
     /**
@@ -61,9 +81,10 @@ public final class RedeliveryScenario implements Scenario {
      *     rebalance can hand B the record only after A is done, which the run then reports; a test
      *     orders the two by a latch instead
      */
-    RedeliveryScenario(RedeliveryBroker broker, boolean holdAUntilBReceives) {
+    RedeliveryScenario(RedeliveryBroker broker, boolean holdAUntilBReceives, boolean inbox) {
         this.broker = broker;
         this.holdAUntilBReceives = holdAUntilBReceives;
+        this.inbox = inbox;
     }
 
     @Override
@@ -78,11 +99,17 @@ public final class RedeliveryScenario implements Scenario {
 
     @Override
     public List<LabPolicy> policiesForAll() {
-        return List.of(LabPolicy.values());
+        return inbox ? List.of(LabPolicy.WAIT) : List.of(LabPolicy.values());
     }
 
-    /** The row's name: the post's first row on a queue, and the adapter's two redelivery policies. */
-    static String label(LabPolicy policy) {
+    /** The inbox's row name. */
+    static final String INBOX_LABEL = "the inbox on PostgreSQL, the order row and the record in one transaction";
+
+    /** The row's name: the post's first row on a queue, the adapter's two redelivery policies, the inbox. */
+    String label(LabPolicy policy) {
+        if (inbox) {
+            return INBOX_LABEL;
+        }
         return switch (policy) {
             case RUN -> "a processed-messages table written after handling";
             case WAIT -> "the adapter, redelivery WAIT";
@@ -92,25 +119,81 @@ public final class RedeliveryScenario implements Scenario {
 
     @Override
     public ScenarioRun run(ScenarioContext context, LabPolicy policy) throws InterruptedException {
+        if (inbox) {
+            return runInbox(context, policy);
+        }
         String topic = broker.freshTopic("redelivery-" + StagedScenario.policyName(policy));
         ScenarioSettings settings = context.settings();
         send(topic, settings.key());
         try (IdempotencyStore store = context.backend().openStore()) {
-            Timeline timeline = new Timeline();
-            try (ScenarioProvider provider = context.openProvider(timeline, UnaryOperator.identity())) {
-                IdempotencyStore recorded = new TimelineStore(store, timeline);
-                // two consumers are two processes: one store, a coordinator each
-                IdempotencyCoordinator coordinatorA = context.coordinator(recorded, policy);
-                IdempotencyCoordinator coordinatorB = context.coordinator(recorded, policy);
-                return race(context, policy, topic, provider, timeline, coordinatorA, coordinatorB);
+            return race(context, policy, topic, store, null);
+        }
+    }
+
+    /** The inbox's row: on the store's own PostgreSQL, where the order rows live beside the records. */
+    private ScenarioRun runInbox(ScenarioContext context, LabPolicy policy) throws InterruptedException {
+        if (!(context.backend() instanceof PostgresBackend)) {
+            throw new CannotStageException("the inbox writes its order rows in the store's own PostgreSQL, and this "
+                    + "run's store is " + context.backend().server().describe() + "; use --store postgres");
+        }
+        StoreEndpoint endpoint = StoreEndpoint.of(context.backend()).orElseThrow();
+        String topic = broker.freshTopic("redelivery-inbox");
+        send(topic, context.settings().key());
+        Inbox orders = new Inbox("order-" + UUID.randomUUID());
+        try (PostgresIdempotencyStore store = (PostgresIdempotencyStore) endpoint.open(
+                "idemlab-inbox-" + UUID.randomUUID() + ":")) {
+            OrderPlacement.createTable(endpoint);
+            orders.local = LocalEffects.of(store);
+            ScenarioRun run = race(context, policy, topic, store, orders);
+            int rows = OrderPlacement.orders(endpoint, orders.ref);
+            Map<String, Object> reported = new java.util.LinkedHashMap<>(run.settings());
+            reported.put("orders", rows);
+            return new ScenarioRun(run.scenario(), run.policy(), run.label(), run.store(), reported,
+                    run.callers(), run.charges(), run.storageErrors(), run.note() + "; read back: " + rows
+                    + (rows == 1 ? " order row" : " order rows") + " in " + OrderPlacement.TABLE, run.timeline());
+        } catch (SQLException e) {
+            throw new IllegalStateException("the inbox's order table on " + endpoint.url() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The inbox's orders: the row each handling writes in its record's transaction, under one reference. */
+    private static final class Inbox {
+        final String ref;
+        LocalEffects local;
+
+        Inbox(String ref) {
+            this.ref = ref;
+        }
+
+        void insert(Connection connection, Charge charge) throws SQLException {
+            try (PreparedStatement insert = connection.prepareStatement("INSERT INTO " + OrderPlacement.TABLE
+                    + " (order_ref, amount, status, charge_id) VALUES (?, ?, 'paid', ?)")) {
+                insert.setString(1, ref);
+                insert.setLong(2, ScenarioSettings.AMOUNT);
+                insert.setString(3, charge.id());
+                insert.executeUpdate();
             }
         }
     }
 
+    /** Both consumers on {@code store}, the inbox's orders with it where {@code orders} is given. */
+    private ScenarioRun race(ScenarioContext context, LabPolicy policy, String topic, IdempotencyStore store,
+                             Inbox orders) throws InterruptedException {
+        Timeline timeline = new Timeline();
+        try (ScenarioProvider provider = context.openProvider(timeline, UnaryOperator.identity())) {
+            IdempotencyStore recorded = new TimelineStore(store, timeline);
+            // two consumers are two processes: one store, a coordinator each
+            IdempotencyCoordinator coordinatorA = context.coordinator(recorded, policy);
+            IdempotencyCoordinator coordinatorB = context.coordinator(recorded, policy);
+            return race(context, policy, topic, provider, timeline, coordinatorA, coordinatorB, orders);
+        }
+    }
+
     private ScenarioRun race(ScenarioContext context, LabPolicy policy, String topic, ScenarioProvider provider,
-                             Timeline timeline, IdempotencyCoordinator coordinatorA, IdempotencyCoordinator coordinatorB)
-            throws InterruptedException {
-        RedeliveryConsumer[] consumers = stage(context.settings(), policy, topic, provider, coordinatorA, coordinatorB);
+                             Timeline timeline, IdempotencyCoordinator coordinatorA, IdempotencyCoordinator coordinatorB,
+                             Inbox orders) throws InterruptedException {
+        RedeliveryConsumer[] consumers = stage(context.settings(), policy, topic, provider, coordinatorA, coordinatorB,
+                orders);
         List<String> charges = provider.chargeIds();
         List<CallerResult> callers = List.of(consumers[0].result(outcome(consumers[0], coordinatorA)),
                 consumers[1].result(outcome(consumers[1], coordinatorB)));
@@ -130,8 +213,8 @@ public final class RedeliveryScenario implements Scenario {
      * each runs until it answered the record or the patience ran out. Both are stopped on return.
      */
     private RedeliveryConsumer[] stage(ScenarioSettings settings, LabPolicy policy, String topic, ScenarioProvider provider,
-                                      IdempotencyCoordinator coordinatorA, IdempotencyCoordinator coordinatorB)
-            throws InterruptedException {
+                                      IdempotencyCoordinator coordinatorA, IdempotencyCoordinator coordinatorB,
+                                      Inbox orders) throws InterruptedException {
         String group = topic + "-group";
         AtomicLong start = new AtomicLong(System.nanoTime());
         CountDownLatch aCharging = new CountDownLatch(1);
@@ -150,14 +233,15 @@ public final class RedeliveryScenario implements Scenario {
         IntSupplier ledger = () -> provider.chargeIds().size();
         consumers[0] = new RedeliveryConsumer("A", servers, group, topic, Map.of(
                 ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, A_POLL_INTERVAL_MS),
-                handler(coordinatorA, policy, chargeA, () -> consumers[0], new CountDownLatch(1)), start, ledger, true);
+                handler(coordinatorA, policy, chargeA, () -> consumers[0], new CountDownLatch(1), orders), start, ledger,
+                true);
         try {
             if (!aCharging.await(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)) {
                 throw new IllegalStateException("consumer A was never delivered the charge record on " + broker.describe());
             }
             parkUntil(start.get() + settings.retryAt().toNanos());
             consumers[1] = new RedeliveryConsumer("B", servers, group, topic, Map.of(),
-                    handler(coordinatorB, policy, chargeB, () -> consumers[1], bReceived), start, ledger, false);
+                    handler(coordinatorB, policy, chargeB, () -> consumers[1], bReceived, orders), start, ledger, false);
             consumers[0].awaitAnswer(PATIENCE);
             consumers[1].awaitAnswer(PATIENCE);
         } finally {
@@ -170,10 +254,23 @@ public final class RedeliveryScenario implements Scenario {
         return consumers;
     }
 
+    /**
+     * A consumer's handler: the charge through the adapter, or, with {@code orders}, the inbox: the charge
+     * and its order row in the transaction that completes the record's key.
+     */
     private static IdempotentRecordHandler<String, String, Charge> handler(
             IdempotencyCoordinator coordinator, LabPolicy policy, RecordHandler<String, String, Charge> charge,
-            java.util.function.Supplier<RedeliveryConsumer> self, CountDownLatch received) {
-        return IdempotentRecordHandler.builder(coordinator, OPERATION, ChargeClient.CHARGE, charge)
+            java.util.function.Supplier<RedeliveryConsumer> self, CountDownLatch received, Inbox orders) {
+        IdempotentRecordHandler.Builder<String, String, Charge> builder = orders == null
+                ? IdempotentRecordHandler.builder(coordinator, OPERATION, ChargeClient.CHARGE, charge)
+                : IdempotentRecordHandler.inbox(coordinator, OPERATION, ChargeClient.CHARGE,
+                        (TransactionalRecordHandler<String, String, Charge>) record -> orders.local.inTransaction(
+                                (connection, context) -> {
+                                    Charge made = charge.handle(record, context);
+                                    orders.insert(connection, made);
+                                    return made;
+                                }));
+        return builder
                 .redelivery(policy == LabPolicy.RAISE ? RedeliveryPolicy.SKIP : RedeliveryPolicy.WAIT)
                 .valueReader(value -> {
                     self.get().received();
