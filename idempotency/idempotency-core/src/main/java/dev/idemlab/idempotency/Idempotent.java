@@ -41,7 +41,9 @@ public @interface Idempotent {
      * What makes the request's fingerprint: parameter names ({@code "amount"}), or paths into a
      * parameter ({@code "request.amount"}: a record component, a bean getter or public field, or a map
      * entry, one level per dot). Names need the interface compiled with {@code -parameters}. Empty:
-     * every parameter but the key and the context, by name.
+     * every parameter but the key and the context, by name; on a message listener's method only the
+     * message's content (its {@code @Payload}, and parameters with no annotation that are not the
+     * framework's), never a header that differs between deliveries of one record.
      */
     String[] fingerprint() default {};
 

@@ -69,10 +69,11 @@ public record MethodPlan(Method method, String operation, int keyIndex, int cont
             throw new IllegalArgumentException(where + ": no parameter carries @IdempotencyKey");
         }
         String[] named = idempotent.fingerprint();
+        boolean listener = isListener(method);
         if (named.length == 0) {
             List<String> rest = new ArrayList<>();
             for (int i = 0; i < parameters.length; i++) {
-                if (i != key && i != context) {
+                if (i != key && i != context && (!listener || isMessageContent(parameters[i]))) {
                     rest.add(nameOf(parameters[i], where));
                 }
             }
@@ -93,11 +94,14 @@ public record MethodPlan(Method method, String operation, int keyIndex, int cont
             result = stage.getActualTypeArguments()[0];
         }
         return new MethodPlan(method, idempotent.operation(), key, context, List.copyOf(fingerprint),
-                !async && isVoid(result) && isListener(method) ? NOTHING : codecOf(result, where), async);
+                !async && isVoid(result) && listener ? NOTHING : codecOf(result, where), async);
     }
 
-    /** The annotation of a message listener, whose caller (the listener container) needs no result. */
-    private static final String LISTENER = "org.springframework.kafka.annotation.KafkaListener";
+    /** The annotations of a message listener's method, whose caller (the listener container) needs no result. */
+    private static final List<String> LISTENERS = List.of("org.springframework.kafka.annotation.KafkaListener",
+            "org.springframework.kafka.annotation.KafkaListeners", "org.springframework.kafka.annotation.KafkaHandler");
+    /** The annotation that names a listener's payload parameter. */
+    private static final String PAYLOAD = "org.springframework.messaging.handler.annotation.Payload";
 
     /**
      * What a listener that returns nothing stores: nothing. Its retry (a redelivery of the record) needs no
@@ -119,14 +123,40 @@ public record MethodPlan(Method method, String operation, int keyIndex, int cont
         return result == void.class || result == Void.class;
     }
 
-    /** Whether {@code method} is a message listener's (by the annotation's name: no dependency on it). */
+    /**
+     * Whether {@code method} is a message listener's (by the annotations' names: no dependency on them),
+     * its own or one level into an annotation of its.
+     */
     private static boolean isListener(Method method) {
         for (java.lang.annotation.Annotation annotation : method.getAnnotations()) {
-            if (annotation.annotationType().getName().equals(LISTENER)) {
+            if (LISTENERS.contains(annotation.annotationType().getName())) {
                 return true;
+            }
+            for (java.lang.annotation.Annotation meta : annotation.annotationType().getAnnotations()) {
+                if (LISTENERS.contains(meta.annotationType().getName())) {
+                    return true;
+                }
             }
         }
         return false;
+    }
+
+    /**
+     * Whether a listener's parameter is the message's content, which a redelivery repeats: its payload
+     * ({@code @Payload}, or a parameter with no annotation that is not the framework's: an
+     * acknowledgment, the consumer, the record). Headers are left out, the key's aside: the offset, the
+     * delivery attempt and a timestamp differ between deliveries of one record, and fingerprinting them
+     * would refuse the redelivery as a key reused with another payload.
+     */
+    private static boolean isMessageContent(Parameter parameter) {
+        java.lang.annotation.Annotation[] annotations = parameter.getAnnotations();
+        for (java.lang.annotation.Annotation annotation : annotations) {
+            if (annotation.annotationType().getName().equals(PAYLOAD)) {
+                return true;
+            }
+        }
+        String type = parameter.getType().getName();
+        return annotations.length == 0 && !type.startsWith("org.springframework.") && !type.startsWith("org.apache.kafka.");
     }
 
     /** The JSON codec of {@code result}, or why it cannot be stored. */

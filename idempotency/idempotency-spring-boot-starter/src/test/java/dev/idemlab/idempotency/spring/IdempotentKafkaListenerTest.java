@@ -13,6 +13,7 @@ import dev.idemlab.idempotency.store.memory.InMemoryIdempotencyStore;
 import dev.idemlab.idempotency.testsupport.TestKafka;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -32,6 +33,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.listener.CommonErrorHandler;
 import org.springframework.kafka.listener.DefaultErrorHandler;
+import org.springframework.kafka.support.KafkaHeaders;
 import org.springframework.messaging.handler.annotation.Header;
 import org.springframework.messaging.handler.annotation.Payload;
 
@@ -147,7 +149,7 @@ class IdempotentKafkaListenerTest {
     private static Thread startFirstDelivery(Charges charges) {
         Thread a = new Thread(() -> {
             try {
-                charges.charge(KEY, ORDER);
+                charges.charge(KEY, ORDER, 99, null); // another offset, no consumer: neither is fingerprinted
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -204,7 +206,11 @@ class IdempotentKafkaListenerTest {
         }
     }
 
-    /** The listener: the charge a record asks for, counted; A's delivery held inside it until released. */
+    /**
+     * The listener: the charge a record asks for, counted; A's delivery held inside it until released. It
+     * takes the record's offset and the consumer too, which differ between deliveries (and the consumer
+     * cannot be read as JSON): only the payload is fingerprinted, so the redelivery is A's request again.
+     */
     public static class Charges {
 
         private final AtomicInteger runs = new AtomicInteger();
@@ -213,8 +219,8 @@ class IdempotentKafkaListenerTest {
 
         @KafkaListener(topics = "${test.topic}")
         @Idempotent(operation = "payment.charge")
-        public void charge(@IdempotencyKey @Header("Idempotency-Key") String key, @Payload String order)
-                throws InterruptedException {
+        public void charge(@IdempotencyKey @Header("Idempotency-Key") String key, @Payload String order,
+                           @Header(KafkaHeaders.OFFSET) long offset, Consumer<?, ?> consumer) throws InterruptedException {
             runs.incrementAndGet();
             if (Thread.currentThread() == first && !release.await(60, TimeUnit.SECONDS)) {
                 throw new IllegalStateException("the first delivery was never released");
