@@ -23,7 +23,7 @@ import java.util.SplittableRandom;
  * by chance alone it came about once a minute or less, so a short run often met none. The draws stay the
  * same, so only that fault and the times of those after it change (and so the holders planned on them).
  *
- * <p>Where holders can be paused ({@link FaultKind#PAUSE_HOLDER}), likewise a fault drawn
+ * <p>Where a charge's holder in a child JVM of its own can be paused ({@link FaultKind#PAUSE_HOLDER}), likewise a fault drawn
  * {@link #FIRST_HOLDER_PAUSE_MILLIS} or more into the run, and then one
  * {@link #HOLDER_PAUSE_EVERY_MILLIS} or more after the last it added, becomes a paused holder (as long as drawn), one that fails as
  * it wakes ({@link HolderPlan#failsAfterPause}): its release with the token it lost is the only moment a
@@ -77,11 +77,20 @@ final class FaultSchedule {
      * is not the workload's own random sequence).
      */
     static FaultSchedule draw(long seed, Duration duration, List<FaultKind> kinds) {
+        return draw(seed, duration, kinds, true);
+    }
+
+    /**
+     * As {@link #draw(long, Duration, List)}; {@code pausedHoldersFail} says whether a paused holder can
+     * fail as it wakes (a charge's holder in a child JVM of its own), the only place the schedule adds
+     * pauses: a workflow's holder stops at a step boundary instead, and the sample's pause is its whole JVM.
+     */
+    static FaultSchedule draw(long seed, Duration duration, List<FaultKind> kinds, boolean pausedHoldersFail) {
         List<Planned> faults = new ArrayList<>();
         if (!kinds.isEmpty()) {
             SplittableRandom random = new SplittableRandom(seed ^ 0x6e656d65736973L);
             boolean losesReplies = kinds.contains(FaultKind.DROP_REPLIES);
-            boolean pausesHolders = kinds.contains(FaultKind.PAUSE_HOLDER);
+            boolean pausesHolders = pausedHoldersFail && kinds.contains(FaultKind.PAUSE_HOLDER);
             long lastReplyLoss = 0;
             long nextHolderPause = FIRST_HOLDER_PAUSE_MILLIS;
             long at = random.nextLong(MIN_GAP_MILLIS, MAX_GAP_MILLIS);

@@ -113,7 +113,8 @@ public final class NemesisRun {
             CallPath path = CallPath.open(settings, store, config, provider, sampleCharges, callers);
             closing = path;
             FaultSchedule schedule = FaultSchedule.draw(settings.seed(), settings.duration(),
-                    Nemesis.kinds(target).stream().filter(faultFilter).filter(path::plays).toList());
+                    Nemesis.kinds(target).stream().filter(faultFilter).filter(path::plays).toList(),
+                    path.holderFaults() == null && !settings.localEffects());
             // A path whose own JVM holds every key (the sample's) plays the holder faults on it; else a child per fault.
             List<ChildHolderFaults.Planned> holderFaults = path.holderFaults() != null ? List.of()
                     : planHolders(schedule, workload, config, calls, path);

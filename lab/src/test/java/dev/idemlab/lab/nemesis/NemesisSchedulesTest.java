@@ -122,6 +122,9 @@ class NemesisSchedulesTest {
         // the workflows' holders stop at a step boundary: even an added pause never fails instead of charging
         FaultSchedule schedule = FaultSchedule.draw(3, Duration.ofMinutes(2), kinds);
         assertThat(HolderPlan.draw(3, schedule, 0, LEASE, true)).noneMatch(HolderPlan::failsAfterPause);
+        // and where no paused holder can fail (a workflow's, the sample's JVM) the schedule adds no pause
+        assertThat(FaultSchedule.draw(3, Duration.ofMinutes(2), kinds, false).faults())
+                .noneMatch(fault -> fault.kind() == FaultKind.PAUSE_HOLDER && fault.added());
     }
 
     @Test
