@@ -33,8 +33,9 @@ import java.util.stream.Stream;
  * servers running; {@link #reapStale()}, called before a lab provisions anything, stops every server
  * whose lab is gone, removes its directories, and says so.
  *
- * <p>A process is only ever signalled when both its pid and its start time match the file (see
- * {@link #startedAt}), so a pid reused by another program is never touched. The directory is {@code idemlab-<user>} under the
+ * <p>A process is only ever signalled when its pid, its start and the machine's boot match the file
+ * (see {@link #startedAt}), so a pid reused by another program is not touched: where the kernel gives
+ * start ticks, never; elsewhere unless it started within {@link #START_SLACK} of the recorded start. The directory is {@code idemlab-<user>} under the
  * temporary directory, or the system property {@value #DIR_PROPERTY}; it must belong to this user,
  * or nothing is recorded or reaped there.
  *
@@ -84,6 +85,7 @@ public final class ServerRegistry {
         entry.setProperty("lab.pid", Long.toString(self.pid()));
         entry.setProperty("lab.start", startOf(self));
         startTicks(self.pid()).ifPresent(ticks -> entry.setProperty("lab.ticks", ticks));
+        bootId().ifPresent(boot -> entry.setProperty("boot", boot));
         entry.setProperty("server.pid", Long.toString(pid));
         entry.setProperty("server.start", startOf(server.get()));
         startTicks(pid).ifPresent(ticks -> entry.setProperty("server.ticks", ticks));
@@ -152,14 +154,15 @@ public final class ServerRegistry {
         } catch (NumberFormatException e) {
             return false;
         }
-        if (ProcessHandle.of(labPid).filter(lab -> startedAt(lab, entry.getProperty("lab.start"), entry.getProperty("lab.ticks"))).isPresent()) {
+        if (ProcessHandle.of(labPid).filter(lab -> startedAt(lab, entry.getProperty("lab.start"), entry.getProperty("lab.ticks"),
+                entry.getProperty("boot"))).isPresent()) {
             return false; // its lab is still running: the server is in use
         }
         String kind = entry.getProperty("kind", "server");
         boolean stopped = false;
         Optional<ProcessHandle> server = ProcessHandle.of(serverPid)
                 .filter(process -> startedAt(process, entry.getProperty("server.start"),
-                        entry.getProperty("server.ticks")));
+                        entry.getProperty("server.ticks"), entry.getProperty("boot")));
         if (server.isPresent()) {
             if (HOLDER.equals(kind)) {
                 server.get().destroyForcibly(); // stopped or not: a holder must not run on and charge
@@ -219,9 +222,14 @@ public final class ServerRegistry {
      * clock (a step of the clock moves it as much), plus the ticks, so two JVMs can see one process start
      * seconds apart. Without ticks on both sides the instants may differ by {@link #START_SLACK}; a pid
      * reused by another program within that slack of the recorded start is then the one case this cannot
-     * tell apart.
+     * tell apart. A record from another boot of the machine ({@code recordedBoot}) names no process
+     * running now.
      */
-    static boolean startedAt(ProcessHandle process, String recordedStart, String recordedTicks) {
+    static boolean startedAt(ProcessHandle process, String recordedStart, String recordedTicks, String recordedBoot) {
+        Optional<String> boot = bootId();
+        if (recordedBoot != null && boot.isPresent() && !boot.get().equals(recordedBoot)) {
+            return false;
+        }
         Optional<String> ticks = startTicks(process.pid());
         if (recordedTicks != null && ticks.isPresent()) {
             return ticks.get().equals(recordedTicks);
@@ -232,6 +240,15 @@ public final class ServerRegistry {
             return apart.compareTo(START_SLACK) <= 0;
         } catch (DateTimeParseException | NullPointerException unknown) {
             return actual.equals(recordedStart);
+        }
+    }
+
+    /** This boot of the machine, where the kernel names it; empty elsewhere. */
+    static Optional<String> bootId() {
+        try {
+            return Optional.of(Files.readString(Path.of("/proc/sys/kernel/random/boot_id")).strip());
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty();
         }
     }
 

@@ -28,6 +28,8 @@ class ServerRegistryTest {
     Path dir;
 
     private Process server;
+    /** The boot an entry is recorded under: this one, unless a test says otherwise. */
+    private String boot = ServerRegistry.bootId().orElse(null);
 
     @AfterEach
     void stopServer() {
@@ -84,6 +86,21 @@ class ServerRegistryTest {
         assertThat(removed).doesNotExist();
     }
 
+    @Test
+    void aRecordFromAnotherBootNamesNoRunningProcessAndSignalsNone() throws Exception {
+        assumeTrue(ServerRegistry.bootId().isPresent() && ServerRegistry.startTicks(ProcessHandle.current().pid())
+                .isPresent(), "no /proc here");
+        ProcessHandle self = ProcessHandle.current();
+        Path removed = Files.createDirectory(dir.resolve("extracted-binary"));
+        startServer();
+        boot = "another-boot";
+        Path file = entry(self.pid(), ServerRegistry.startOf(self), ServerRegistry.startTicks(self.pid()).orElseThrow());
+
+        assertThat(ServerRegistry.reap(file)).as("its lab is gone, and its pids are other processes now").isFalse();
+        assertThat(server.isAlive()).isTrue();
+        assertThat(removed).doesNotExist();
+    }
+
     private void startServer() throws IOException {
         server = new ProcessBuilder("sleep", "120").start();
     }
@@ -101,6 +118,9 @@ class ServerRegistryTest {
         entry.setProperty("server.start", ServerRegistry.startOf(server.toHandle()));
         ServerRegistry.startTicks(server.pid()).ifPresent(ticks -> entry.setProperty("server.ticks", ticks));
         entry.setProperty("cleanup.0", dir.resolve("extracted-binary").toString());
+        if (boot != null) {
+            entry.setProperty("boot", boot);
+        }
         Path file = Files.createTempFile(dir, labPid + "-", ".server");
         try (OutputStream out = Files.newOutputStream(file)) {
             entry.store(out, null);
