@@ -3,6 +3,8 @@ package dev.idemlab.lab.nemesis;
 import dev.idemlab.lab.faults.FaultKind;
 import dev.idemlab.lab.http.SpringSample;
 import dev.idemlab.lab.infra.Signals;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.net.URI;
@@ -21,6 +23,7 @@ import java.util.Map;
  */
 final class SampleJvm implements HolderFaults, AutoCloseable {
 
+    private static final Logger LOG = LoggerFactory.getLogger(SampleJvm.class);
     /** The longest the nemesis waits to see the sample stopped after SIGSTOP before it counts the pause as begun. */
     private static final Duration STOP_PATIENCE = Duration.ofSeconds(1);
 
@@ -84,10 +87,13 @@ final class SampleJvm implements HolderFaults, AutoCloseable {
     /** SIGSTOP for the lease and {@code length} more, then SIGCONT, also when the nemesis is stopped meanwhile. */
     private void pause(SpringSample sample, Duration length, Runnable tookEffect) {
         Signals.send("STOP", sample.pid());
-        Signals.awaitStopped(sample.pid(), STOP_PATIENCE);
-        tookEffect.run();
         boolean stopped;
         try {
+            if (!Signals.awaitStopped(sample.pid(), STOP_PATIENCE)) {
+                LOG.warn("the sample's JVM (pid {}) was not seen stopped within {} ms of SIGSTOP; its pause is "
+                        + "recorded as begun now", sample.pid(), STOP_PATIENCE.toMillis());
+            }
+            tookEffect.run();
             NemesisTarget.hold(lease.plus(length));
         } finally {
             stopped = Thread.interrupted();
