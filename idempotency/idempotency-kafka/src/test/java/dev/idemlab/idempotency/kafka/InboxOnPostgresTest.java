@@ -1,14 +1,17 @@
 package dev.idemlab.idempotency.kafka;
 
 import dev.idemlab.idempotency.IdempotencyCoordinator;
+import dev.idemlab.idempotency.IdempotencyFencedException;
 import dev.idemlab.idempotency.store.postgres.LocalEffects;
 import dev.idemlab.idempotency.store.postgres.PostgresIdempotencyStore;
 import dev.idemlab.idempotency.store.postgres.PostgresStoreConfig;
 import dev.idemlab.idempotency.testsupport.TestPostgres;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -19,6 +22,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -36,6 +42,7 @@ class InboxOnPostgresTest {
     private static TestPostgres server;
     private static PostgresIdempotencyStore store;
     private static String orders;
+    private static final String PREFIX = "inbox-" + UUID.randomUUID() + ":";
 
     @BeforeAll
     static void start() throws SQLException {
@@ -43,7 +50,7 @@ class InboxOnPostgresTest {
         server = TestPostgres.provide();
         store = new PostgresIdempotencyStore(PostgresStoreConfig.custom(server.jdbcUrl())
                 .credentials(server.user(), server.password())
-                .namespacePrefix("inbox-" + UUID.randomUUID() + ":").build());
+                .namespacePrefix(PREFIX).build());
         orders = "inbox_orders_" + UUID.randomUUID().toString().replace("-", "");
         try (Connection connection = server.connect(); Statement statement = connection.createStatement()) {
             statement.execute("CREATE TABLE " + orders + " (id bigserial PRIMARY KEY, record_key text NOT NULL, "
@@ -110,6 +117,57 @@ class InboxOnPostgresTest {
         }
         assertThat(attempts).as("the duplicate was replayed, not handled").hasValue(2);
         assertThat(orderRows("order-42")).isEqualTo(1);
+    }
+
+    /**
+     * Consumer A's handling wrote its row and is still running when its key is taken over (its lease ran
+     * out: a long GC pause, say) by B's handling of the same record, which writes its row and completes.
+     * A's completion is then refused, and its row rolls back with it: one order row, B's. An inbox whose
+     * effect committed apart from the record would keep A's row too.
+     */
+    @Test
+    void aHandlingWhoseKeyWasTakenOverCommitsNeitherItsOrderNorItsRecord() throws Exception {
+        LocalEffects local = LocalEffects.of(store);
+        CountDownLatch aWrote = new CountDownLatch(1);
+        CountDownLatch aGoesOn = new CountDownLatch(1);
+        AtomicInteger handlings = new AtomicInteger();
+        IdempotentRecordHandler<String, String, String> inbox = IdempotentRecordHandler.inbox(
+                IdempotencyCoordinator.builder(store).build(), "order.fenced", RedeliveryOnABrokerTest.ReturnedString.CODEC,
+                (TransactionalRecordHandler<String, String, String>) record -> local.inTransaction((connection, context) -> {
+                    long id = insertOrder(connection, context.key(), record.value());
+                    if (handlings.incrementAndGet() == 1) {
+                        aWrote.countDown();
+                        assertThat(aGoesOn.await(30, TimeUnit.SECONDS)).isTrue();
+                    }
+                    return "order " + id;
+                })).build();
+        ConsumerRecord<String, String> record = new ConsumerRecord<>("orders", 0, 7, null, "{\"order_id\":7}");
+        record.headers().add(IdempotentRecordHandler.DEFAULT_KEY_HEADER, "order-7".getBytes(StandardCharsets.UTF_8));
+
+        CompletableFuture<Object> a = CompletableFuture.supplyAsync(() -> {
+            try {
+                return inbox.process(record);
+            } catch (Exception e) {
+                return e;
+            }
+        });
+        assertThat(aWrote.await(30, TimeUnit.SECONDS)).as("A wrote its row").isTrue();
+        expireRecords();
+        RecordResult<String> b = inbox.process(record);
+        aGoesOn.countDown();
+
+        assertThat(b.outcome()).isEqualTo(RecordOutcome.HANDLED);
+        assertThat(a.get(30, TimeUnit.SECONDS)).isInstanceOf(IdempotencyFencedException.class);
+        assertThat(orderRows("order-7")).as("B's row alone").isEqualTo(1);
+    }
+
+    /** Ends the leases of this test's records now, by the server's clock, as a holder's long pause would. */
+    private static void expireRecords() throws SQLException {
+        try (Connection connection = server.connect(); PreparedStatement expire = connection.prepareStatement(
+                "UPDATE " + store.config().table() + " SET expires_at = now() - interval '1 second' WHERE namespace LIKE ?")) {
+            expire.setString(1, PREFIX + "%");
+            assertThat(expire.executeUpdate()).isPositive();
+        }
     }
 
     private static long insertOrder(Connection connection, String key, String body) throws SQLException {
