@@ -32,6 +32,13 @@ final class RedeliveryCommand extends AbstractScenarioCommand {
     String kafkaUrl;
 
     private RedeliveryBroker broker;
+    private String store;
+
+    /** Remembered: the inbox's row runs on the store's own PostgreSQL only. */
+    @Override
+    void checkStore(String store) {
+        this.store = store;
+    }
 
     @Override
     List<ScenarioRunner.Plan> plan() {
@@ -46,7 +53,7 @@ final class RedeliveryCommand extends AbstractScenarioCommand {
         broker = new RedeliveryBroker(url);
         List<ScenarioRunner.Plan> plans = new java.util.ArrayList<>(List.of(
                 new ScenarioRunner.Plan(new RedeliveryScenario(broker), policy.policies())));
-        if (policy.policies().contains(LabPolicy.WAIT)) {
+        if (policy.policies().contains(LabPolicy.WAIT) && "postgres".equals(store)) {
             plans.add(new ScenarioRunner.Plan(RedeliveryScenario.inbox(broker), List.of(LabPolicy.WAIT)));
         }
         return plans;
