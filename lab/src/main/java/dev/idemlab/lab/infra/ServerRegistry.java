@@ -54,8 +54,6 @@ public final class ServerRegistry {
     private static final long STOP_WAIT_SECONDS = 10;
     /** How far apart two JVMs may see one process's start where there are no ticks: see {@link #startedAt}. */
     static final Duration START_SLACK = Duration.ofSeconds(5);
-    /** The index of {@code starttime} (field 22 of {@code /proc/<pid>/stat}) among the fields after the command. */
-    private static final int STARTTIME_AFTER_COMM = 19;
     private static volatile boolean reaped;
 
     /** One recorded server; {@link #close()} forgets it once it has been stopped. */
@@ -254,14 +252,7 @@ public final class ServerRegistry {
 
     /** The clock ticks from boot to the start of process {@code pid}, where {@code /proc} says; empty elsewhere. */
     static Optional<String> startTicks(long pid) {
-        try {
-            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-            // pid (comm) state ppid ...: the command may hold spaces and parentheses, so count after the last ')'.
-            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
-            return fields.length > STARTTIME_AFTER_COMM ? Optional.of(fields[STARTTIME_AFTER_COMM]) : Optional.empty();
-        } catch (IOException | RuntimeException e) {
-            return Optional.empty();
-        }
+        return ProcStat.field(pid, ProcStat.START_TICKS);
     }
 
     static String startOf(ProcessHandle process) {

@@ -1,9 +1,8 @@
 package dev.idemlab.lab.infra;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -41,17 +40,13 @@ public final class Signals {
      * @return whether the process was seen stopped
      */
     public static boolean awaitStopped(long pid, Duration patience) {
-        Path stat = Path.of("/proc", Long.toString(pid), "stat");
         long deadline = System.nanoTime() + patience.toNanos();
         while (true) {
-            String state;
-            try {
-                String line = Files.readString(stat);
-                state = line.substring(line.lastIndexOf(')') + 1).trim();
-            } catch (IOException | RuntimeException unreadable) {
+            Optional<String> state = ProcStat.field(pid, ProcStat.STATE);
+            if (state.isEmpty()) {
                 return false;
             }
-            if (state.startsWith("T") || state.startsWith("t")) {
+            if (state.get().equals("T") || state.get().equals("t")) {
                 return true;
             }
             if (System.nanoTime() > deadline) {
