@@ -28,7 +28,8 @@ import java.util.concurrent.TimeUnit;
  *   <li>a fault that broke a promise of the store, only for a record it could really have lost (what a
  *       restart's snapshot did not hold, a reservation a clock jump expired) and only for a charge its
  *       effect reached (after it, within a lease of its end, or for a lost result within the workload's
- *       retries of the key); each lost record explains one charge;</li>
+ *       retries of the key, and on through the takers of the freed key that failed and let go of it); each
+ *       lost record explains one charge;</li>
  *   <li>on a key a holder in a child JVM held, that holder's pause or kill, once;</li>
  *   <li>a holder whose whole JVM (the sample's) was paused or killed as it held the key, for a charge
  *       made once its lease can have ended ({@link SampleHolderLoss}), once per holder and fault.</li>
@@ -264,7 +265,39 @@ final class ExtraCharges {
         long effectFrom = fault.kind() == FaultKind.CLOCK_JUMP ? fault.startedAt() : fault.endedAt();
         long reach = resultLost ? fault.endedAt() + 2 * lease + StoreFaults.RECOVERY
                 : Math.max(fault.endedAt() + lease + StoreFaults.RECOVERY, neverCompleted ? done + 2 * lease : done);
+        if (lostWrite) {
+            reach = releasedThrough(history, holder, effectFrom - tick, reach);
+        }
         return lostWrite && taker.actionStartedAt() >= effectFrom - tick && taker.sentAt() <= reach;
+    }
+
+    /**
+     * How far the loss of {@code holder}'s record reaches once the calls that took the freed key and let go
+     * of it are counted: such a call, sent within the reach, held the key while its action ran, then failed
+     * without charging and released it, so the key was free again, and the lost record's charge still
+     * unknown to the store, after it answered (two leases after, for the workload's retries). The chain
+     * ends at the first taker that charged (its charge is the one the loss explains; any after it needs an
+     * event of its own) or whose outcome is not known.
+     */
+    private static long releasedThrough(NemesisHistory history, CallRecord holder, long from, long reach) {
+        long lease = history.settings().lease().toNanos();
+        List<CallRecord> takers = history.calls().stream()
+                .filter(call -> call.key == holder.key && call != holder && !call.child() && reserved(call)
+                        && call.actionStartedAt() != 0 && call.actionStartedAt() >= from
+                        && (holder.fence() <= 0 || call.fence() > holder.fence()))
+                .sorted(Comparator.comparingLong(CallRecord::fence).thenComparingLong(CallRecord::actionStartedAt))
+                .toList();
+        for (CallRecord call : takers) {
+            if (call.sentAt() > reach || call.charged() != null || call.outcome() != null) {
+                break;
+            }
+            long done = doneAt(call);
+            if (done == Long.MAX_VALUE) {
+                break;
+            }
+            reach = Math.max(reach, done + 2 * lease);
+        }
+        return reach;
     }
 
     /**

@@ -48,6 +48,18 @@ final class HandBuiltHistory {
         return charging(key, sentAt, actionAt, answeredAt, Outcome.FAILED_OPEN, IdempotencyContext.NO_FENCE);
     }
 
+    /**
+     * A call of {@code key} that reserved the key (a fence of its own), and whose action threw before it
+     * charged, at {@code failedAt}: the key was released.
+     */
+    CallRecord holderThatFailed(int key, long sentAt, long actionAt, long failedAt) {
+        CallRecord call = record(key);
+        call.sent(ms(sentAt));
+        call.actionStarted(ms(actionAt), ++fence);
+        call.failed(ms(failedAt), "provider-timeout");
+        return call;
+    }
+
     /** A call of {@code key} that failed open, and whose action threw before it charged, at {@code failedAt}. */
     CallRecord failedOpenAndThrew(int key, long sentAt, long actionAt, long failedAt) {
         CallRecord call = record(key);

@@ -198,6 +198,51 @@ class OneEventOneChargeTest {
         assertThat(history.check().violations()).isEmpty();
     }
 
+    /**
+     * Found through the proxy on memory (seed 4605523169273348502, 3 s): a jump expired the reservation of
+     * a holder that charged; a caller took the key in the jump, so the holder's complete stored nothing,
+     * and that caller's own action failed 4.6 s later and released the key. A retry sent after that took
+     * the free key and charged: the jump's loss reached it through the taker that let go.
+     */
+    @Test
+    void aJumpsLossReachesOnThroughATakerThatFailedAndLetGo() {
+        HandBuiltHistory history = new HandBuiltHistory("memory").fault(FaultKind.CLOCK_JUMP, 2_866, 3_686);
+        history.holder(KEY, 2_787, 2_787, 3_252, Outcome.EXECUTED);
+        history.holderThatFailed(KEY, 2_866, 2_867, 7_514);
+        history.holder(KEY, 8_086, 8_087, 8_088, Outcome.EXECUTED);
+
+        NemesisVerdict verdict = history.check();
+
+        assertThat(verdict.violations()).isEmpty();
+        assertThat(verdict.explanations()).containsEntry("store promise broken on purpose (clock-jump)", 1);
+    }
+
+    /** The same loss, reached through the taker that let go, explains one of the two charges after it, not both. */
+    @Test
+    void aJumpsLossReachedThroughATakerThatLetGoStillExplainsOneCharge() {
+        HandBuiltHistory history = new HandBuiltHistory("memory").fault(FaultKind.CLOCK_JUMP, 2_866, 3_686);
+        history.holder(KEY, 2_787, 2_787, 3_252, Outcome.EXECUTED);
+        history.holderThatFailed(KEY, 2_866, 2_867, 7_514);
+        history.holder(KEY, 8_086, 8_087, 8_088, Outcome.EXECUTED);
+        history.holder(KEY, 8_500, 8_501, 8_600, Outcome.EXECUTED);
+
+        NemesisVerdict verdict = history.check();
+
+        assertThat(verdict.violations()).extracting(Violation::rule).containsExactly("duplicate-charge");
+        assertThat(verdict.violations().get(0).witness()).filteredOn(line -> line.contains("UNEXPLAINED")).hasSize(1);
+    }
+
+    /** A taker that let go of the key long after the jump, but had not taken it in the jump's reach, extends nothing. */
+    @Test
+    void aTakerSentOutsideTheJumpsReachExtendsNothing() {
+        HandBuiltHistory history = new HandBuiltHistory("memory").fault(FaultKind.CLOCK_JUMP, 1_000, 1_100);
+        history.holder(KEY, 0, 0, 1_500, Outcome.EXECUTED);
+        history.holderThatFailed(KEY, 9_000, 9_001, 12_000);
+        history.holder(KEY, 12_500, 12_501, 12_600, Outcome.EXECUTED);
+
+        assertThat(history.check().violations()).extracting(Violation::rule).containsExactly("duplicate-charge");
+    }
+
     @Test
     void aClockJumpFarFromTheChargeExplainsNothing() {
         HandBuiltHistory history = new HandBuiltHistory("memory").fault(FaultKind.CLOCK_JUMP, 1000, 1100);
