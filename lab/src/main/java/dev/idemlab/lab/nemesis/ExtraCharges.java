@@ -306,7 +306,7 @@ final class ExtraCharges {
      * up: the attempt went on), or it never answered; then never, as far as the history can tell. Where
      * the server saw the attempt end (over HTTP), that moment.
      */
-    private static long doneAt(CallRecord holder) {
+    static long doneAt(CallRecord holder) {
         if (holder.attemptEndSeenByServer()) {
             return holder.attemptEndedAt();
         }

@@ -1,5 +1,7 @@
 package dev.idemlab.lab.nemesis;
 
+import dev.idemlab.idempotency.Outcome;
+
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -44,7 +46,10 @@ final class LeaseLoss {
      * <p>A holder that answered before the takeover: its complete landed as it answered unless a store
      * fault was on within the patience before; then it was left to the background, which renews and
      * tries for a lease at most, and a calm long enough for one of its tries while the lease still held
-     * means it landed. Either way nothing was left to take over.
+     * means it landed. Either way nothing was left to take over. A complete lands only under a live lease:
+     * unless the coordinator itself answered that it was kept ({@link #toldItsCompleteWasKept}), a lease
+     * that may have run out before the answer left the key free. A caller that stopped listening says
+     * nothing of when its attempt ended.
      *
      * <p>Every store fault counts as keeping renewals out, also those under which a request may still
      * reach the server ({@code drop-replies}, or a {@code freeze} it is delivered after): the history
@@ -62,16 +67,24 @@ final class LeaseLoss {
         // left to the background, which tries for a lease, renewing meanwhile.
         // Over HTTP the attempt's end is the server's, not the client's answer: a client that gave up left
         // an attempt that went on, renewed and settled later.
+        // A complete only lands while the lease holds: where only the coordinator could say it was kept, and
+        // it did not, a lease that may have run out before the answer left nothing settled either.
         long renewedUntil = takenAt;
-        long answeredAt = holder.attemptEndedAt();
-        boolean settling = answeredAt != 0 && answeredAt < takenAt;
+        long answeredAt = ExtraCharges.doneAt(holder);
+        boolean settling = answeredAt < takenAt;
+        boolean settledAsItAnswered = false;
         if (settling) {
             // a fault on, or ended less than a recovery before, within the patience before the answer
             if (!StoreFaults.storeFaulted(history, answeredAt - PATIENCE - StoreFaults.RECOVERY,
                     answeredAt - StoreFaults.RECOVERY)) {
-                return false;
+                if (toldItsCompleteWasKept(history, holder)) {
+                    return false;
+                }
+                settledAsItAnswered = true;
+                renewedUntil = answeredAt;
+            } else {
+                renewedUntil = Math.min(takenAt, answeredAt + lease);
             }
-            renewedUntil = Math.min(takenAt, answeredAt + lease);
         }
         // The coordinator's default heartbeat: a third of the lease.
         long interval = lease / 3;
@@ -94,6 +107,9 @@ final class LeaseLoss {
                     latestSureBeat(firstBeat, interval, calm));
             leaseEnd = Math.max(leaseEnd, lastSureRenewal + lease);
         }
+        if (settledAsItAnswered) {
+            return answeredAt >= leaseEnd - TICK;
+        }
         if (settling) {
             // A calm long enough for a try of the settle while the lease still held: the complete landed.
             for (long[] calm : StoreFaults.calms(history, answeredAt, Math.min(renewedUntil, leaseEnd))) {
@@ -103,6 +119,16 @@ final class LeaseLoss {
             }
         }
         return takenAt >= leaseEnd - TICK;
+    }
+
+    /**
+     * Whether the holder's answer says its complete was kept under its lease: the coordinator's own outcome,
+     * {@link Outcome#EXECUTED} (a lease found lost, or a complete not kept, is {@link Outcome#LEASE_LOST}).
+     * Through the other layers the outcome is read off the answer (a 201, a charge returned), which a holder
+     * whose lease ran out gets too.
+     */
+    private static boolean toldItsCompleteWasKept(NemesisHistory history, CallRecord holder) {
+        return history.settings().through() == Through.COORDINATOR && holder.outcome() == Outcome.EXECUTED;
     }
 
     /**

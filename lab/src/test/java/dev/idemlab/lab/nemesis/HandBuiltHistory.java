@@ -29,6 +29,7 @@ final class HandBuiltHistory {
     private final List<FaultEvent> faults = new ArrayList<>();
     private final List<Charge> ledger = new ArrayList<>();
     private long fence;
+    private Through through = Through.COORDINATOR;
 
     /** A history on {@code store} ({@code redis}, {@code postgres}, {@code memory}). */
     HandBuiltHistory(String store) {
@@ -77,6 +78,12 @@ final class HandBuiltHistory {
         return call;
     }
 
+    /** The layer the calls went through: {@link Through#COORDINATOR} unless told. */
+    HandBuiltHistory through(Through layer) {
+        this.through = layer;
+        return this;
+    }
+
     /** A fault of the store, injected from {@code from} to {@code to}. */
     HandBuiltHistory fault(FaultKind kind, long from, long to) {
         faults.add(new FaultEvent(kind, ms(from), ms(to), null));
@@ -86,7 +93,7 @@ final class HandBuiltHistory {
     NemesisHistory build() {
         long end = calls.stream().mapToLong(CallRecord::answeredAt).max().orElse(0) + ms(1000);
         return new NemesisHistory(new NemesisSettings(7, Duration.ofSeconds(10), Duration.ofMillis(LEASE_MILLIS), false,
-                Sabotage.NONE), new ServerInfo(store, "test", Origin.BUNDLED, "127.0.0.1:0", "none"), calls, faults,
+                Sabotage.NONE, through, Clients.BEARER, false), new ServerInfo(store, "test", Origin.BUNDLED, "127.0.0.1:0", "none"), calls, faults,
                 ledger, end, NemesisHistory.sum(List.of()));
     }
 

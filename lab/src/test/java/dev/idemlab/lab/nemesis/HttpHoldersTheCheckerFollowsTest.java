@@ -51,6 +51,82 @@ class HttpHoldersTheCheckerFollowsTest {
         assertThat(history.check().violations()).extracting(Violation::rule).containsExactly("duplicate-charge");
     }
 
+    /**
+     * Through the Spring Boot sample, whose server does not say when an attempt ended (seed 179835420777936,
+     * key 70): the holder's client gave up 0.2 s after it sent, before the action even began; the attempt
+     * went on, charged, and lost its lease under a stop of the store's backends longer than the lease; a
+     * retry took the key after it. The give-up says nothing of when the attempt ended, so nothing settled
+     * the key then: the checker took it for an answer with no fault near and called the takeover unexplained.
+     */
+    @Test
+    void aHolderWhoseClientGaveUpAndWhoseServerSaysNothingHeldTheKeyAsLongAsItsLeaseCouldLast() {
+        HandBuiltHistory history = new HandBuiltHistory("postgres").fault(FaultKind.STOP_BACKENDS, 17_500, 21_000);
+        CallRecord holder = history.holder(KEY, 10_000, 17_000, 10_200, Outcome.EXECUTED);
+        holder.failed(HandBuiltHistory.ms(10_200), "client-gave-up");
+        history.holder(KEY, 10_100, 21_500, 22_000, Outcome.EXECUTED);
+
+        NemesisVerdict verdict = history.check();
+
+        assertThat(verdict.violations()).isEmpty();
+        assertThat(verdict.explanations()).containsEntry("key taken over after a lease of outage", 1);
+    }
+
+    /** The same holder, with no fault to outlast its lease: its renewals held the key, and a second charge is caught. */
+    @Test
+    void aHolderWhoseClientGaveUpStillRenewedInTheCalm() {
+        HandBuiltHistory history = new HandBuiltHistory("postgres").fault(FaultKind.STOP_BACKENDS, 17_100, 17_200);
+        CallRecord holder = history.holder(KEY, 10_000, 17_000, 10_200, Outcome.EXECUTED);
+        holder.failed(HandBuiltHistory.ms(10_200), "client-gave-up");
+        history.holder(KEY, 10_100, 21_500, 22_000, Outcome.EXECUTED);
+
+        assertThat(history.check().violations()).extracting(Violation::rule).containsExactly("duplicate-charge");
+    }
+
+    /**
+     * Through the sample (seed 179835420777936, key 221): the holder's charge reached the provider at 27.4 s,
+     * 12.7 s after it was sent, its order's insert held up by the faults before; the sample answered 201 at
+     * 29.5 s, with no fault near, and a waiting retry took the key 0.2 s later. The 201 is the sample's
+     * answer whether or not its complete was kept: a lease that may have run out before it (a stop of the
+     * backends outlasted it while the holder held the key) left its complete refused and the key free.
+     */
+    @Test
+    void aHolderWhoseLeaseMayHaveRunOutBeforeItsAnswerSettledNothingAsItAnswered() {
+        HandBuiltHistory history = keyTwoTwentyOne(Through.SAMPLE);
+
+        NemesisVerdict verdict = history.check();
+
+        assertThat(verdict.violations()).isEmpty();
+        assertThat(verdict.explanations()).containsEntry("key taken over after a lease of outage", 1);
+    }
+
+    /** The same history straight to the coordinator, whose EXECUTED says the complete was kept: a planted double charge. */
+    @Test
+    void theCoordinatorsExecutedSaysTheCompleteWasKept() {
+        HandBuiltHistory history = keyTwoTwentyOne(Through.COORDINATOR);
+
+        assertThat(history.check().violations()).extracting(Violation::rule).containsExactly("duplicate-charge");
+    }
+
+    /** Through the sample, a holder that renewed surely until its answer had its complete kept: a retry's charge is caught. */
+    @Test
+    void aHolderWhoseLeaseHeldUntilItsAnswerSettledTheKeyEvenThroughTheSample() {
+        HandBuiltHistory history = new HandBuiltHistory("postgres").through(Through.SAMPLE);
+        history.holder(KEY, 25_000, 25_100, 29_503, Outcome.EXECUTED);
+        history.holder(KEY, 25_050, 29_735, 31_869, Outcome.EXECUTED);
+
+        assertThat(history.check().violations()).extracting(Violation::rule).containsExactly("duplicate-charge");
+    }
+
+    private static HandBuiltHistory keyTwoTwentyOne(Through layer) {
+        HandBuiltHistory history = new HandBuiltHistory("postgres").through(layer)
+                .fault(FaultKind.STOP_BACKENDS, 17_193, 19_641).fault(FaultKind.RESET, 26_304, 26_310);
+        CallRecord holder = history.holder(KEY, 14_733, 27_401, 29_503, Outcome.EXECUTED);
+        holder.actionStartedBy(HandBuiltHistory.ms(27_401), true);
+        CallRecord taker = history.holder(KEY, 14_793, 29_735, 31_869, Outcome.EXECUTED);
+        taker.actionStartedBy(HandBuiltHistory.ms(29_735), true);
+        return history;
+    }
+
     private static HandBuiltHistory faults() {
         return new HandBuiltHistory("postgres").fault(FaultKind.RESET, 22_438, 22_457)
                 .fault(FaultKind.FREEZE, 27_345, 29_802).fault(FaultKind.RESET, 31_312, 31_314);
