@@ -49,6 +49,12 @@ final class CheckCommand implements Callable<Integer> {
                     + "runs too, without and with WAIT.")
     List<String> stores;
 
+    @Option(names = "--scenarios", paramLabel = "NAME[,NAME...]", split = ",", hideParamSyntax = true,
+            description = "Only these scenarios, comma-separated (each with every policy it runs under), to "
+                    + "rerun a row of the gate: ${COMPLETION-CANDIDATES}. Default: all of them.",
+            completionCandidates = ScenarioNames.class)
+    List<String> scenarios;
+
     @Option(names = "--allow-skip",
             description = "A store whose server cannot be had is reported as SKIP and does not fail the gate. "
                     + "Without it, such a store fails the check.")
@@ -73,6 +79,10 @@ final class CheckCommand implements Callable<Integer> {
     private static final List<ScenarioRunner.Plan> SAMPLE_PLANS = List.of(new ScenarioRunner.Plan(
             HttpInFlightScenario.throughSpringSample(), List.of(LabPolicy.RUN, LabPolicy.WAIT, LabPolicy.RAISE)));
 
+    /** The cluster's and the sample's plans, less the scenarios not asked for. */
+    private List<ScenarioRunner.Plan> clusterPlans = CLUSTER_PLANS;
+    private List<ScenarioRunner.Plan> samplePlans = SAMPLE_PLANS;
+
     private int passed;
     private int failed;
     private int skipped;
@@ -83,14 +93,21 @@ final class CheckCommand implements Callable<Integer> {
             throw new UsageException("check runs on several stores and takes --stores STORE[,STORE...], not --store");
         }
         List<String> names = names();
+        Set<String> only = scenarioNames();
         ProvisioningOptions provisioning = servers.provisioning(names);
         PrintWriter out = spec.commandLine().getOut();
-        List<ScenarioRunner.Plan> plans = Scenarios.ALL.stream()
-                .map(s -> new ScenarioRunner.Plan(s, s.policiesForAll())).toList();
+        List<ScenarioRunner.Plan> plans = asked(Scenarios.ALL.stream()
+                .map(s -> new ScenarioRunner.Plan(s, s.policiesForAll())).toList(), only);
+        clusterPlans = asked(clusterPlans, only);
+        samplePlans = asked(samplePlans, only);
         int steps = 0;
         for (String name : names) {
-            steps += ScenarioRunner.steps(plans) + (onLocalCluster(name, provisioning) ? CLUSTER_PLANS.size() : 0)
-                    + (throughSample(name, provisioning) ? ScenarioRunner.steps(SAMPLE_PLANS) : 0);
+            steps += ScenarioRunner.steps(plans) + (onLocalCluster(name, provisioning) ? clusterPlans.size() : 0)
+                    + (throughSample(name, provisioning) ? ScenarioRunner.steps(samplePlans) : 0);
+        }
+        if (only != null && steps == 0) {
+            throw new UsageException("--scenarios " + String.join(",", only) + " runs on none of the stores asked for ("
+                    + String.join(", ", names) + "): failover runs on the lab's own Redis Cluster only");
         }
         Progress progress = new Progress(spec.commandLine().getErr(), Progress.onTerminal(), steps);
         List<String> notChecked = new ArrayList<>();
@@ -105,6 +122,7 @@ final class CheckCommand implements Callable<Integer> {
         }
         out.println();
         out.println("check: " + passed + " passed, " + failed + " failed, " + skipped + " skipped"
+                + (only == null ? "" : " (only " + String.join(", ", only) + ")")
                 + (notChecked.isEmpty() || allowSkip ? "" : "; could not check " + String.join(", ", notChecked)
                 + " (--allow-skip to skip a store without a server)"));
         out.flush();
@@ -120,6 +138,43 @@ final class CheckCommand implements Callable<Integer> {
             names.add(StoreOptions.storeName("--stores", name));
         }
         return List.copyOf(names);
+    }
+
+    /** The scenarios asked for by {@code --scenarios}, each checked; {@code null} for all. */
+    private Set<String> scenarioNames() {
+        if (scenarios == null) {
+            return null;
+        }
+        List<String> known = ScenarioNames.all();
+        Set<String> asked = new LinkedHashSet<>();
+        for (String name : scenarios) {
+            String trimmed = name.trim();
+            if (!known.contains(trimmed)) {
+                throw new UsageException("--scenarios takes names of the gate's scenarios (" + String.join(", ", known)
+                        + "), got '" + trimmed + "'");
+            }
+            asked.add(trimmed);
+        }
+        return asked;
+    }
+
+    private static List<ScenarioRunner.Plan> asked(List<ScenarioRunner.Plan> plans, Set<String> only) {
+        return only == null ? plans : plans.stream().filter(plan -> only.contains(plan.scenario().name())).toList();
+    }
+
+    /** The names {@code --scenarios} takes: every scenario of the gate, the cluster's failover among them. */
+    static final class ScenarioNames implements Iterable<String> {
+
+        static List<String> all() {
+            List<String> names = new ArrayList<>(Scenarios.names());
+            names.add(FailoverScenario.NAME);
+            return List.copyOf(names);
+        }
+
+        @Override
+        public java.util.Iterator<String> iterator() {
+            return all().iterator();
+        }
     }
 
     /** Whether {@code name} will run on the lab's own cluster, where the failover runs too. */
@@ -152,17 +207,17 @@ final class CheckCommand implements Callable<Integer> {
             out.println(line);
             out.flush();
             progress.note(line);
-            progress.dropped(ScenarioRunner.steps(plans) + (onLocalCluster(name, provisioning) ? CLUSTER_PLANS.size() : 0)
-                    + (throughSample(name, provisioning) ? ScenarioRunner.steps(SAMPLE_PLANS) : 0));
+            progress.dropped(ScenarioRunner.steps(plans) + (onLocalCluster(name, provisioning) ? clusterPlans.size() : 0)
+                    + (throughSample(name, provisioning) ? ScenarioRunner.steps(samplePlans) : 0));
             return false;
         }
         if (backend instanceof RedisClusterBackend cluster && cluster.localCluster().isPresent()) {
             plans = new ArrayList<>(plans);
-            plans.addAll(CLUSTER_PLANS);
+            plans.addAll(clusterPlans);
         }
         if (throughSample(name, provisioning)) {
             plans = new ArrayList<>(plans);
-            plans.addAll(SAMPLE_PLANS);
+            plans.addAll(samplePlans);
         }
         try (backend) {
             out.println("store " + backend.server().describe());

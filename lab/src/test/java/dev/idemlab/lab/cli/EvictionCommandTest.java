@@ -21,7 +21,7 @@ class EvictionCommandTest {
 
     @Test
     void theGateHoldsBothVariantsToTheirLedger() {
-        LabRun run = LabRun.of("check", "--stores", "redis");
+        LabRun run = LabRun.of("check", "--stores", "redis", "--scenarios", "eviction");
         assertThat(run.exitCode()).as(run.out()).isZero();
         assertThat(run.out()).containsPattern("PASS redis +eviction/wait allkeys-lru .*charges made \\[ch_1, ch_2\\]")
                 .containsPattern("PASS redis +eviction/wait noeviction .*charges made \\[ch_1\\]");

@@ -20,7 +20,7 @@ class GhostReservationCommandTest {
 
     @Test
     void onPostgresTheGhostCannotLandAndTheScenarioSaysWhy() {
-        LabRun run = LabRun.of("check", "--stores", "postgres");
+        LabRun run = LabRun.of("check", "--stores", "postgres", "--scenarios", "ghost-reservation");
         assertThat(run.out()).contains("ghost-reservation").contains("statement and lock timeouts cancel a stalled reserve");
     }
 }

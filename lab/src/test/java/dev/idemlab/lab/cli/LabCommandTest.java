@@ -181,6 +181,18 @@ class LabCommandTest {
     }
 
     @Test
+    void checkRefusesAScenarioItDoesNotRunAndOneThatRunsOnNoStoreAskedFor() {
+        LabRun unknown = LabRun.of("check", "--stores", "memory", "--scenarios", "in-flight,double-spend");
+        assertThat(unknown.exitCode()).isEqualTo(2);
+        assertThat(unknown.err()).contains("--scenarios takes names of the gate's scenarios").contains("got 'double-spend'")
+                .doesNotContain("Exception");
+        LabRun nowhere = LabRun.of("check", "--stores", "memory", "--scenarios", "failover");
+        assertThat(nowhere.exitCode()).isEqualTo(2);
+        assertThat(nowhere.err()).contains("runs on none of the stores asked for (memory)");
+        assertThat(nowhere.out()).doesNotContain("check:");
+    }
+
+    @Test
     void everyNumberOptionSaysItsRangeInItsHelp() {
         assertThat(LabRun.of("scenario", "in-flight", "--help").out().replaceAll("\\s+", " ")).contains("1 to 60000").contains("0 to 60000")
                 .contains("2 to 1000").contains("1 to 86399");
