@@ -23,10 +23,11 @@ import java.util.SplittableRandom;
  * by chance alone it came about once a minute or less, so a short run often met none. The draws stay the
  * same, so only that fault and the times of those after it change (and so the holders planned on them).
  *
- * <p>Where a charge's holder in a child JVM of its own can be paused ({@link FaultKind#PAUSE_HOLDER}), likewise a fault drawn
- * {@link #FIRST_HOLDER_PAUSE_MILLIS} or more into the run, and then one
- * {@link #HOLDER_PAUSE_EVERY_MILLIS} or more after the last it added, becomes a paused holder (as long as drawn), one that fails as
- * it wakes ({@link HolderPlan#failsAfterPause}): its release with the token it lost is the only moment a
+ * <p>Where a charge's holder in a child JVM of its own can be paused ({@link FaultKind#PAUSE_HOLDER}),
+ * likewise a fault drawn {@link #FIRST_HOLDER_PAUSE_MILLIS} or more into the run, and then one
+ * {@link #HOLDER_PAUSE_EVERY_MILLIS} or more after the last it added, becomes a paused holder (as long as
+ * drawn), one that fails as it wakes ({@link HolderPlan#failsAfterPause}): its release with the token it
+ * lost is the only moment a
  * release that ignores its token removes another caller's reservation, and drawn by chance, one fault in a
  * dozen and then one pause in two, a run of a minute often had none. A fault due to become a loss of
  * replies stays one; the pause comes with the next.

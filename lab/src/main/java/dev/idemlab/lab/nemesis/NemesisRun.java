@@ -318,9 +318,13 @@ public final class NemesisRun {
                     giveUpAt = Math.max(giveUpAt, start + call.sentAt() + call.boundNanos);
                 }
             }
-            progress.accept(String.format(java.util.Locale.ROOT, "%s: %.0f s of %d, %,d of %,d calls answered, %d faults",
-                    backend.name(), (now - start) / 1e9, settings.duration().toSeconds(),
-                    calls.size() - answered.getCount(), calls.size(), nemesis.injected()));
+            long elapsed = now - start;
+            String when = elapsed <= settings.duration().toNanos()
+                    ? String.format(java.util.Locale.ROOT, "%.0f s of %d", elapsed / 1e9, settings.duration().toSeconds())
+                    : String.format(java.util.Locale.ROOT, "%.0f s, requests over at %d s, waiting for answers",
+                            elapsed / 1e9, settings.duration().toSeconds());
+            progress.accept(String.format(java.util.Locale.ROOT, "%s: %s, %,d of %,d calls answered, %d faults",
+                    backend.name(), when, calls.size() - answered.getCount(), calls.size(), nemesis.injected()));
             if (now - giveUpAt > 0) {
                 return;
             }
