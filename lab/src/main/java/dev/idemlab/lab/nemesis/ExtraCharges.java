@@ -265,7 +265,7 @@ final class ExtraCharges {
         long effectFrom = fault.kind() == FaultKind.CLOCK_JUMP ? fault.startedAt() : fault.endedAt();
         long reach = resultLost ? fault.endedAt() + 2 * lease + StoreFaults.RECOVERY
                 : Math.max(fault.endedAt() + lease + StoreFaults.RECOVERY, neverCompleted ? done + 2 * lease : done);
-        if (lostWrite) {
+        if (lostWrite && !LeaseLoss.toldItsCompleteWasKept(history, holder)) {
             reach = releasedThrough(history, holder, effectFrom - tick, reach);
         }
         return lostWrite && taker.actionStartedAt() >= effectFrom - tick && taker.sentAt() <= reach;
@@ -273,11 +273,13 @@ final class ExtraCharges {
 
     /**
      * How far the loss of {@code holder}'s record reaches once the calls that took the freed key and let go
-     * of it are counted: such a call, sent within the reach, held the key while its action ran, then failed
-     * without charging and released it, so the key was free again, and the lost record's charge still
-     * unknown to the store, after it answered (two leases after, for the workload's retries). The chain
-     * ends at the first taker that charged (its charge is the one the loss explains; any after it needs an
-     * event of its own) or whose outcome is not known.
+     * of it are counted, where the holder's answer does not say its complete was kept: such a call, sent
+     * within the reach, took the key while the holder still held it (so the holder's complete found it
+     * taken and stored nothing) or, for a later link, once the previous one let go; held it while its
+     * action ran, then failed without charging and released it, so the key was free again, and the lost
+     * record's charge still unknown to the store, after it answered (two leases after, for the workload's
+     * retries). The chain ends at the first taker that charged (its charge is the one the loss explains;
+     * any after it needs an event of its own), whose outcome is not known, or that does not link.
      */
     private static long releasedThrough(NemesisHistory history, CallRecord holder, long from, long reach) {
         long lease = history.settings().lease().toNanos();
@@ -287,15 +289,22 @@ final class ExtraCharges {
                         && (holder.fence() <= 0 || call.fence() > holder.fence()))
                 .sorted(Comparator.comparingLong(CallRecord::fence).thenComparingLong(CallRecord::actionStartedAt))
                 .toList();
+        // The holder held the key until it answered, unless it said its lease was lost.
+        long freedAt = holder.outcome() == Outcome.LEASE_LOST ? Long.MAX_VALUE : doneAt(holder);
+        boolean first = true;
         for (CallRecord call : takers) {
             if (call.sentAt() > reach || call.charged() != null || call.outcome() != null) {
                 break;
             }
+            boolean links = first ? call.actionStartedAt() <= freedAt + LeaseLoss.TICK
+                    : call.actionStartedAt() >= freedAt - LeaseLoss.TICK;
             long done = doneAt(call);
-            if (done == Long.MAX_VALUE) {
+            if (!links || done == Long.MAX_VALUE) {
                 break;
             }
             reach = Math.max(reach, done + 2 * lease);
+            freedAt = done;
+            first = false;
         }
         return reach;
     }
@@ -303,14 +312,14 @@ final class ExtraCharges {
     /**
      * When {@code holder}'s attempt ended, its record completed or released, as far as the history knows:
      * its answer, unless its caller stopped listening first (a cancelled stage, an HTTP client that gave
-     * up: the attempt went on), or it never answered; then never, as far as the history can tell. Where
+     * up or timed out: the attempt went on), or it never answered; then never, as far as the history can tell. Where
      * the server saw the attempt end (over HTTP), that moment.
      */
     static long doneAt(CallRecord holder) {
         if (holder.attemptEndSeenByServer()) {
             return holder.attemptEndedAt();
         }
-        boolean leftEarly = holder.cancelledAt() != 0 || "client-gave-up".equals(holder.error());
+        boolean leftEarly = holder.cancelledAt() != 0 || SampleAttribution.abandoned(holder);
         return holder.answered() && !leftEarly ? holder.answeredAt() : Long.MAX_VALUE;
     }
 

@@ -23,6 +23,11 @@ final class LeaseLoss {
     static final long TICK = TimeUnit.MILLISECONDS.toNanos(50);
     /** The coordinator's store patience, the default the nemesis runs with: how long a complete is retried in line. */
     private static final long PATIENCE = TimeUnit.SECONDS.toNanos(2);
+    /**
+     * The step at which the checker tries the moments an action whose start is only bounded
+     * ({@link CallRecord#actionStartBounded()}) may have begun at.
+     */
+    private static final long BOUNDED_START_STEP = TimeUnit.MILLISECONDS.toNanos(50);
     /** The step at which the checker tries the moments the holder's first beat may have come at. */
     private static final long PHASE_STEP = TimeUnit.MILLISECONDS.toNanos(10);
 
@@ -51,14 +56,36 @@ final class LeaseLoss {
      * that may have run out before the answer left the key free. A caller that stopped listening says
      * nothing of when its attempt ended.
      *
+     * <p>An action whose start is only bounded (the sample's, dated by its charge) may have begun, reserved
+     * and started its heartbeat at any moment from its send to that bound: the lease can have been lost
+     * only if it can have been for one such moment, its reserve, its beats and its lease taken together,
+     * never the earliest reserve with the latest beats.
+     *
      * <p>Every store fault counts as keeping renewals out, also those under which a request may still
      * reach the server ({@code drop-replies}, or a {@code freeze} it is delivered after): the history
      * does not say which renewals landed.
      */
     static boolean lostItsLeaseTo(NemesisHistory history, CallRecord holder, CallRecord taker) {
+        if (!holder.actionStartBounded()) {
+            return lostItsLeaseTo(history, holder, taker, holder.actionStartedAt());
+        }
+        // The action began, and so did its heartbeat, at some moment from the send to the bound: the lease
+        // can have been lost only if it can have been for one of them, reserve, beats and lease together.
+        for (long started = holder.sentAt(); ; started = Math.min(started + BOUNDED_START_STEP, holder.actionStartedAt())) {
+            if (lostItsLeaseTo(history, holder, taker, started)) {
+                return true;
+            }
+            if (started == holder.actionStartedAt()) {
+                return false;
+            }
+        }
+    }
+
+    /** As {@link #lostItsLeaseTo(NemesisHistory, CallRecord, CallRecord)}, for an action that began at {@code started}. */
+    private static boolean lostItsLeaseTo(NemesisHistory history, CallRecord holder, CallRecord taker, long started) {
         long lease = history.settings().lease().toNanos();
         long takenAt = taker.actionStartedAt();
-        long landed = reserveLandedNoEarlierThan(history, holder);
+        long landed = reserveLandedNoEarlierThan(history, holder, started);
         if (takenAt - landed < lease - TICK) {
             return false;
         }
@@ -66,12 +93,12 @@ final class LeaseLoss {
         // left to take over), unless a store fault kept it out for the whole patience: then the complete was
         // left to the background, which tries for a lease, renewing meanwhile.
         // Over HTTP the attempt's end is the server's, not the client's answer: a client that gave up left
-        // an attempt that went on, renewed and settled later.
-        // A complete only lands while the lease holds: where only the coordinator could say it was kept, and
-        // it did not, a lease that may have run out before the answer left nothing settled either.
+        // an attempt that went on, renewed and settled later. (A cancelled stage's answer is read as its end.)
+        // A complete only lands while the lease holds: where the coordinator's own word does not say it was
+        // kept, a lease that may have run out before the answer left nothing settled either.
         long renewedUntil = takenAt;
-        long answeredAt = ExtraCharges.doneAt(holder);
-        boolean settling = answeredAt < takenAt;
+        long answeredAt = holder.cancelledAt() != 0 ? holder.attemptEndedAt() : ExtraCharges.doneAt(holder);
+        boolean settling = answeredAt != 0 && answeredAt < takenAt;
         boolean settledAsItAnswered = false;
         if (settling) {
             // a fault on, or ended less than a recovery before, within the patience before the answer
@@ -88,10 +115,10 @@ final class LeaseLoss {
         }
         // The coordinator's default heartbeat: a third of the lease.
         long interval = lease / 3;
-        long[] firstBeat = firstBeat(holder, lease, interval);
+        long[] firstBeat = firstBeat(holder, started, lease, interval);
         long leaseEnd = landed + lease;
-        for (long[] calm : StoreFaults.calms(history, holder.actionStartedAt(), renewedUntil)) {
-            boolean afterAFault = calm[0] > holder.actionStartedAt();
+        for (long[] calm : StoreFaults.calms(history, started, renewedUntil)) {
+            boolean afterAFault = calm[0] > started;
             boolean retried = afterAFault && calm[1] - calm[0] >= RENEWAL_CALM;
             // A renewal keeps the key only while its lease still holds: once it may have run out, the store
             // refuses every later one (the token is gone, or its lease is over by the server's clock).
@@ -123,26 +150,24 @@ final class LeaseLoss {
 
     /**
      * Whether the holder's answer says its complete was kept under its lease: the coordinator's own outcome,
-     * {@link Outcome#EXECUTED} (a lease found lost, or a complete not kept, is {@link Outcome#LEASE_LOST}).
-     * Through the other layers the outcome is read off the answer (a 201, a charge returned), which a holder
+     * {@link Outcome#EXECUTED} (a lease found lost, or a complete not kept, is {@link Outcome#LEASE_LOST}),
+     * straight from the coordinator or as the HTTP filters' server recorded it for the request. Otherwise
+     * (the proxy, the sample) the outcome is read off the answer, a charge returned or a 201, which a holder
      * whose lease ran out gets too.
      */
-    private static boolean toldItsCompleteWasKept(NemesisHistory history, CallRecord holder) {
-        return history.settings().through() == Through.COORDINATOR && holder.outcome() == Outcome.EXECUTED;
+    static boolean toldItsCompleteWasKept(NemesisHistory history, CallRecord holder) {
+        Through through = history.settings().through();
+        return holder.outcome() == Outcome.EXECUTED
+                && (through == Through.COORDINATOR || through.filter() && holder.attemptEndSeenByServer());
     }
 
     /**
-     * The earliest moment the holder's reserve can have landed, from which its lease counts: just before
-     * its action began when the store was calm then (nothing held the reply back), else as early as the
-     * call was sent (a reserve that waited on a fault may have landed, or on PostgreSQL started its
-     * statement, long before its reply came). An action whose start is only bounded
-     * ({@link CallRecord#actionStartBounded()}) may have reserved as early as its call was sent.
+     * The earliest moment the holder's reserve can have landed, from which its lease counts, for an action
+     * that began at {@code started}: just before it when the store was calm then (nothing held the reply
+     * back), else as early as the call was sent (a reserve that waited on a fault may have landed, or on
+     * PostgreSQL started its statement, long before its reply came).
      */
-    private static long reserveLandedNoEarlierThan(NemesisHistory history, CallRecord holder) {
-        long started = holder.actionStartedAt();
-        if (holder.actionStartBounded()) {
-            return holder.sentAt();
-        }
+    private static long reserveLandedNoEarlierThan(NemesisHistory history, CallRecord holder, long started) {
         // a fault on, or ended less than a recovery before, in the slack before the action began
         return StoreFaults.storeFaulted(history, started - BEAT_SLACK - StoreFaults.RECOVERY, started - StoreFaults.RECOVERY)
                 ? holder.sentAt()
@@ -150,17 +175,12 @@ final class LeaseLoss {
     }
 
     /**
-     * When the holder's first beat may have come, earliest and latest: an interval after its action
-     * started, or within a third of the lease its reserve left, which counts from the reserve's first
-     * try, no earlier than the call was sent (a reserve that waited out a stall renews sooner). The
-     * beats then follow an interval apart. An action whose start is only bounded may have begun, and
-     * beaten, as early as its call was sent.
+     * When the holder's first beat may have come, earliest and latest, for an action that began at
+     * {@code started}: an interval after it, or within a third of the lease its reserve left, which counts
+     * from the reserve's first try, no earlier than the call was sent (a reserve that waited out a stall
+     * renews sooner). The beats then follow an interval apart.
      */
-    private static long[] firstBeat(CallRecord holder, long lease, long interval) {
-        long started = holder.actionStartedAt();
-        if (holder.actionStartBounded()) {
-            return new long[] {holder.sentAt(), started + interval};
-        }
+    private static long[] firstBeat(CallRecord holder, long started, long lease, long interval) {
         long leftAtStart = Math.max(0, holder.sentAt() + lease - started);
         return new long[] {started + Math.min(interval, leftAtStart / 3), started + interval};
     }

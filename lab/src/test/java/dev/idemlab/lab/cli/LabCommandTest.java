@@ -193,6 +193,14 @@ class LabCommandTest {
     }
 
     @Test
+    void checkOfScenariosThatAllSkipOnTheStoresAskedForDoesNotPass() {
+        LabRun run = LabRun.of("check", "--stores", "memory", "--scenarios", "eviction");
+        assertThat(run.exitCode()).as(run.out()).isEqualTo(1);
+        assertThat(run.out()).contains("SKIP memory eviction").contains("check: 0 passed, 0 failed")
+                .contains("none of the scenarios asked for (eviction) could be checked on memory");
+    }
+
+    @Test
     void everyNumberOptionSaysItsRangeInItsHelp() {
         assertThat(LabRun.of("scenario", "in-flight", "--help").out().replaceAll("\\s+", " ")).contains("1 to 60000").contains("0 to 60000")
                 .contains("2 to 1000").contains("1 to 86399");

@@ -61,6 +61,22 @@ final class HandBuiltHistory {
         return call;
     }
 
+    /**
+     * A call of {@code key} through the sample whose client gave up at {@code gaveUpAt}, while its request
+     * went on, reserved and charged, its charge reaching the provider at {@code chargedAt} (the action's
+     * start only bounded by it, as the sample's calls are dated).
+     */
+    CallRecord holderWhoseClientGaveUp(int key, long sentAt, long chargedAt, long gaveUpAt) {
+        CallRecord call = record(key);
+        call.sent(ms(sentAt));
+        call.actionStartedBy(ms(chargedAt), true);
+        Charge charge = new Charge("ch_" + (ledger.size() + 1), LoadKeys.orderId(key), LoadKeys.amount(key), null);
+        ledger.add(charge);
+        call.charged(charge.id());
+        call.failed(ms(gaveUpAt), "client-gave-up");
+        return call;
+    }
+
     /** A call of {@code key} that failed open, and whose action threw before it charged, at {@code failedAt}. */
     CallRecord failedOpenAndThrew(int key, long sentAt, long actionAt, long failedAt) {
         CallRecord call = record(key);

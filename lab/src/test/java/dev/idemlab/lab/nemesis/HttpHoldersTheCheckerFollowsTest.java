@@ -60,10 +60,8 @@ class HttpHoldersTheCheckerFollowsTest {
      */
     @Test
     void aHolderWhoseClientGaveUpAndWhoseServerSaysNothingHeldTheKeyAsLongAsItsLeaseCouldLast() {
-        HandBuiltHistory history = new HandBuiltHistory("postgres").fault(FaultKind.STOP_BACKENDS, 17_500, 21_000);
-        CallRecord holder = history.holder(KEY, 10_000, 17_000, 10_200, Outcome.EXECUTED);
-        holder.failed(HandBuiltHistory.ms(10_200), "client-gave-up");
-        history.holder(KEY, 10_100, 21_500, 22_000, Outcome.EXECUTED);
+        HandBuiltHistory history = gaveUp(new HandBuiltHistory("postgres").through(Through.SAMPLE)
+                .fault(FaultKind.STOP_BACKENDS, 17_500, 21_000));
 
         NemesisVerdict verdict = history.check();
 
@@ -71,15 +69,20 @@ class HttpHoldersTheCheckerFollowsTest {
         assertThat(verdict.explanations()).containsEntry("key taken over after a lease of outage", 1);
     }
 
-    /** The same holder, with no fault to outlast its lease: its renewals held the key, and a second charge is caught. */
+    /** The same holder with no fault of the store: its renewals held the key, and a second charge is caught. */
     @Test
     void aHolderWhoseClientGaveUpStillRenewedInTheCalm() {
-        HandBuiltHistory history = new HandBuiltHistory("postgres").fault(FaultKind.STOP_BACKENDS, 17_100, 17_200);
-        CallRecord holder = history.holder(KEY, 10_000, 17_000, 10_200, Outcome.EXECUTED);
-        holder.failed(HandBuiltHistory.ms(10_200), "client-gave-up");
-        history.holder(KEY, 10_100, 21_500, 22_000, Outcome.EXECUTED);
+        HandBuiltHistory history = gaveUp(new HandBuiltHistory("postgres").through(Through.SAMPLE));
 
         assertThat(history.check().violations()).extracting(Violation::rule).containsExactly("duplicate-charge");
+    }
+
+    /** Sample calls dated by their charges (bounded starts); the holder's client gave up 0.2 s after it sent. */
+    private static HandBuiltHistory gaveUp(HandBuiltHistory history) {
+        history.holderWhoseClientGaveUp(KEY, 10_000, 17_000, 10_200);
+        CallRecord taker = history.holder(KEY, 10_100, 21_500, 22_000, Outcome.EXECUTED);
+        taker.actionStartedBy(HandBuiltHistory.ms(21_500), true);
+        return history;
     }
 
     /**
@@ -103,6 +106,22 @@ class HttpHoldersTheCheckerFollowsTest {
     @Test
     void theCoordinatorsExecutedSaysTheCompleteWasKept() {
         HandBuiltHistory history = keyTwoTwentyOne(Through.COORDINATOR);
+
+        assertThat(history.check().violations()).extracting(Violation::rule).containsExactly("duplicate-charge");
+    }
+
+    /**
+     * Through the sample with no fault at all: the holder's charge reached the provider 3.6 s after it was
+     * sent, so its reserve may have landed at once or just before; for every such moment its heartbeat kept
+     * the lease until its answer, and the retry's charge 0.3 s after that answer is caught.
+     */
+    @Test
+    void aBoundedStartWithNoFaultNearExcusesNothing() {
+        HandBuiltHistory history = new HandBuiltHistory("postgres").through(Through.SAMPLE);
+        CallRecord holder = history.holder(KEY, 10_000, 13_600, 13_700, Outcome.EXECUTED);
+        holder.actionStartedBy(HandBuiltHistory.ms(13_600), true);
+        CallRecord taker = history.holder(KEY, 10_050, 14_000, 14_100, Outcome.EXECUTED);
+        taker.actionStartedBy(HandBuiltHistory.ms(14_000), true);
 
         assertThat(history.check().violations()).extracting(Violation::rule).containsExactly("duplicate-charge");
     }

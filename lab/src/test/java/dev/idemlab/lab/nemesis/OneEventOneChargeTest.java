@@ -206,7 +206,8 @@ class OneEventOneChargeTest {
      */
     @Test
     void aJumpsLossReachesOnThroughATakerThatFailedAndLetGo() {
-        HandBuiltHistory history = new HandBuiltHistory("memory").fault(FaultKind.CLOCK_JUMP, 2_866, 3_686);
+        HandBuiltHistory history = new HandBuiltHistory("memory").through(Through.PROXY)
+                .fault(FaultKind.CLOCK_JUMP, 2_866, 3_686);
         history.holder(KEY, 2_787, 2_787, 3_252, Outcome.EXECUTED);
         history.holderThatFailed(KEY, 2_866, 2_867, 7_514);
         history.holder(KEY, 8_086, 8_087, 8_088, Outcome.EXECUTED);
@@ -220,7 +221,8 @@ class OneEventOneChargeTest {
     /** The same loss, reached through the taker that let go, explains one of the two charges after it, not both. */
     @Test
     void aJumpsLossReachedThroughATakerThatLetGoStillExplainsOneCharge() {
-        HandBuiltHistory history = new HandBuiltHistory("memory").fault(FaultKind.CLOCK_JUMP, 2_866, 3_686);
+        HandBuiltHistory history = new HandBuiltHistory("memory").through(Through.PROXY)
+                .fault(FaultKind.CLOCK_JUMP, 2_866, 3_686);
         history.holder(KEY, 2_787, 2_787, 3_252, Outcome.EXECUTED);
         history.holderThatFailed(KEY, 2_866, 2_867, 7_514);
         history.holder(KEY, 8_086, 8_087, 8_088, Outcome.EXECUTED);
@@ -232,10 +234,38 @@ class OneEventOneChargeTest {
         assertThat(verdict.violations().get(0).witness()).filteredOn(line -> line.contains("UNEXPLAINED")).hasSize(1);
     }
 
+    /**
+     * The same history straight to the coordinator, whose EXECUTED says the holder's complete was kept: no
+     * taker held the key through it, so a key freed later was freed by a release that was not the taker's
+     * to make. Caught.
+     */
+    @Test
+    void theCoordinatorsWordThatTheCompleteWasKeptEndsTheChain() {
+        HandBuiltHistory history = new HandBuiltHistory("memory").fault(FaultKind.CLOCK_JUMP, 2_866, 3_686);
+        history.holder(KEY, 2_787, 2_787, 3_252, Outcome.EXECUTED);
+        history.holderThatFailed(KEY, 2_866, 2_867, 7_514);
+        history.holder(KEY, 8_086, 8_087, 8_088, Outcome.EXECUTED);
+
+        assertThat(history.check().violations()).extracting(Violation::rule).containsExactly("duplicate-charge");
+    }
+
+    /** A taker that began after the holder answered did not hold the key through the holder's complete: no chain. */
+    @Test
+    void aTakerThatBeganAfterTheHolderAnsweredExtendsNothing() {
+        HandBuiltHistory history = new HandBuiltHistory("memory").through(Through.PROXY)
+                .fault(FaultKind.CLOCK_JUMP, 2_866, 3_686);
+        history.holder(KEY, 2_787, 2_787, 3_252, Outcome.EXECUTED);
+        history.holderThatFailed(KEY, 3_400, 3_500, 7_514);
+        history.holder(KEY, 8_086, 8_087, 8_088, Outcome.EXECUTED);
+
+        assertThat(history.check().violations()).extracting(Violation::rule).containsExactly("duplicate-charge");
+    }
+
     /** A taker that let go of the key long after the jump, but had not taken it in the jump's reach, extends nothing. */
     @Test
     void aTakerSentOutsideTheJumpsReachExtendsNothing() {
-        HandBuiltHistory history = new HandBuiltHistory("memory").fault(FaultKind.CLOCK_JUMP, 1_000, 1_100);
+        HandBuiltHistory history = new HandBuiltHistory("memory").through(Through.PROXY)
+                .fault(FaultKind.CLOCK_JUMP, 1_000, 1_100);
         history.holder(KEY, 0, 0, 1_500, Outcome.EXECUTED);
         history.holderThatFailed(KEY, 9_000, 9_001, 12_000);
         history.holder(KEY, 12_500, 12_501, 12_600, Outcome.EXECUTED);
