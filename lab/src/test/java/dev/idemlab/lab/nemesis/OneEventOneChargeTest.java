@@ -206,11 +206,7 @@ class OneEventOneChargeTest {
      */
     @Test
     void aJumpsLossReachesOnThroughATakerThatFailedAndLetGo() {
-        HandBuiltHistory history = new HandBuiltHistory("memory").through(Through.PROXY)
-                .fault(FaultKind.CLOCK_JUMP, 2_866, 3_686);
-        history.holder(KEY, 2_787, 2_787, 3_252, Outcome.EXECUTED);
-        history.holderThatFailed(KEY, 2_866, 2_867, 7_514);
-        history.holder(KEY, 8_086, 8_087, 8_088, Outcome.EXECUTED);
+        HandBuiltHistory history = aJumpThenATakerThatLetGo(Through.PROXY, 2_866);
 
         NemesisVerdict verdict = history.check();
 
@@ -221,11 +217,7 @@ class OneEventOneChargeTest {
     /** The same loss, reached through the taker that let go, explains one of the two charges after it, not both. */
     @Test
     void aJumpsLossReachedThroughATakerThatLetGoStillExplainsOneCharge() {
-        HandBuiltHistory history = new HandBuiltHistory("memory").through(Through.PROXY)
-                .fault(FaultKind.CLOCK_JUMP, 2_866, 3_686);
-        history.holder(KEY, 2_787, 2_787, 3_252, Outcome.EXECUTED);
-        history.holderThatFailed(KEY, 2_866, 2_867, 7_514);
-        history.holder(KEY, 8_086, 8_087, 8_088, Outcome.EXECUTED);
+        HandBuiltHistory history = aJumpThenATakerThatLetGo(Through.PROXY, 2_866);
         history.holder(KEY, 8_500, 8_501, 8_600, Outcome.EXECUTED);
 
         NemesisVerdict verdict = history.check();
@@ -241,10 +233,7 @@ class OneEventOneChargeTest {
      */
     @Test
     void theCoordinatorsWordThatTheCompleteWasKeptEndsTheChain() {
-        HandBuiltHistory history = new HandBuiltHistory("memory").fault(FaultKind.CLOCK_JUMP, 2_866, 3_686);
-        history.holder(KEY, 2_787, 2_787, 3_252, Outcome.EXECUTED);
-        history.holderThatFailed(KEY, 2_866, 2_867, 7_514);
-        history.holder(KEY, 8_086, 8_087, 8_088, Outcome.EXECUTED);
+        HandBuiltHistory history = aJumpThenATakerThatLetGo(Through.COORDINATOR, 2_866);
 
         assertThat(history.check().violations()).extracting(Violation::rule).containsExactly("duplicate-charge");
     }
@@ -252,11 +241,7 @@ class OneEventOneChargeTest {
     /** A taker that began after the holder answered did not hold the key through the holder's complete: no chain. */
     @Test
     void aTakerThatBeganAfterTheHolderAnsweredExtendsNothing() {
-        HandBuiltHistory history = new HandBuiltHistory("memory").through(Through.PROXY)
-                .fault(FaultKind.CLOCK_JUMP, 2_866, 3_686);
-        history.holder(KEY, 2_787, 2_787, 3_252, Outcome.EXECUTED);
-        history.holderThatFailed(KEY, 3_400, 3_500, 7_514);
-        history.holder(KEY, 8_086, 8_087, 8_088, Outcome.EXECUTED);
+        HandBuiltHistory history = aJumpThenATakerThatLetGo(Through.PROXY, 3_400);
 
         assertThat(history.check().violations()).extracting(Violation::rule).containsExactly("duplicate-charge");
     }
@@ -271,6 +256,19 @@ class OneEventOneChargeTest {
         history.holder(KEY, 12_500, 12_501, 12_600, Outcome.EXECUTED);
 
         assertThat(history.check().violations()).extracting(Violation::rule).containsExactly("duplicate-charge");
+    }
+
+    /**
+     * The history of seed 4605523169273348502's key 63, through {@code layer}: a holder charges across a
+     * jump; a taker sent at {@code takerSentAt} takes the key, fails 4.6 s later and lets go of it; a
+     * retry charges after that.
+     */
+    private static HandBuiltHistory aJumpThenATakerThatLetGo(Through layer, long takerSentAt) {
+        HandBuiltHistory history = new HandBuiltHistory("memory").through(layer).fault(FaultKind.CLOCK_JUMP, 2_866, 3_686);
+        history.holder(KEY, 2_787, 2_787, 3_252, Outcome.EXECUTED);
+        history.holderThatFailed(KEY, takerSentAt, takerSentAt + 1, 7_514);
+        history.holder(KEY, 8_086, 8_087, 8_088, Outcome.EXECUTED);
+        return history;
     }
 
     @Test
