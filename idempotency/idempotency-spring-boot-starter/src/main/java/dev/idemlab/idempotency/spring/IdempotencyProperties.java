@@ -96,8 +96,11 @@ public record IdempotencyProperties(
      * The PostgreSQL store's settings. The connection comes from the application's {@code DataSource}.
      *
      * @param table the table the records live in; created (with its schema version) when absent
+     * @param renewalPoolSize connections of the store's own for lease renewals, a copy of the application's
+     *     HikariCP pool (same server and settings), so that a busy application never makes a live holder's
+     *     renewal wait for a connection past its lease; 0 renews on the application's pool
      */
-    public record Postgres(@DefaultValue("idempotency_record") String table) { }
+    public record Postgres(@DefaultValue("idempotency_record") String table, @DefaultValue("4") int renewalPoolSize) { }
 
     /**
      * The {@code @Idempotent} advice's settings.

@@ -42,6 +42,33 @@ final class ConnectionPool {
         }
     }
 
+    /**
+     * The renewals' own pool beside a service's {@code dataSource}, on the same server with the same
+     * settings, where that is a HikariCP pool: {@code null} when it is not (or HikariCP is not on the class
+     * path), and the renewals share it. The copy keeps the service's URL, credentials, driver properties
+     * and timeouts; it gets its own name, {@code size} connections, and no metrics or health registries.
+     */
+    static DataSource renewalsLike(DataSource dataSource, int size) {
+        try {
+            if (!(dataSource instanceof HikariDataSource service) || service.getDataSource() != null) {
+                return null;
+            }
+            HikariConfig copy = new HikariConfig();
+            service.copyStateTo(copy);
+            copy.setPoolName((service.getPoolName() == null ? "service" : service.getPoolName()) + "-idempotency-renewals");
+            copy.setMaximumPoolSize(size);
+            copy.setMinimumIdle(1);
+            copy.setMetricRegistry(null);
+            copy.setMetricsTrackerFactory(null);
+            copy.setHealthCheckRegistry(null);
+            copy.setRegisterMbeans(false);
+            copy.setInitializationFailTimeout(-1);
+            return new HikariDataSource(copy);
+        } catch (NoClassDefFoundError noHikari) {
+            return null;
+        }
+    }
+
     static HikariConfig hikariConfig(PostgresStoreConfig config) {
         HikariConfig hikari = new HikariConfig();
         hikari.setPoolName("idempotency-postgres-" + config.table());

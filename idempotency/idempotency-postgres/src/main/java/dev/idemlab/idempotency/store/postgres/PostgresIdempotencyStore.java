@@ -58,7 +58,10 @@ public final class PostgresIdempotencyStore implements IdempotencyStore, Complet
     private final PostgresStoreConfig config;
     private final RecordStatements sql;
     private final DataSource pool;
-    /** Lease renewals' own connections: the same as {@link #pool} over the service's DataSource. */
+    /**
+     * Lease renewals' own connections: a pool of the store's own, also beside a service's HikariCP
+     * {@code DataSource}; the service's {@code DataSource} itself only where it is another kind.
+     */
     private final DataSource renewals;
     /** The pools this store built and closes; empty when the service passed its own DataSource. */
     private final List<AutoCloseable> ownPools;
@@ -82,6 +85,11 @@ public final class PostgresIdempotencyStore implements IdempotencyStore, Complet
     }
 
     private PostgresIdempotencyStore(PostgresStoreConfig config, DataSource dataSource, boolean ownsPool) {
+        this(config, dataSource, ownsPool, ownsPool ? renewalsBeside(config, dataSource) : renewalsOf(config, dataSource));
+    }
+
+    private PostgresIdempotencyStore(PostgresStoreConfig config, DataSource dataSource, boolean ownsPool,
+                                     DataSource renewals) {
         this.config = config;
         this.sql = new RecordStatements(config.table());
         this.address = config.jdbcUrl() == null ? "unknown" : ServerAddress.of(config.jdbcUrl());
@@ -89,9 +97,9 @@ public final class PostgresIdempotencyStore implements IdempotencyStore, Complet
                 : ServerAddress.target(config.jdbcUrl(), config.user());
         this.target = named != null ? named : "the service's DataSource (" + dataSource.getClass().getName() + ")";
         this.pool = dataSource;
-        this.renewals = ownsPool ? renewalsBeside(config, dataSource) : dataSource;
+        this.renewals = renewals;
         this.ownPools = ownsPool ? List.of((AutoCloseable) dataSource, (AutoCloseable) renewals)
-                : List.of();
+                : renewals != dataSource ? List.of((AutoCloseable) renewals) : List.of();
         this.notifications = new PostgresNotifications(dataSource, sql.channel);
         this.circuit = new StoreCircuit(NAME, "postgres-" + config.table(), config.circuitCoolDown());
         this.sweeper = new ExpirySweeper(config.table(), config.sweepBatch(), this::sweepExpired);
@@ -107,6 +115,22 @@ public final class PostgresIdempotencyStore implements IdempotencyStore, Complet
             }
             LOG.warn("postgres store at {} is not reachable yet: {}", address, e.getMessage());
         }
+    }
+
+    /**
+     * The renewals' connections beside a service's {@code dataSource}: a pool of the store's own, like the
+     * service's, where that is a HikariCP pool and {@link PostgresStoreConfig#renewalPoolSize()} is above
+     * 0, so that a holder's renewal never waits behind the service's own work for a connection (a busy
+     * service that used them all would let leases run out under live holders); else the service's.
+     */
+    private static DataSource renewalsOf(PostgresStoreConfig config, DataSource dataSource) {
+        DataSource own = config.renewalPoolSize() > 0 ? ConnectionPool.renewalsLike(dataSource, config.renewalPoolSize()) : null;
+        if (own == null) {
+            LOG.info("postgres store: lease renewals share the service's DataSource ({}); a service that uses all its "
+                    + "connections delays them, and a lease can run out under a live holder", dataSource.getClass().getName());
+            return dataSource;
+        }
+        return own;
     }
 
     /** The renewals' pool beside {@code pool}, which is closed if that cannot be opened. */
@@ -125,7 +149,11 @@ public final class PostgresIdempotencyStore implements IdempotencyStore, Complet
 
     /**
      * A store over the service's own {@code DataSource}, which the store never closes. The config's
-     * URL, credentials and pool settings are not used; its table, prefix, sweep and start rules are.
+     * URL, credentials and pool settings are not used; its table, prefix, sweep and start rules are, and
+     * its {@link PostgresStoreConfig#renewalPoolSize()}: where the service's {@code DataSource} is a
+     * HikariCP pool, lease renewals get a pool of the store's own with that many connections, a copy of
+     * the service's settings (same server, credentials and timeouts), closed with the store, so that they
+     * never wait behind the service's work for a connection; set it to 0 to renew on the service's pool.
      * Give the data source the timeouts of {@link PostgresStoreConfig} (connect, socket, and a
      * server-side {@code statement_timeout} below the socket timeout) so that a dead server is a
      * fast storage error.

@@ -160,7 +160,9 @@ public final class PostgresStoreConfig {
      * After a fault every pooled connection may be broken or busy at once, and new requests then queue
      * for the few the pool reopens: a holder's renewal among them could wait past its lease, and a retry
      * take the key while its action runs. Renewals are one in flight per holder and short, so a few
-     * connections carry them. A store over the service's own {@code DataSource} renews through that.
+     * connections carry them. A store over the service's own {@code DataSource} opens such a pool as a
+     * copy of the service's where that is a HikariCP pool (0: it renews through the service's own), and
+     * renews through the service's {@code DataSource} where it is another kind.
      */
     public int renewalPoolSize() {
         return renewalPoolSize;
@@ -262,7 +264,10 @@ public final class PostgresStoreConfig {
             return this;
         }
 
-        /** Connections in the renewals' own pool (see {@link PostgresStoreConfig#renewalPoolSize()}); at least 1. */
+        /**
+         * Connections in the renewals' own pool (see {@link PostgresStoreConfig#renewalPoolSize()}); at least
+         * 1, or, for a store over a service's {@code DataSource}, 0 to renew on that.
+         */
         public Builder renewalPoolSize(int renewalPoolSize) {
             this.renewalPoolSize = renewalPoolSize;
             return this;
@@ -306,7 +311,8 @@ public final class PostgresStoreConfig {
                     "must be shorter than socketTimeout, so that the server cancels a slow statement first");
             require("poolTimeout", poolTimeout, poolTimeout.compareTo(POOL_TIMEOUT_FLOOR) >= 0, "must be at least 250 ms");
             require("maxPoolSize", maxPoolSize, maxPoolSize >= 1, "must be at least 1");
-            require("renewalPoolSize", renewalPoolSize, renewalPoolSize >= 1, "must be at least 1");
+            require("renewalPoolSize", renewalPoolSize, renewalPoolSize >= (jdbcUrl == null ? 0 : 1), jdbcUrl == null
+                    ? "must be 0 (renewals on the service's DataSource) or positive" : "must be at least 1");
             require("sweepEveryWrites", sweepEveryWrites, sweepEveryWrites >= 0, "must be 0 (never) or positive");
             require("sweepBatch", sweepBatch, sweepBatch >= 1, "must be at least 1");
             require("circuitCoolDown", circuitCoolDown, circuitCoolDown.compareTo(Duration.ofMillis(1)) >= 0,

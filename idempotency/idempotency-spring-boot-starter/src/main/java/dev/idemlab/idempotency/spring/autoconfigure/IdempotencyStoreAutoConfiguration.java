@@ -105,7 +105,8 @@ public final class IdempotencyStoreAutoConfiguration {
                 throw new IllegalStateException("idempotency.store=postgres needs one DataSource bean (spring.datasource.*"
                         + " or your own): the PostgreSQL store runs on the application's DataSource");
             }
-            PostgresStoreConfig.Builder config = PostgresStoreConfig.forDataSource().table(properties.postgres().table());
+            PostgresStoreConfig.Builder config = PostgresStoreConfig.forDataSource().table(properties.postgres().table())
+                    .renewalPoolSize(properties.postgres().renewalPoolSize());
             if (hasText(properties.keyPrefix())) {
                 config.namespacePrefix(properties.keyPrefix());
             }
