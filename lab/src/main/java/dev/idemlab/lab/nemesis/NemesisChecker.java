@@ -160,8 +160,8 @@ final class NemesisChecker {
         if (took > call.boundNanos + stalledNanos) {
             violations.add(new Violation("outlived-bound", call.key, String.format(Locale.ROOT,
                     "call %d took %.1f s, beyond its bound of %.1f s%s", call.id, took / 1e9, call.boundNanos / 1e9,
-                    stalledNanos == 0 ? "" : String.format(Locale.ROOT, " and the %.1f s the store or the machine "
-                            + "was seen stalled meanwhile", stalledNanos / 1e9))));
+                    stalledNanos == 0 ? "" : String.format(Locale.ROOT, " and the %.1f s the store, the machine "
+                            + "or the sample's JVM was stalled meanwhile", stalledNanos / 1e9))));
         }
         if (call.cancelledAt() != 0 && call.actionStartedAt() > call.cancelledAt()) {
             violations.add(new Violation("action-after-cancel", call.key, "call " + call.id + "'s stage was cancelled at "

@@ -47,16 +47,24 @@ final class StoreFaults {
     }
 
     /**
-     * How long the run's stall watch saw the store or the machine stalled between {@code from} and
-     * {@code to}: the union of its stalls there (two probes see one stall twice). The history keeps its
-     * stalls in the order they began, so one pass does.
+     * How long the store, the machine or the server the calls go to was stalled between {@code from} and
+     * {@code to}: the union of the stalls the run's watch saw there (two probes see one stall twice) and,
+     * through the sample, of its JVM's own pauses and kills (stopped, or killed and started again, it
+     * answers nothing meanwhile, whoever holds a key).
      */
     static long stalledWithin(NemesisHistory history, long from, long to) {
+        List<long[]> windows = new ArrayList<>();
+        history.stalls().forEach(stall -> windows.add(new long[] {stall.startedAt(), stall.endedAt()}));
+        if (history.settings().through() == Through.SAMPLE) {
+            history.faults().stream().filter(fault -> fault.kind().onChildHolder() && fault.injected())
+                    .forEach(fault -> windows.add(new long[] {fault.startedAt(), fault.endedAt()}));
+        }
+        windows.sort(Comparator.comparingLong(window -> window[0]));
         long stalled = 0;
         long coveredTo = from;
-        for (StallWatch.Stall stall : history.stalls()) {
-            long start = Math.max(stall.startedAt(), coveredTo);
-            long end = Math.min(stall.endedAt(), to);
+        for (long[] window : windows) {
+            long start = Math.max(window[0], coveredTo);
+            long end = Math.min(window[1], to);
             if (end > start) {
                 stalled += end - start;
                 coveredTo = end;
