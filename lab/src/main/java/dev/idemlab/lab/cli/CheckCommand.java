@@ -102,8 +102,7 @@ final class CheckCommand implements Callable<Integer> {
         samplePlans = asked(samplePlans, only);
         int steps = 0;
         for (String name : names) {
-            steps += ScenarioRunner.steps(plans) + (onLocalCluster(name, provisioning) ? clusterPlans.size() : 0)
-                    + (throughSample(name, provisioning) ? ScenarioRunner.steps(samplePlans) : 0);
+            steps += stepsOn(name, provisioning, plans);
         }
         if (only != null && steps == 0) {
             throw new UsageException("--scenarios " + String.join(",", only) + " runs on none of the stores asked for ("
@@ -183,6 +182,12 @@ final class CheckCommand implements Callable<Integer> {
         }
     }
 
+    /** How many runs {@code plans} make on store {@code name}, with the cluster's and the sample's where they apply. */
+    private int stepsOn(String name, ProvisioningOptions provisioning, List<ScenarioRunner.Plan> plans) {
+        return ScenarioRunner.steps(plans) + (onLocalCluster(name, provisioning) ? clusterPlans.size() : 0)
+                + (throughSample(name, provisioning) ? ScenarioRunner.steps(samplePlans) : 0);
+    }
+
     /** Whether {@code name} will run on the lab's own cluster, where the failover runs too. */
     private static boolean onLocalCluster(String name, ProvisioningOptions provisioning) {
         return (name.equals(RedisClusterBackend.NAME) || name.equals("redis") && RedisClusterBackend.asked(provisioning))
@@ -213,8 +218,7 @@ final class CheckCommand implements Callable<Integer> {
             out.println(line);
             out.flush();
             progress.note(line);
-            progress.dropped(ScenarioRunner.steps(plans) + (onLocalCluster(name, provisioning) ? clusterPlans.size() : 0)
-                    + (throughSample(name, provisioning) ? ScenarioRunner.steps(samplePlans) : 0));
+            progress.dropped(stepsOn(name, provisioning, plans));
             return false;
         }
         if (backend instanceof RedisClusterBackend cluster && cluster.localCluster().isPresent()) {

@@ -141,7 +141,7 @@ final class ExtraCharges {
         List<List<Event>> candidates = new ArrayList<>();
         Event holderFault = holderFault(history, key, calls, ledger.size());
         for (int i = 0; i < charges.size(); i++) {
-            candidates.add(candidates(history, charges, i, holderFault));
+            candidates.add(candidates(history, calls, charges, i, holderFault));
         }
         return new Explained(charges, match(candidates));
     }
@@ -166,7 +166,8 @@ final class ExtraCharges {
     }
 
     /** The events that may explain the {@code i}th charge. */
-    private static List<Event> candidates(NemesisHistory history, List<Charged> charges, int i, Event holderFault) {
+    private static List<Event> candidates(NemesisHistory history, List<CallRecord> calls, List<Charged> charges, int i,
+                                          Event holderFault) {
         List<Event> events = new ArrayList<>();
         if (holderFault != null) {
             events.add(holderFault);
@@ -196,7 +197,7 @@ final class ExtraCharges {
                         + ", ended under a fault of the store"));
             }
             for (FaultEvent fault : history.faults()) {
-                if (fault.kind().breaksStorePromise() && fault.injected() && lost(history, fault, holder, call)) {
+                if (fault.kind().breaksStorePromise() && fault.injected() && lost(history, calls, fault, holder, call)) {
                     events.add(new Event(Explanation.BROKEN_PROMISE, fault.kind(),
                             fault.kind().id() + "@" + fault.startedAt() + " lost " + holder.id, fault.kind().id() + " at "
                             + NemesisChecker.millis(fault.startedAt()) + ", which lost call " + holder.id + "'s record"));
@@ -244,7 +245,8 @@ final class ExtraCharges {
      * nothing, so the key stays free after that answer too (two leases after it). A taker sent in time may
      * still have waited out another fault of the store before its reserve got through.
      */
-    private static boolean lost(NemesisHistory history, FaultEvent fault, CallRecord holder, CallRecord taker) {
+    private static boolean lost(NemesisHistory history, List<CallRecord> calls, FaultEvent fault, CallRecord holder,
+                                CallRecord taker) {
         long lease = history.settings().lease().toNanos();
         long tick = LeaseLoss.TICK;
         long done = doneAt(holder);
@@ -265,8 +267,8 @@ final class ExtraCharges {
         long effectFrom = fault.kind() == FaultKind.CLOCK_JUMP ? fault.startedAt() : fault.endedAt();
         long reach = resultLost ? fault.endedAt() + 2 * lease + StoreFaults.RECOVERY
                 : Math.max(fault.endedAt() + lease + StoreFaults.RECOVERY, neverCompleted ? done + 2 * lease : done);
-        if (lostWrite && !LeaseLoss.toldItsCompleteWasKept(history, holder)) {
-            reach = releasedThrough(history, holder, effectFrom - tick, reach);
+        if (lostWrite && taker.sentAt() > reach && !LeaseLoss.toldItsCompleteWasKept(history, holder)) {
+            reach = releasedThrough(history, calls, holder, effectFrom - tick, reach);
         }
         return lostWrite && taker.actionStartedAt() >= effectFrom - tick && taker.sentAt() <= reach;
     }
@@ -281,10 +283,11 @@ final class ExtraCharges {
      * retries). The chain ends at the first taker that charged (its charge is the one the loss explains;
      * any after it needs an event of its own), whose outcome is not known, or that does not link.
      */
-    private static long releasedThrough(NemesisHistory history, CallRecord holder, long from, long reach) {
+    private static long releasedThrough(NemesisHistory history, List<CallRecord> calls, CallRecord holder, long from,
+                                        long reach) {
         long lease = history.settings().lease().toNanos();
-        List<CallRecord> takers = history.calls().stream()
-                .filter(call -> call.key == holder.key && call != holder && !call.child() && reserved(call)
+        List<CallRecord> takers = calls.stream()
+                .filter(call -> call != holder && !call.child() && reserved(call)
                         && call.actionStartedAt() != 0 && call.actionStartedAt() >= from
                         && (holder.fence() <= 0 || call.fence() > holder.fence()))
                 .sorted(Comparator.comparingLong(CallRecord::fence).thenComparingLong(CallRecord::actionStartedAt))

@@ -70,9 +70,7 @@ final class HandBuiltHistory {
         CallRecord call = record(key);
         call.sent(ms(sentAt));
         call.actionStartedBy(ms(chargedAt), true);
-        Charge charge = new Charge("ch_" + (ledger.size() + 1), LoadKeys.orderId(key), LoadKeys.amount(key), null);
-        ledger.add(charge);
-        call.charged(charge.id());
+        charge(call, key);
         call.failed(ms(gaveUpAt), "client-gave-up");
         return call;
     }
@@ -121,11 +119,17 @@ final class HandBuiltHistory {
         CallRecord call = record(key);
         call.sent(ms(sentAt));
         call.actionStarted(ms(actionAt), fence);
+        Charge charge = charge(call, key);
+        call.answered(ms(answeredAt), charge.id(), outcome);
+        return call;
+    }
+
+    /** The next charge of the ledger, for {@code key}, made by {@code call}'s action. */
+    private Charge charge(CallRecord call, int key) {
         Charge charge = new Charge("ch_" + (ledger.size() + 1), LoadKeys.orderId(key), LoadKeys.amount(key), null);
         ledger.add(charge);
         call.charged(charge.id());
-        call.answered(ms(answeredAt), charge.id(), outcome);
-        return call;
+        return charge;
     }
 
     private CallRecord record(int key) {
