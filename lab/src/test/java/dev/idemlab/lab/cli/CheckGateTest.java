@@ -11,10 +11,11 @@ class CheckGateTest {
 
     @Test
     void theLibrarysCoordinatorPassesTheGate() {
-        LabRun run = LabRun.of("check", "--stores", "memory");
+        // The rows the two sabotaged coordinators below fail; the whole gate runs as `lab check` after the build.
+        LabRun run = LabRun.of("check", "--stores", "memory", "--scenarios", "in-flight");
         assertThat(run.exitCode()).as(run.out()).isZero();
         assertThat(run.out()).contains("PASS memory    in-flight/run").contains("PASS memory    in-flight/wait")
-                .contains("PASS memory    in-flight/run (stripe-java 33.0.0)").contains("check: 18 passed, 0 failed");
+                .contains("PASS memory    in-flight/run (stripe-java 33.0.0)").contains("check: 6 passed, 0 failed");
     }
 
     @Test

@@ -212,20 +212,24 @@ class LabJarIT {
                 .contains("check: 0 passed, 1 failed, 0 skipped; could not check redis");
         assertThat(run.err()).doesNotContain("[WARN]").doesNotContain("Exception");
 
-        Result skipping = lab("check", "--stores", "memory,redis", "--allow-skip", "--redis-url", "redis://127.0.0.1:" + dead);
+        // The rows checked are few on purpose: what is under test is the store that could not be checked.
+        Result skipping = lab("check", "--stores", "memory,redis", "--allow-skip", "--scenarios", "key-reuse",
+                "--redis-url", "redis://127.0.0.1:" + dead);
         assertThat(skipping.exitCode()).as(skipping.out()).isZero();
         assertThat(skipping.out()).contains("SKIP redis: could not be checked")
-                .containsPattern("check: 18 passed, 0 failed, [0-9]+ skipped");
+                .containsPattern("check: [1-9][0-9]* passed, 0 failed, [0-9]+ skipped");
     }
 
     @Test
     void checkReportsOneLinePerFinishedStepOnStandardErrorWhenPiped() throws Exception {
-        Result run = lab("check", "--stores", "memory");
+        // A few scenarios give a first row, skipped ones and several in between; the whole gate adds nothing.
+        Result run = lab("check", "--stores", "memory", "--scenarios",
+                "key-reuse,provider-timeout,store-down,scope,large-result");
         assertThat(run.exitCode()).as(run.out()).isZero();
         List<String> steps = run.err().lines().filter(line -> line.startsWith("lab: [")).toList();
         int total = steps.size();
         assertThat(total).isGreaterThan(5);
-        assertThat(steps.get(0)).startsWith("lab: [1/" + total + "] in-flight/run on memory: PASS (");
+        assertThat(steps.get(0)).startsWith("lab: [1/" + total + "] key-reuse/");
         for (int i = 0; i < total; i++) {
             assertThat(steps.get(i)).startsWith("lab: [" + (i + 1) + "/" + total + "] ");
         }
