@@ -5,6 +5,8 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.idemlab.idempotency.spi.IdempotencyStoreException;
 
 import javax.sql.DataSource;
+import java.time.Duration;
+import java.util.Optional;
 
 /**
  * The pool and driver settings behind a store. Each SPI call borrows a connection for one
@@ -66,6 +68,33 @@ final class ConnectionPool {
             return new HikariDataSource(copy);
         } catch (NoClassDefFoundError noHikari) {
             return null;
+        }
+    }
+
+    /**
+     * What to tell a service whose HikariCP {@code dataSource} makes a caller wait longer for a connection
+     * than the store's own pools would ({@code poolTimeout}): under more load than the pool carries, every
+     * store call waits that long before it fails and the coordinator's failure mode applies, longer than
+     * clients wait (HikariCP's default is 30 s). Empty where the wait is no longer, or the pool is another kind.
+     */
+    static Optional<String> connectionWaitBeyond(DataSource dataSource, Duration poolTimeout) {
+        try {
+            if (!(dataSource instanceof HikariDataSource service)) {
+                return Optional.empty();
+            }
+            long waits = service.getConnectionTimeout();
+            boolean endless = waits == 0 || waits >= Integer.MAX_VALUE; // HikariCP stores "no limit" (0) as the largest int
+            if (!endless && waits <= poolTimeout.toMillis()) {
+                return Optional.empty();
+            }
+            return Optional.of("the service's pool " + (service.getPoolName() == null ? "" : service.getPoolName() + " ")
+                    + "waits " + (endless ? "without end" : "up to " + waits + " ms") + " for a connection, the store's "
+                    + "own pools " + poolTimeout.toMillis() + " ms: under more load than it carries, a reserve or a "
+                    + "lookup waits that long before it fails and the failure mode applies, past what clients wait; give "
+                    + "it a connectionTimeout of " + poolTimeout.toMillis() + " ms or less (with Spring Boot: "
+                    + "spring.datasource.hikari.connection-timeout)");
+        } catch (NoClassDefFoundError noHikari) {
+            return Optional.empty();
         }
     }
 

@@ -100,6 +100,10 @@ public final class PostgresIdempotencyStore implements IdempotencyStore, Complet
         this.renewals = renewals;
         this.ownPools = ownsPool ? List.of((AutoCloseable) dataSource, (AutoCloseable) renewals)
                 : renewals != dataSource ? List.of((AutoCloseable) renewals) : List.of();
+        if (!ownsPool) {
+            ConnectionPool.connectionWaitBeyond(dataSource, config.poolTimeout())
+                    .ifPresent(advice -> LOG.warn("postgres store: {}", advice));
+        }
         this.notifications = new PostgresNotifications(dataSource, sql.channel);
         this.circuit = new StoreCircuit(NAME, "postgres-" + config.table(), config.circuitCoolDown());
         this.sweeper = new ExpirySweeper(config.table(), config.sweepBatch(), this::sweepExpired);
