@@ -14,7 +14,7 @@ import picocli.CommandLine.Command;
                 + "retries while the first request is still running; a reservation with a lease charges once. "
                 + "Every figure comes from a counting fake payment provider's ledger.",
         subcommands = {ScenarioCommand.class, CheckCommand.class, LoadCommand.class, PeersCommand.class, FaultsCommand.class, NemesisCommand.class,
-                CostCommand.class, SweepCommand.class,
+                CostCommand.class, SweepCommand.class, ConsumerLoadCommand.class,
                 ServeCommand.class, ProbeCommand.class,
                 CommandLine.HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",

@@ -1,0 +1,195 @@
+package dev.idemlab.lab.cli;
+
+import dev.idemlab.idempotency.spi.IdempotencyStore;
+import dev.idemlab.idempotency.testsupport.TestKafka;
+import dev.idemlab.lab.infra.StoreBackend;
+import dev.idemlab.lab.infra.StoreBackends;
+import dev.idemlab.lab.load.ConsumerLoad;
+import dev.idemlab.lab.report.ReportFormat;
+import dev.idemlab.lab.load.ConsumerLoad.Mode;
+import dev.idemlab.lab.load.ConsumerLoad.Result;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.Callable;
+
+/** {@code lab consumer-load}: the Kafka adapter's throughput and latency beside a bare consumer's. */
+@Command(name = "consumer-load", mixinStandardHelpOptions = true,
+        description = "Messages per second through the Kafka adapter (the idempotent consumer on a store) beside a "
+                + "bare consumer running the same handler on the same broker, then each one's end-to-end latency at a "
+                + "paced rate. The handler works --handler-ms and charges the provider; a share of the records is "
+                + "sent twice, as a redelivery would be. Every run's charges are read from the provider's ledger: the "
+                + "bare consumer charges the records sent twice again, the adapter must charge each key once. Exits 1 "
+                + "when it does not. On a Kafka broker the lab starts in its own JVM (KRaft, 127.0.0.1), or the one "
+                + "given by --kafka-url.")
+final class ConsumerLoadCommand implements Callable<Integer> {
+
+    /** The adapter's throughput is to be at least this share of the bare consumer's (a 1 ms handler). */
+    static final double TARGET_RATIO = 0.7;
+    private static final Set<String> STORES = Set.of("memory", "redis", "postgres");
+
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    ServerOptions servers;
+
+    @Option(names = "--stores", paramLabel = "STORE[,STORE...]", split = ",", defaultValue = "redis,postgres",
+            description = "The adapter's stores: memory, redis, postgres. Default: ${DEFAULT-VALUE}.")
+    List<String> stores;
+
+    @Option(names = "--messages", paramLabel = "N", defaultValue = "5000",
+            description = "Records with keys of their own in the drained topic, 10 to 1000000. Default: ${DEFAULT-VALUE}.")
+    int messages;
+
+    @Option(names = "--duplicates", paramLabel = "FRACTION", defaultValue = "0.05",
+            description = "The share of those records sent a second time, 0 to 1. Default: ${DEFAULT-VALUE}.")
+    double duplicates;
+
+    @Option(names = "--partitions", paramLabel = "N", defaultValue = "3",
+            description = "The topics' partitions, 1 to 64. Default: ${DEFAULT-VALUE}.")
+    int partitions;
+
+    @Option(names = "--handler-ms", paramLabel = "MS", defaultValue = "1",
+            description = "What the handler works before it charges, 0 to 1000 ms. Default: ${DEFAULT-VALUE}.")
+    int handlerMillis;
+
+    @Option(names = "--paced-rate", paramLabel = "PER_SECOND", defaultValue = "200",
+            description = "Records a second in the paced phase, 1 to 10000. Default: ${DEFAULT-VALUE}.")
+    int pacedRate;
+
+    @Option(names = "--paced-seconds", paramLabel = "N", defaultValue = "10",
+            description = "How long the paced phase produces, 1 to 600 s. Default: ${DEFAULT-VALUE}.")
+    int pacedSeconds;
+
+    @Option(names = "--kafka-url", paramLabel = "URL",
+            description = "Use this Kafka broker (kafka://host:port[,host:port]) as a scratch broker: the run creates "
+                    + "its topics there and deletes them. Also env " + TestKafka.URL_ENV + ". Default: a private broker "
+                    + "in the lab's JVM.")
+    String kafkaUrl;
+
+    @Option(names = "--out", paramLabel = "FILE", description = OutputOptions.OUT_HELP)
+    Path out;
+
+    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
+            description = "table or markdown. Default: ${DEFAULT-VALUE}.")
+    ReportFormat format;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        checkUsage();
+        String url = kafkaUrl != null ? kafkaUrl : System.getenv(TestKafka.URL_ENV);
+        if (url != null && !url.isBlank()) {
+            try {
+                TestKafka.bootstrapServersOf(url.strip());
+            } catch (IllegalStateException e) {
+                throw new UsageException((kafkaUrl != null ? "--kafka-url" : TestKafka.URL_ENV) + ": " + e.getMessage());
+            }
+        }
+        var provisioning = servers.provisioning(stores);
+        OutputOptions output = OutputOptions.tableOrMarkdown(format, out);
+        PrintWriter err = spec.commandLine().getErr();
+        ConsumerLoad.Settings settings = new ConsumerLoad.Settings(messages, duplicates, partitions,
+                Duration.ofMillis(handlerMillis), pacedRate, pacedSeconds);
+        List<Result> results = new ArrayList<>();
+        List<String> serverLines = new ArrayList<>();
+        String broker;
+        try (TestKafka kafka = TestKafka.provide(url == null || url.isBlank() ? null : url.strip())) {
+            broker = kafka.toString();
+            err.println("consumer-load: broker " + broker);
+            err.flush();
+            ConsumerLoad load = new ConsumerLoad(kafka, settings, line -> {
+                err.println("consumer-load: " + line);
+                err.flush();
+            });
+            results.add(load.run(Mode.BARE, null, null));
+            for (String store : stores) {
+                try (StoreBackend backend = StoreBackends.open(store, provisioning)) {
+                    serverLines.add(backend.server().describeWithDurability());
+                    try (IdempotencyStore opened = backend.openStore()) {
+                        results.add(load.run(Mode.ADAPTER, store, opened));
+                    }
+                }
+            }
+        }
+        output.emit(render(settings, broker, serverLines, results, format == ReportFormat.MARKDOWN), spec.commandLine().getOut());
+        boolean once = results.stream().filter(r -> r.mode() == Mode.ADAPTER).allMatch(Result::oncePerKey);
+        return once ? 0 : 1;
+    }
+
+    private void checkUsage() {
+        for (String store : stores) {
+            if (!STORES.contains(store)) {
+                throw new UsageException("--stores takes memory, redis and postgres (a store the adapter runs on), got '"
+                        + store + "'");
+            }
+        }
+        range("--messages", messages, 10, 1_000_000);
+        range("--partitions", partitions, 1, 64);
+        range("--handler-ms", handlerMillis, 0, 1000);
+        range("--paced-rate", pacedRate, 1, 10_000);
+        range("--paced-seconds", pacedSeconds, 1, 600);
+        if (!(duplicates >= 0 && duplicates <= 1)) {
+            throw new UsageException("--duplicates must be a fraction from 0 to 1, got " + duplicates);
+        }
+    }
+
+    private static void range(String option, int value, int low, int high) {
+        if (value < low || value > high) {
+            throw new UsageException(option + " must be from " + low + " to " + high + ", got " + value);
+        }
+    }
+
+    static String render(ConsumerLoad.Settings settings, String broker, List<String> servers, List<Result> results,
+                         boolean markdown) {
+        StringBuilder out = new StringBuilder();
+        double bare = results.stream().filter(r -> r.mode() == Mode.BARE).mapToDouble(Result::perSecond).findFirst().orElse(0);
+        out.append(String.format(Locale.ROOT, "%sone consumer (one thread) per run on %s; %,d records with keys of their "
+                        + "own over %d partitions, %.0f%% of them sent twice; the handler works %d ms, then charges the "
+                        + "provider in this JVM (which does not deduplicate). Drained: the topic filled first, then "
+                        + "consumed; paced: %d records a second for %d s, end-to-end latency from the producer's "
+                        + "timestamp to the handling's end. Stores: %s.%n%n",
+                markdown ? "" : "consumer-load: ", broker, settings.messages(), settings.partitions(),
+                settings.duplicateShare() * 100, settings.handlerTime().toMillis(), settings.pacedRate(),
+                settings.pacedSeconds(), servers.isEmpty() ? "none" : String.join("; ", servers)));
+        out.append(markdown
+                ? "| consumer | deliveries | charges (ledger) | keys charged twice | keys never charged | msg/s drained | "
+                        + "x bare | paced p50 | paced p99 | paced charges for keys |\n|---|---|---|---|---|---|---|---|---|---|\n"
+                : String.format(Locale.ROOT, "%-22s %10s %8s %7s %7s %9s %6s %9s %9s %12s%n", "consumer", "deliveries",
+                        "charges", "twice", "never", "msg/s", "x bare", "p50", "p99", "paced"));
+        for (Result r : results) {
+            String name = r.mode() == Mode.BARE ? "bare consumer" : "adapter on " + r.store();
+            String ratio = r.mode() == Mode.BARE || bare <= 0 ? "1.00" : String.format(Locale.ROOT, "%.2f", r.perSecond() / bare);
+            String p50 = String.format(Locale.ROOT, "%.1f ms", r.p50Micros() / 1000.0);
+            String p99 = String.format(Locale.ROOT, "%.1f ms", r.p99Micros() / 1000.0);
+            String paced = String.format(Locale.ROOT, "%,d for %,d", r.pacedCharges(), r.pacedKeys());
+            out.append(String.format(Locale.ROOT, markdown ? "| %s | %,d | %,d | %,d | %,d | %,.0f | %s | %s | %s | %s |%n"
+                            : "%-22s %,10d %,8d %,7d %,7d %,9.0f %6s %9s %9s %12s%n", name, r.deliveries(), r.charges(),
+                    r.keysChargedTwice(), r.keys() - r.keysCharged(), r.perSecond(), ratio, p50, p99, paced));
+        }
+        out.append(markdown ? "\n" : "");
+        for (Result r : results) {
+            if (r.mode() == Mode.BARE) {
+                continue;
+            }
+            double ratio = bare <= 0 ? 0 : r.perSecond() / bare;
+            out.append(String.format(Locale.ROOT, "%sadapter on %s: %s; %.2fx the bare consumer's throughput, %s the "
+                            + "target of %.1fx%n", markdown ? "* " : "", r.store(),
+                    r.oncePerKey() ? "one charge per key, none lost (ledger)" : "NOT one charge per key (ledger): "
+                            + r.charges() + " charges for " + r.keys() + " keys, " + r.keysChargedTwice() + " charged twice, "
+                            + (r.keys() - r.keysCharged()) + " never; paced " + r.pacedCharges() + " for " + r.pacedKeys(),
+                    ratio, ratio >= TARGET_RATIO ? "meeting" : "missing", TARGET_RATIO));
+        }
+        return out.toString();
+    }
+}
