@@ -47,6 +47,7 @@ steps=(
   "load|bash scripts/load.sh"
   "load-cluster|bash scripts/load.sh --cluster"
   "http-workers|bash scripts/load.sh --http-workers"
+  "consumer-load|bash scripts/consumer-load.sh"
 )
 # The counted steps, by lane, run at once; then the nemesis alone (its four stores at once fill the
 # machine), and the mutants alone (a nemesis each, one after the other); every other step is timed and
@@ -54,7 +55,7 @@ steps=(
 lanes=("scenarios faults peers failover" "failures" "sweep")
 alone_first=(nemesis nemesis-layers mutants)
 # Settings the scripts read from the environment: a publish uses its own, never the caller's.
-overrides=(STORES RATES RATE RECORDS ROUNDS ONLY STALL_ONLY SCENARIOS_ONLY STALL_DURATION ITERATIONS
+overrides=(STORES MESSAGES RATES RATE RECORDS ROUNDS ONLY STALL_ONLY SCENARIOS_ONLY STALL_DURATION ITERATIONS
   ITERATION_TIME DURABLE NEMESIS_PARALLEL NEMESIS_THROUGH NEMESIS_THROUGH_DURATION NEMESIS_LAYERS_ONLY DURATION)
 
 usage() {

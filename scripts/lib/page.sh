@@ -37,7 +37,8 @@ page_server() {
     redis-cluster) echo "redis-cluster 6.2.11 (private local cluster of the bundled binary, 3 masters + 3 replicas on 127.0.0.1): no persistence, and replication is asynchronous, so a failover can lose acknowledged writes" ;;
     postgres) echo "postgres 14.15 (bundled binary, private instance on 127.0.0.1): fsync=off, synchronous_commit=off, so a crash of the machine can lose committed rows" ;;
     postgres-durable) echo "postgres 14.15 (bundled binary, private instance on 127.0.0.1): fsync=on, synchronous_commit=on, so a committed row survives a crash" ;;
-    *) echo "page.sh: unknown server kind '$1' (known: memory memory-servers jvm redis redis-durable redis-cluster postgres postgres-durable)" >&2
+    kafka) echo "kafka 4.1.2 (one KRaft broker+controller inside the lab's JVM, private, on 127.0.0.1): replication factor 1, producers acks=all on that one replica, the log flushed by the OS (no fsync per record), so a crash of the machine can lose acknowledged records and committed offsets" ;;
+    *) echo "page.sh: unknown server kind '$1' (known: memory memory-servers jvm redis redis-durable redis-cluster postgres postgres-durable kafka)" >&2
        return 2 ;;
   esac
 }

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The Kafka adapter's throughput beside a bare consumer's, on a broker the lab starts, with the ledger
+# checked: writes results/load/consumer.md.
+#
+#   bash scripts/consumer-load.sh                     5,000 records, a 1 ms handler, Redis and PostgreSQL
+#   MESSAGES=20000 bash scripts/consumer-load.sh      a longer drain
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib/page.sh
+
+jar=lab/target/lab.jar
+if [[ ! -f "$jar" ]]; then
+  echo "building $jar"
+  ./mvnw -B -q package -DskipTests
+fi
+messages="${MESSAGES:-5000}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+status=0
+java -jar "$jar" consumer-load --messages "$messages" --format markdown --out "$work/consumer.md" || status=$?
+out=results/load/consumer.md
+if [[ ! -s "$work/consumer.md" ]]; then
+  echo "lab consumer-load wrote no report (exit $status); $out left as it was" >&2
+  exit 1
+fi
+mkdir -p results/load
+{
+  echo "# The Kafka adapter under load"
+  echo
+  echo "The lab ran \`java -jar lab/target/lab.jar consumer-load --messages $messages --format markdown\`: the same"
+  echo "handler (1 ms of work, then a charge) behind a bare consumer (handle, then commit the poll) and behind"
+  echo "the adapter (the coordinator's reservation per record, offsets committed only past finished records),"
+  echo "one consumer thread each, on one broker. \"x bare\" is the drained throughput as a share of the bare"
+  echo "consumer's in the same run; the target is 0.7x. The charges are the provider's ledger: the bare"
+  echo "consumer charges every record sent twice again, which is what the adapter is for."
+  echo
+  cat "$work/consumer.md"
+} > "$work/page.md"
+command="bash scripts/consumer-load.sh"
+[[ -n "${MESSAGES:-}" ]] && command="MESSAGES=$MESSAGES $command"
+cp "$work/page.md" "$out"
+page_stamp "$out" "The Kafka adapter under load" "$command" kafka redis postgres
+echo "wrote $out"
+exit "$status"
