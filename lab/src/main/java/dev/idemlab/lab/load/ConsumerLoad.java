@@ -42,7 +42,8 @@ import java.util.function.Consumer;
  * {@link IdempotentRecordHandler}) beside a bare consumer running the same handler on the same broker,
  * and each one's end-to-end latency at a paced rate; every figure checked against the provider's ledger.
  *
- * <p>One run is one consumer (one thread, as a Kafka consumer is driven) on a fresh topic:
+ * <p>One run is one consumer (one thread, as a Kafka consumer is driven) on a fresh topic, after a
+ * warm-up of up to {@value #WARM_UP_RECORDS} records on a topic and a provider of their own:
  * <ol>
  *   <li><b>drain</b>: the topic is filled first ({@code messages} charge records with keys of their own,
  *       and a share of them sent twice, as a producer's retry or a redelivery would), then consumed to the
@@ -80,6 +81,7 @@ public final class ConsumerLoad {
     private static final String OPERATION = "orders.charge";
     private static final ResultCodec<Charge> CHARGE = ResultCodec.json(Charge.class);
     private static final Duration PATIENCE = Duration.ofMinutes(2);
+    private static final int WARM_UP_RECORDS = 1000;
 
     private final TestKafka kafka;
     private final Settings settings;
@@ -105,6 +107,7 @@ public final class ConsumerLoad {
         Loop loop = mode == Mode.BARE ? new BareLoop(handler(provider)) : new AdapterLoop(coordinator, provider);
 
         int run = ++runs;
+        warmUp(mode, store, run);
         String drainTopic = kafka.createTopic("consumer-load-drain-" + run, settings.partitions());
         progress.accept(label + ": filling " + drainTopic + " with " + settings.messages() + " records");
         Sent drain = produceAll(drainTopic);
@@ -131,6 +134,25 @@ public final class ConsumerLoad {
                 afterDrain.charges(), afterDrain.keysCharged(), afterDrain.keysChargedTwice(), drained.perSecond(),
                 latency.getValueAtPercentile(50), latency.getValueAtPercentile(99), pacedDeliveries, pacedKeys.size(),
                 pacedCharges);
+    }
+
+    /**
+     * Drains a small topic first with a loop of the same kind on its own provider, unmeasured, so that
+     * neither loop is timed while this JVM still compiles its code (the first run would pay for every later).
+     */
+    private void warmUp(Mode mode, IdempotencyStore store, int run) throws InterruptedException {
+        int records = Math.min(WARM_UP_RECORDS, settings.messages());
+        FakePaymentProvider provider = FakePaymentProvider.builder().latency(Duration.ZERO).deduplicateOnKey(false).build();
+        Loop loop = mode == Mode.BARE ? new BareLoop(handler(provider))
+                : new AdapterLoop(IdempotencyCoordinator.builder(store).config(IdempotencyConfig.ofDefaults()).build(), provider);
+        String topic = kafka.createTopic("consumer-load-warm-up-" + run, settings.partitions());
+        try (KafkaProducer<String, String> producer = producer()) {
+            for (int i = 0; i < records; i++) {
+                producer.send(record(topic, "warm-up-" + run + "-" + i));
+            }
+            producer.flush();
+        }
+        loop.consume(topic, records, null);
     }
 
     /** The handler both loops run: the work, then the charge under the record's downstream key. */
