@@ -16,13 +16,13 @@ class ConsumerLoadCommandTest {
 
     @Test
     void theBareConsumerChargesRedeliveriesAgainAndTheAdapterEveryKeyOnce() {
-        LabRun run = LabRun.of("consumer-load", "--stores", "memory", "--messages", "200", "--duplicates", "0.1",
-                "--partitions", "2", "--paced-rate", "50", "--paced-seconds", "2");
+        LabRun run = LabRun.of("consumer-load", "--stores", "memory", "--messages", "100", "--duplicates", "0.1",
+                "--partitions", "2", "--paced-rate", "50", "--paced-seconds", "1");
         assertThat(run.exitCode()).as(run.out() + run.err()).isZero();
-        assertThat(run.err()).contains("consumer-load: broker Kafka ").contains("draining 220 deliveries");
+        assertThat(run.err()).contains("consumer-load: broker Kafka ").contains("draining 110 deliveries");
         // deliveries, charges, keys charged twice, keys never charged
-        assertThat(row(run.out(), "bare consumer")).containsExactly(220, 220, 20, 0);
-        assertThat(row(run.out(), "adapter on memory")).containsExactly(220, 200, 0, 0);
+        assertThat(row(run.out(), "bare consumer")).containsExactly(110, 110, 10, 0);
+        assertThat(row(run.out(), "adapter on memory")).containsExactly(110, 100, 0, 0);
         assertThat(run.out()).contains("adapter on memory: one charge per key, none lost (ledger)")
                 .containsPattern("[0-9.]+x the bare consumer's throughput, (meeting|missing) the target of 0.7x");
     }
