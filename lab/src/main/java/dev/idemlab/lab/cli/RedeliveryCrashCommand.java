@@ -20,8 +20,8 @@ import java.util.List;
                 + "delivered the record once A's session ran out, and handles it the same way. Each row reads the "
                 + "charges from the provider's ledger, the inbox's order rows from lab_orders, and whether the record "
                 + "was handled from the offset the broker holds for the group. Killed after the charge, a "
-                + "processed-messages table and the adapter charge twice; the adapter with the downstream key at a "
-                + "deduplicating provider, and the inbox (PostgreSQL only), once. Needs --store redis or postgres "
+                + "processed-messages table, the adapter and the inbox (PostgreSQL only; one order row) charge twice; "
+                + "each with the downstream key at a deduplicating provider, once. Needs --store redis or postgres "
                 + "(the child reaches the store by URL). On a Kafka broker the lab starts in its own JVM (KRaft, "
                 + "127.0.0.1), or the one given by --kafka-url. No child JVM is left running.")
 final class RedeliveryCrashCommand extends AbstractScenarioCommand {
@@ -30,8 +30,9 @@ final class RedeliveryCrashCommand extends AbstractScenarioCommand {
             description = "How the consumers protect the charge: processed-table (a processed-messages table written "
                     + "after handling), adapter (idempotency-kafka, redelivery WAIT), adapter-downstream-key (the same, "
                     + "the downstream key passed to a provider that deduplicates), inbox (PostgreSQL: the order row "
-                    + "written in the transaction that completes the record's key, with the downstream key), or all. "
-                    + "Default: all (the inbox on PostgreSQL only).")
+                    + "written in the transaction that completes the record's key), inbox-downstream-key (the same, "
+                    + "the downstream key passed to a provider that deduplicates), or all. Default: all (the inbox's "
+                    + "two on PostgreSQL only).")
     String mode = "all";
 
     @Option(names = "--at", paramLabel = "BOUNDARY",

@@ -27,15 +27,19 @@ enum RedeliveryCrashMode {
     ADAPTER("the adapter, redelivery WAIT", LabPolicy.WAIT, false, false),
     /** The adapter, the context's downstream key passed to a provider that deduplicates on it. */
     ADAPTER_DOWNSTREAM_KEY("the adapter with the downstream key, provider deduplicating", LabPolicy.WAIT, true, false),
-    /** The inbox: the order row written in the transaction that completes the key; the downstream key too. */
-    INBOX("the inbox on PostgreSQL with the downstream key, provider deduplicating",
-            LabPolicy.WAIT, true, true);
+    /** The inbox: the order row written in the transaction that completes the record's key. */
+    INBOX("the inbox on PostgreSQL, order row and record in one transaction", LabPolicy.WAIT, false, true),
+    /** The inbox, the context's downstream key passed to a provider that deduplicates on it. */
+    INBOX_DOWNSTREAM_KEY("the inbox with the downstream key, provider deduplicating", LabPolicy.WAIT, true, true);
 
     /** Each delivery of the record, as its value is read: not a boundary, a consumer never stops there. */
     static final String DELIVERED = "record_delivered";
     /** Inside the handler, before the charge (the adapter's reservation is taken by then). */
     static final String RECEIVED = "record_received";
-    /** The provider answered; the processed row, the completion or the inbox's transaction not yet written. */
+    /**
+     * The provider answered; the processed row or the completion not yet written (in the inbox, the order
+     * row written in its transaction, which has not committed).
+     */
     static final String CHARGED = "charge_created";
     /** The handling returned (processed row or completion written), the offset not yet committed. */
     static final String COMPLETED = "record_completed";
@@ -89,18 +93,23 @@ enum RedeliveryCrashMode {
                                                            InboxOrders orders, Boundaries boundaries) {
         RecordHandler<String, String, Charge> charge = (record, context) -> {
             boundaries.reached(RECEIVED);
-            Charge made = provider.charge(ScenarioSettings.ORDER_ID, ScenarioSettings.AMOUNT,
+            return provider.charge(ScenarioSettings.ORDER_ID, ScenarioSettings.AMOUNT,
                     downstreamKey ? context.downstreamKey() : null);
-            boundaries.reached(CHARGED);
-            return made;
         };
         IdempotentRecordHandler.Builder<String, String, Charge> builder = !inbox
-                ? IdempotentRecordHandler.builder(coordinator, ChargeClient.OPERATION, ChargeClient.CHARGE, charge)
+                ? IdempotentRecordHandler.builder(coordinator, ChargeClient.OPERATION, ChargeClient.CHARGE,
+                        (record, context) -> {
+                            Charge made = charge.handle(record, context);
+                            boundaries.reached(CHARGED);
+                            return made;
+                        })
                 : IdempotentRecordHandler.inbox(coordinator, ChargeClient.OPERATION, ChargeClient.CHARGE,
                         (TransactionalRecordHandler<String, String, Charge>) record -> orders.local.inTransaction(
                                 (connection, context) -> {
                                     Charge made = charge.handle(record, context);
                                     orders.insert(connection, made);
+                                    // killed here, the order row is written but not committed, nor the key completed
+                                    boundaries.reached(CHARGED);
                                     return made;
                                 }));
         return builder.redelivery(RedeliveryPolicy.WAIT)

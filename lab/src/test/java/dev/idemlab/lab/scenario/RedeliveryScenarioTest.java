@@ -134,9 +134,10 @@ class RedeliveryScenarioTest {
         }
 
         @Test
-        void theInboxChargesOnceAndLeavesOneOrderRow() throws InterruptedException {
-            ScenarioRun run = run("inbox", "charge_created");
+        void theInboxWithTheDownstreamKeyChargesOnceAndLeavesOneOrderRow() throws InterruptedException {
+            ScenarioRun run = run("inbox-downstream-key", "charge_created");
             assertThat(run.charges()).as("the ledger").containsExactly("ch_1");
+            // A had written its order row when it was killed: one row means its transaction rolled back
             assertThat(run.settings()).as("order rows read back from lab_orders").containsEntry("orders", 1);
         }
     }
