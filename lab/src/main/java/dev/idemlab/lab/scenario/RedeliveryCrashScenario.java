@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The redelivery table's second table: consumer A of group G runs in a child JVM and is killed with
@@ -120,39 +121,58 @@ public final class RedeliveryCrashScenario implements Scenario {
                 orders.local = LocalEffects.of((PostgresIdempotencyStore) raw);
             }
             List<CallerResult> callers = new ArrayList<>();
-            long pid;
-            try (ChildHolder a = ChildHolder.start(endpoint, timeline, RedeliveryCrashConsumerMain.class, mode.name(),
-                    boundary, broker.kafka().bootstrapServers(), topic, group, prefix, Long.toString(LEASE.toMillis()),
-                    provider.where(), Integer.toString(sessionMs), orders.ref)) {
-                pid = a.pid();
-                long startMs = timeline.nowMs();
-                String at = a.await(RedeliveryCrashConsumerMain.AT);
-                int exit = a.kill();
-                callers.add(new CallerResult(HolderMain.CALLER, startMs, timeline.nowMs(), "killed at " + at,
-                        "sigkill, exit " + exit, provider.client().chargeCount()));
-            }
+            long pid = killA(endpoint, timeline, topic, group, prefix, provider, sessionMs, orders, callers);
             IdempotencyCoordinator coordinator = context.coordinator(new TimelineStore(raw, timeline), mode.policy,
                     config -> config.lease(LEASE).waitTimeout(LEASE.multipliedBy(5)));
-            java.util.concurrent.atomic.AtomicReference<RedeliveryConsumer> self = new java.util.concurrent.atomic.AtomicReference<>();
-            RedeliveryConsumer b = new RedeliveryConsumer("B", broker.kafka().bootstrapServers(), group, topic,
-                    Map.of(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, sessionMs),
-                    mode.handler(coordinator, provider.client(), orders, reached -> {
-                        if (reached.equals(RedeliveryCrashMode.DELIVERED) && self.get() != null) {
-                            self.get().received();
-                        }
-                    }), start, () -> provider.chargeIds().size(), true);
-            self.set(b);
-            try {
-                b.awaitAnswer(PATIENCE);
-            } finally {
-                b.stop();
-            }
-            callers.add(b.result(RedeliveryScenario.outcome(b, coordinator)));
+            callers.add(redeliverToB(coordinator, topic, group, provider, sessionMs, orders, start));
             return report(context, callers, provider.chargeIds(), coordinator, group, topic, endpoint, orders, pid,
                     sessionMs, timeline);
         } catch (SQLException e) {
             throw new IllegalStateException("cannot create or read the orders table: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Starts consumer A in a child JVM, waits until it reached the boundary, and kills it there with
+     * SIGKILL; adds its row to {@code callers} and returns its pid. The child is reaped whatever happens.
+     */
+    private long killA(StoreEndpoint endpoint, Timeline timeline, String topic, String group, String prefix,
+                       ScenarioProvider provider, int sessionMs, InboxOrders orders, List<CallerResult> callers)
+            throws InterruptedException {
+        try (ChildHolder a = ChildHolder.start(endpoint, timeline, RedeliveryCrashConsumerMain.class, mode.name(),
+                boundary, broker.kafka().bootstrapServers(), topic, group, prefix, Long.toString(LEASE.toMillis()),
+                provider.where(), Integer.toString(sessionMs), orders.ref)) {
+            long startMs = timeline.nowMs();
+            String at = a.await(RedeliveryCrashConsumerMain.AT);
+            int exit = a.kill();
+            callers.add(new CallerResult(HolderMain.CALLER, startMs, timeline.nowMs(), "killed at " + at,
+                    "sigkill, exit " + exit, provider.client().chargeCount()));
+            return a.pid();
+        }
+    }
+
+    /**
+     * Consumer B joins the group in this JVM, is delivered the record once A's session ran out, and handles
+     * it through the mode; returns its row once it answered (or the patience ran out), B stopped.
+     */
+    private CallerResult redeliverToB(IdempotencyCoordinator coordinator, String topic, String group,
+                                      ScenarioProvider provider, int sessionMs, InboxOrders orders, AtomicLong start)
+            throws InterruptedException {
+        AtomicReference<RedeliveryConsumer> self = new AtomicReference<>();
+        RedeliveryConsumer b = new RedeliveryConsumer("B", broker.kafka().bootstrapServers(), group, topic,
+                Map.of(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, sessionMs),
+                mode.handler(coordinator, provider.client(), orders, reached -> {
+                    if (reached.equals(RedeliveryCrashMode.DELIVERED) && self.get() != null) {
+                        self.get().received();
+                    }
+                }), start, () -> provider.chargeIds().size(), true);
+        self.set(b);
+        try {
+            b.awaitAnswer(PATIENCE);
+        } finally {
+            b.stop();
+        }
+        return b.result(RedeliveryScenario.outcome(b, coordinator));
     }
 
     private ScenarioRun report(ScenarioContext context, List<CallerResult> callers, List<String> charges,
