@@ -2,6 +2,7 @@ package dev.idemlab.lab.scenario;
 
 import dev.idemlab.idempotency.IdempotencyConfig;
 import dev.idemlab.idempotency.IdempotencyCoordinator;
+import dev.idemlab.idempotency.StoreFailureMode;
 import dev.idemlab.idempotency.Ticker;
 import dev.idemlab.idempotency.kafka.IdempotentConsumer;
 import dev.idemlab.idempotency.kafka.PollSummary;
@@ -37,8 +38,9 @@ import java.util.Map;
  * handling further.
  *
  * <p>Arguments: {@code MODE BOUNDARY BOOTSTRAP_SERVERS TOPIC GROUP PREFIX LEASE_MS PROVIDER_URL
- * SESSION_TIMEOUT_MS ORDER_REF}, MODE a {@link RedeliveryCrashMode} name and BOUNDARY one of {@link
- * RedeliveryCrashMode#BOUNDARIES}. Not an entry point for people: the lab starts it.
+ * SESSION_TIMEOUT_MS ORDER_REF ON_STORE_FAILURE}, MODE a {@link RedeliveryCrashMode} name, BOUNDARY one of
+ * {@link RedeliveryCrashMode#BOUNDARIES} and ON_STORE_FAILURE a {@link StoreFailureMode} name (the run's, as
+ * consumer B has it). Not an entry point for people: the lab starts it.
  */
 public final class RedeliveryCrashConsumerMain {
 
@@ -59,6 +61,7 @@ public final class RedeliveryCrashConsumerMain {
         URI providerUri = URI.create(args[7]);
         int sessionTimeoutMs = Integer.parseInt(args[8]);
         String orderRef = args[9];
+        StoreFailureMode onStoreFailure = StoreFailureMode.valueOf(args[10]);
 
         Timeline timeline = new Timeline(event -> out.println(HolderMain.EVENT + event.from() + "\t" + event.to() + "\t"
                 + event.reply() + "\t" + event.message().replace('\t', ' ').replace('\n', ' ')));
@@ -73,7 +76,8 @@ public final class RedeliveryCrashConsumerMain {
             raw.lookup(ChargeClient.OPERATION + ":warm-up");
             IdempotencyStore store = new TimelineStore(raw, timeline);
             IdempotencyCoordinator coordinator = CoordinatorFactory.LIBRARY.create(store, mode.policy,
-                    IdempotencyConfig.custom().lease(lease).waitTimeout(lease.multipliedBy(5)).build());
+                    IdempotencyConfig.custom().lease(lease).waitTimeout(lease.multipliedBy(5))
+                            .storeFailureMode(onStoreFailure).build());
             InboxOrders orders = mode.inbox
                     ? new InboxOrders(orderRef, LocalEffects.of((PostgresIdempotencyStore) raw)) : null;
             Map<String, Object> config = RedeliveryConsumer.config(servers, group, "A", Map.of(

@@ -1,6 +1,7 @@
 package dev.idemlab.lab.scenario;
 
 import dev.idemlab.idempotency.IdempotencyCoordinator;
+import dev.idemlab.idempotency.StoreFailureMode;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.idempotency.store.postgres.LocalEffects;
 import dev.idemlab.idempotency.store.postgres.PostgresIdempotencyStore;
@@ -121,7 +122,8 @@ public final class RedeliveryCrashScenario implements Scenario {
                 orders.local = LocalEffects.of((PostgresIdempotencyStore) raw);
             }
             List<CallerResult> callers = new ArrayList<>();
-            long pid = killA(endpoint, timeline, topic, group, prefix, provider, sessionMs, orders, callers);
+            long pid = killA(endpoint, timeline, topic, group, prefix, provider, sessionMs, orders,
+                    context.settings().storeFailureMode(), callers);
             IdempotencyCoordinator coordinator = context.coordinator(new TimelineStore(raw, timeline), mode.policy,
                     config -> config.lease(LEASE).waitTimeout(LEASE.multipliedBy(5)));
             callers.add(redeliverToB(coordinator, topic, group, provider, sessionMs, orders, start));
@@ -137,11 +139,11 @@ public final class RedeliveryCrashScenario implements Scenario {
      * SIGKILL; adds its row to {@code callers} and returns its pid. The child is reaped whatever happens.
      */
     private long killA(StoreEndpoint endpoint, Timeline timeline, String topic, String group, String prefix,
-                       ScenarioProvider provider, int sessionMs, InboxOrders orders, List<CallerResult> callers)
-            throws InterruptedException {
+                       ScenarioProvider provider, int sessionMs, InboxOrders orders, StoreFailureMode onStoreFailure,
+                       List<CallerResult> callers) throws InterruptedException {
         try (ChildHolder a = ChildHolder.start(endpoint, timeline, RedeliveryCrashConsumerMain.class, mode.name(),
                 boundary, broker.kafka().bootstrapServers(), topic, group, prefix, Long.toString(LEASE.toMillis()),
-                provider.where(), Integer.toString(sessionMs), orders.ref)) {
+                provider.where(), Integer.toString(sessionMs), orders.ref, onStoreFailure.name())) {
             long startMs = timeline.nowMs();
             String at = a.await(RedeliveryCrashConsumerMain.AT);
             int exit = a.kill();
