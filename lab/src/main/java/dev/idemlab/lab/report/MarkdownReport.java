@@ -28,6 +28,10 @@ final class MarkdownReport {
                 out.append(capitalize(run.note())).append(".\n\n");
             }
             table(run, out);
+            if (Rows.isCrashTable(run)) {
+                String[] row = Rows.crashRow(run);
+                out.append("Read back: ").append(row[3]).append("; ").append(row[4]).append(".\n\n");
+            }
             diagram(run, out);
         }
         return out.toString();

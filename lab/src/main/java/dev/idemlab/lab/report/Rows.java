@@ -16,6 +16,27 @@ final class Rows {
         return run.scenario().equals("in-flight") || run.scenario().equals("redelivery");
     }
 
+    /** Whether a run is a row of the crashed-consumer table: one row per run, with the read-back columns. */
+    static boolean isCrashTable(ScenarioRun run) {
+        return run.scenario().equals("redelivery-crash");
+    }
+
+    /**
+     * The crashed-consumer table's row: the mode and boundary, what each consumer got, the ledger, the
+     * order rows where the mode keeps them, and whether the group committed past the record.
+     */
+    static String[] crashRow(ScenarioRun run) {
+        Object orders = run.settings().get("orders");
+        Object committed = run.settings().get("committedOffset");
+        return new String[] {policyCell(run),
+                "responses=" + list(run.callers().stream().map(Rows::answer).toList()),
+                "charges made=" + list(run.charges()),
+                "order rows=" + (orders == null ? "n/a" : orders),
+                Boolean.TRUE.equals(run.settings().get("recordHandled"))
+                        ? "handled (group offset " + committed + " committed)"
+                        : "NOT handled (group offset " + committed + ")"};
+    }
+
     /** {@code [ch_1, ch_1]}. */
     static String list(List<String> items) {
         return "[" + String.join(", ", items) + "]";
@@ -55,9 +76,12 @@ final class Rows {
     static String settingsLine(ScenarioRun run) {
         Map<String, Object> s = run.settings();
         StringBuilder line = new StringBuilder("provider " + s.get("latencyMs") + " ms per charge");
-        if (s.containsKey("broker")) {
+        if (s.containsKey("aMaxPollIntervalMs")) {
             line.append(", consumer B joins at ").append(s.get("retryAtMs")).append(" ms, A's max.poll.interval.ms ")
                     .append(s.get("aMaxPollIntervalMs"));
+        } else if (s.containsKey("sessionTimeoutMs")) {
+            line.append(", consumer A in a child JVM killed with SIGKILL, then B joins the group; session.timeout.ms ")
+                    .append(s.get("sessionTimeoutMs"));
         } else if (s.containsKey("retryAtMs")) {
             line.append(", retries at ").append(s.get("retryAtMs")).append(" ms, ").append(s.get("callers")).append(" callers");
         }

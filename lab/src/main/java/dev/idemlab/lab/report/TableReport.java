@@ -38,6 +38,10 @@ final class TableReport {
                 flush(rows, out);
                 out.append("  ").append(run.note()).append('\n');
             }
+            if (Rows.isCrashTable(run)) {
+                rows.add(Rows.crashRow(run));
+                continue;
+            }
             if (!Rows.isRace(run) && runsPerScenario.get(run.scenario()) > 1) {
                 flush(rows, out);
                 out.append("  ").append(Rows.policyCell(run)).append(":\n");

@@ -46,6 +46,7 @@ public final class Expectations {
                     "large-result", "eviction" -> FailureExpectations.check(run, problems);
             case "crash-mid-order", "stale-holder-order" -> FailureExpectations.checkOrder(run, problems);
             case FailoverScenario.NAME -> checkFailover(run, problems);
+            case RedeliveryCrashScenario.NAME -> FailureExpectations.checkRedeliveryCrash(run, problems);
             default -> problems.add("no expectation is known for scenario " + run.scenario());
         }
         Object client = run.settings().containsKey("target") ? run.settings().get("target") : run.settings().get("client");

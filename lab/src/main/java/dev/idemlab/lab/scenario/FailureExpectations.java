@@ -78,6 +78,37 @@ final class FailureExpectations {
     }
 
     /**
+     * A consumer killed at a boundary of handling the charge record, and the record redelivered to another
+     * member of its group ({@code redelivery-crash}). Killed after the charge, a mode that does not pass the
+     * downstream key to a deduplicating provider must show the second charge (else the crash was not
+     * reproduced); every other row exactly one charge. In every row the record must have been handled: the
+     * group's committed offset past it (nothing lost), the child gone, and the inbox one order row.
+     */
+    static void checkRedeliveryCrash(ScenarioRun run, List<String> problems) {
+        boolean mitigated = Boolean.TRUE.equals(run.settings().get("mitigated"));
+        boolean afterCharge = "charge_created".equals(run.settings().get("boundary"));
+        int charges = run.charges().size();
+        if (afterCharge && !mitigated && charges < 2) {
+            problems.add(run.label() + " did not charge twice (ledger " + run.charges()
+                    + "): the crash was not reproduced and the lab has lost its point");
+        } else if ((!afterCharge || mitigated) && charges != 1) {
+            problems.add(run.label() + " must charge exactly once, the ledger has " + run.charges());
+        }
+        if (!Boolean.TRUE.equals(run.settings().get("recordHandled"))) {
+            problems.add(run.label() + ": the record was not handled, the group's committed offset is "
+                    + run.settings().get("committedOffset") + ", not 1 (past the record)");
+        }
+        Object orders = run.settings().get("orders");
+        if (orders != null && ((Number) orders).intValue() != 1) {
+            problems.add(run.label() + " must leave exactly one order row, read back " + orders);
+        }
+        if (Boolean.TRUE.equals(run.settings().get("holderAliveAfterRun"))) {
+            problems.add(run.label() + ": the killed consumer's JVM (pid " + run.settings().get("holderPid")
+                    + ") is still alive");
+        }
+    }
+
+    /**
      * A holder killed inside the workflow's charge step, at a provider that does not deduplicate, and a
      * retry that finds the step of unknown outcome. One order in every case (the order's step had its
      * recovery point). Re-run: two charges when the holder died after the provider answered (the duplicate

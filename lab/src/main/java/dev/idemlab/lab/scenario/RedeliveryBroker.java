@@ -1,6 +1,26 @@
 package dev.idemlab.lab.scenario;
 
+import dev.idemlab.idempotency.kafka.IdempotentRecordHandler;
 import dev.idemlab.idempotency.testsupport.TestKafka;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The Kafka broker of one {@code lab scenario redelivery} run: the one given by {@code --kafka-url} (or
@@ -11,9 +31,12 @@ import dev.idemlab.idempotency.testsupport.TestKafka;
  */
 public final class RedeliveryBroker implements AutoCloseable {
 
+    private static final Duration PATIENCE = Duration.ofSeconds(30);
+
     private final String url;
     private TestKafka kafka;
     private int topics;
+    private Integer minSessionTimeoutMs;
 
     /** A broker from {@code url}, or a private one when {@code url} is {@code null} or blank. */
     public RedeliveryBroker(String url) {
@@ -36,6 +59,101 @@ public final class RedeliveryBroker implements AutoCloseable {
     /** One line for the report: {@code Kafka 4.1.2 at 127.0.0.1:40949 (in-process ...)}. */
     synchronized String describe() {
         return kafka().toString();
+    }
+
+    /**
+     * Sends the "charge order 42" record to partition 0 of {@code topic}, its idempotency key in the
+     * adapter's default header, and waits until the broker has it.
+     */
+    void sendCharge(String topic, String key) {
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka().bootstrapServers()),
+                new StringSerializer(), new StringSerializer())) {
+            ProducerRecord<String, String> record = new ProducerRecord<>(topic, 0, null,
+                    "{\"order_id\":\"" + ScenarioSettings.ORDER_ID + "\",\"amount\":" + ScenarioSettings.AMOUNT + "}");
+            record.headers().add(IdempotentRecordHandler.DEFAULT_KEY_HEADER, key.getBytes(StandardCharsets.UTF_8));
+            producer.send(record).get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("cannot send the charge record to " + topic + " on " + describe()
+                    + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while sending the charge record", e);
+        }
+    }
+
+    /**
+     * The offset {@code group} has committed for partition 0 of {@code topic}, as the broker's group
+     * coordinator reports it; -1 when it has none.
+     */
+    long committedOffset(String group, String topic) {
+        TopicPartition partition = new TopicPartition(topic, 0);
+        try (Admin admin = admin()) {
+            Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(group)
+                    .partitionsToOffsetAndMetadata().get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+            OffsetAndMetadata committed = offsets.get(partition);
+            return committed == null ? -1 : committed.offset();
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("cannot read the committed offsets of group " + group + " on " + describe()
+                    + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while reading the group's committed offsets", e);
+        }
+    }
+
+    /**
+     * Deletes {@code group} (empty by now) from a broker given by URL, which the run leaves as it found it;
+     * a private broker goes with its group. A deletion that fails is reported in the answer, never thrown.
+     *
+     * @return {@code null}, or why the group could not be deleted
+     */
+    String forgetGroup(String group) {
+        if (kafka().isPrivate()) {
+            return null;
+        }
+        try (Admin admin = admin()) {
+            admin.deleteConsumerGroups(List.of(group)).all().get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+            return null;
+        } catch (ExecutionException | TimeoutException e) {
+            return "could not delete consumer group " + group + " from " + describe() + ": " + e.getMessage();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "interrupted while deleting consumer group " + group;
+        }
+    }
+
+    /**
+     * The shortest {@code session.timeout.ms} the broker lets a classic-protocol consumer ask for
+     * ({@code group.min.session.timeout.ms}, read from the broker): a killed member is noticed only once
+     * its session has run out, so the crash table asks for this, or a second where the broker allows less.
+     */
+    synchronized int sessionTimeoutMs() {
+        if (minSessionTimeoutMs == null) {
+            try (Admin admin = admin()) {
+                // every broker of a cluster is configured alike here: the first one answers for them
+                String node = Integer.toString(admin.describeCluster().nodes()
+                        .get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS).iterator().next().id());
+                ConfigResource broker = new ConfigResource(ConfigResource.Type.BROKER, node);
+                Config config = admin.describeConfigs(List.of(broker)).all()
+                        .get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS).get(broker);
+                ConfigEntry min = config.get("group.min.session.timeout.ms");
+                minSessionTimeoutMs = min == null || min.value() == null ? 6000 : Integer.parseInt(min.value());
+            } catch (ExecutionException | TimeoutException e) {
+                throw new IllegalStateException("cannot read group.min.session.timeout.ms of " + describe() + ": "
+                        + e.getMessage(), e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while reading the broker's configuration", e);
+            }
+        }
+        return Math.max(minSessionTimeoutMs, 1000);
+    }
+
+    private Admin admin() {
+        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka().bootstrapServers(),
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) PATIENCE.toMillis(),
+                AdminClientConfig.CLIENT_ID_CONFIG, "idemlab-redelivery-admin"));
     }
 
     /** Stops a private broker, or deletes the run's topics on a given one. */

@@ -60,6 +60,21 @@ final class RedeliveryConsumer {
         this.ledger = ledger;
         this.leaveOnceAnswered = leaveOnceAnswered;
         this.startNanos = startNanos;
+        Map<String, Object> config = config(bootstrapServers, group, name, extra);
+        this.loop = IdempotentConsumer.of(new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer()),
+                handler, Duration.ofMillis(20), dev.idemlab.idempotency.Ticker.system());
+        loop.observe((record, result) -> observe(result));
+        loop.subscribe(List.of(topic));
+        this.thread = new Thread(this::pollUntilStopped, "redelivery-consumer-" + name);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /**
+     * The settings of a member of the scenarios' groups, also a consumer's in a child JVM: manual commits
+     * only, from the earliest record, a quick empty fetch, a frequent heartbeat; then {@code extra}.
+     */
+    static Map<String, Object> config(String bootstrapServers, String group, String name, Map<String, Object> extra) {
         Map<String, Object> config = new HashMap<>(Map.of(
                 ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
                 ConsumerConfig.GROUP_ID_CONFIG, group,
@@ -72,13 +87,7 @@ final class RedeliveryConsumer {
                 ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 20));
         config.putAll(extra);
         IdempotentConsumer.requireManualCommits(config);
-        this.loop = IdempotentConsumer.of(new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer()),
-                handler, Duration.ofMillis(20), dev.idemlab.idempotency.Ticker.system());
-        loop.observe((record, result) -> observe(result));
-        loop.subscribe(List.of(topic));
-        this.thread = new Thread(this::pollUntilStopped, "redelivery-consumer-" + name);
-        thread.setDaemon(true);
-        thread.start();
+        return config;
     }
 
     /** Called by the handler's value reader: the record reached this consumer (first time counts). */
@@ -89,6 +98,7 @@ final class RedeliveryConsumer {
     }
 
     private void observe(RecordResult<?> result) {
+        received(); // by now at the latest, should the handler not have said so
         if (result.outcome() == RecordOutcome.IN_FLIGHT) {
             skipped++;
             return;

@@ -14,23 +14,14 @@ import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.provider.Charge;
 import dev.idemlab.provider.PaymentProvider;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringSerializer;
 
-import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntSupplier;
 import java.util.function.UnaryOperator;
@@ -124,7 +115,7 @@ public final class RedeliveryScenario implements Scenario {
         }
         String topic = broker.freshTopic("redelivery-" + StagedScenario.policyName(policy));
         ScenarioSettings settings = context.settings();
-        send(topic, settings.key());
+        broker.sendCharge(topic, settings.key());
         try (IdempotencyStore store = context.backend().openStore()) {
             return race(context, policy, topic, store, null);
         }
@@ -138,8 +129,8 @@ public final class RedeliveryScenario implements Scenario {
         }
         StoreEndpoint endpoint = StoreEndpoint.of(context.backend()).orElseThrow();
         String topic = broker.freshTopic("redelivery-inbox");
-        send(topic, context.settings().key());
-        Inbox orders = new Inbox("order-" + UUID.randomUUID());
+        broker.sendCharge(topic, context.settings().key());
+        InboxOrders orders = new InboxOrders("order-" + UUID.randomUUID());
         try (PostgresIdempotencyStore store = (PostgresIdempotencyStore) endpoint.open(
                 "idemlab-inbox-" + UUID.randomUUID() + ":")) {
             OrderPlacement.createTable(endpoint);
@@ -156,29 +147,9 @@ public final class RedeliveryScenario implements Scenario {
         }
     }
 
-    /** The inbox's orders: the row each handling writes in its record's transaction, under one reference. */
-    private static final class Inbox {
-        final String ref;
-        LocalEffects local;
-
-        Inbox(String ref) {
-            this.ref = ref;
-        }
-
-        void insert(Connection connection, Charge charge) throws SQLException {
-            try (PreparedStatement insert = connection.prepareStatement("INSERT INTO " + OrderPlacement.TABLE
-                    + " (order_ref, amount, status, charge_id) VALUES (?, ?, 'paid', ?)")) {
-                insert.setString(1, ref);
-                insert.setLong(2, ScenarioSettings.AMOUNT);
-                insert.setString(3, charge.id());
-                insert.executeUpdate();
-            }
-        }
-    }
-
     /** Both consumers on {@code store}, the inbox's orders with it where {@code orders} is given. */
     private ScenarioRun race(ScenarioContext context, LabPolicy policy, String topic, IdempotencyStore store,
-                             Inbox orders) throws InterruptedException {
+                             InboxOrders orders) throws InterruptedException {
         Timeline timeline = new Timeline();
         try (ScenarioProvider provider = context.openProvider(timeline, UnaryOperator.identity())) {
             IdempotencyStore recorded = new TimelineStore(store, timeline);
@@ -191,7 +162,7 @@ public final class RedeliveryScenario implements Scenario {
 
     private ScenarioRun race(ScenarioContext context, LabPolicy policy, String topic, ScenarioProvider provider,
                              Timeline timeline, IdempotencyCoordinator coordinatorA, IdempotencyCoordinator coordinatorB,
-                             Inbox orders) throws InterruptedException {
+                             InboxOrders orders) throws InterruptedException {
         RedeliveryConsumer[] consumers = stage(context.settings(), policy, topic, provider, coordinatorA, coordinatorB,
                 orders);
         List<String> charges = provider.chargeIds();
@@ -214,7 +185,7 @@ public final class RedeliveryScenario implements Scenario {
      */
     private RedeliveryConsumer[] stage(ScenarioSettings settings, LabPolicy policy, String topic, ScenarioProvider provider,
                                       IdempotencyCoordinator coordinatorA, IdempotencyCoordinator coordinatorB,
-                                      Inbox orders) throws InterruptedException {
+                                      InboxOrders orders) throws InterruptedException {
         String group = topic + "-group";
         AtomicLong start = new AtomicLong(System.nanoTime());
         CountDownLatch aCharging = new CountDownLatch(1);
@@ -260,7 +231,7 @@ public final class RedeliveryScenario implements Scenario {
      */
     private static IdempotentRecordHandler<String, String, Charge> handler(
             IdempotencyCoordinator coordinator, LabPolicy policy, RecordHandler<String, String, Charge> charge,
-            java.util.function.Supplier<RedeliveryConsumer> self, CountDownLatch received, Inbox orders) {
+            java.util.function.Supplier<RedeliveryConsumer> self, CountDownLatch received, InboxOrders orders) {
         IdempotentRecordHandler.Builder<String, String, Charge> builder = orders == null
                 ? IdempotentRecordHandler.builder(coordinator, OPERATION, ChargeClient.CHARGE, charge)
                 : IdempotentRecordHandler.inbox(coordinator, OPERATION, ChargeClient.CHARGE,
@@ -285,7 +256,7 @@ public final class RedeliveryScenario implements Scenario {
     }
 
     /** How a consumer's delivery ended, in the in-flight rows' words. */
-    private static String outcome(RedeliveryConsumer consumer, IdempotencyCoordinator coordinator) {
+    static String outcome(RedeliveryConsumer consumer, IdempotencyCoordinator coordinator) {
         if (consumer.answer() == null) {
             return "error";
         }
@@ -316,23 +287,6 @@ public final class RedeliveryScenario implements Scenario {
             note.append("; A's commit was refused (").append(a.commitFailure().getClass().getSimpleName()).append(')');
         }
         return note.toString();
-    }
-
-    private void send(String topic, String key) {
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.kafka().bootstrapServers()),
-                new StringSerializer(), new StringSerializer())) {
-            ProducerRecord<String, String> record = new ProducerRecord<>(topic, 0, null,
-                    "{\"order_id\":\"" + ScenarioSettings.ORDER_ID + "\",\"amount\":" + ScenarioSettings.AMOUNT + "}");
-            record.headers().add(IdempotentRecordHandler.DEFAULT_KEY_HEADER, key.getBytes(StandardCharsets.UTF_8));
-            producer.send(record).get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException | TimeoutException e) {
-            throw new IllegalStateException("cannot send the charge record to " + topic + " on " + broker.describe()
-                    + ": " + e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while sending the charge record", e);
-        }
     }
 
     private static void parkUntil(long atNanos) throws InterruptedException {

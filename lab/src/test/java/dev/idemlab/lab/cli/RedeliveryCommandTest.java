@@ -4,7 +4,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** {@code scenario redelivery}'s usage rules, checked before any broker starts or is reached. */
+/** {@code scenario redelivery}'s and {@code redelivery-crash}'s usage rules, checked before any broker starts or is reached. */
 class RedeliveryCommandTest {
 
     @Test
@@ -12,6 +12,26 @@ class RedeliveryCommandTest {
         LabRun run = LabRun.of("scenario", "redelivery", "--store", "memory", "--kafka-url", "kafka://broker-without-port");
         assertThat(run.exitCode()).isEqualTo(2);
         assertThat(run.err()).contains("--kafka-url").contains("kafka://host:port[,host:port]");
+    }
+
+    @Test
+    void theCrashTableRefusesTheMemoryStoreWhichItsChildJvmCannotReach() {
+        LabRun run = LabRun.of("scenario", "redelivery-crash", "--store", "memory");
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains("child JVM").contains("use --store redis or postgres").doesNotContain("Exception");
+    }
+
+    @Test
+    void theCrashTablesInboxNeedsPostgresAndItsBoundariesAreNamed() {
+        LabRun inbox = LabRun.of("scenario", "redelivery-crash", "--mode", "inbox");
+        assertThat(inbox.exitCode()).isEqualTo(2);
+        assertThat(inbox.err()).contains("--mode inbox").contains("use --store postgres");
+        LabRun at = LabRun.of("scenario", "redelivery-crash", "--at", "halfway");
+        assertThat(at.exitCode()).isEqualTo(2);
+        assertThat(at.err()).contains("--at must be one of record_received, charge_created, record_completed or each");
+        LabRun help = LabRun.of("scenario", "redelivery-crash", "--help");
+        assertThat(help.exitCode()).isZero();
+        assertThat(help.out()).contains("SIGKILL", "--mode", "--at", "--kafka-url");
     }
 
     @Test

@@ -31,6 +31,39 @@ class ExpectationsTest {
                 0, "", List.of());
     }
 
+    /** A redelivery-crash row: consumer A killed at {@code boundary}, B's answer, what was read back. */
+    private static ScenarioRun crashedConsumer(boolean mitigated, String boundary, List<String> charges,
+                                               long committedOffset, Integer orders) {
+        List<CallerResult> callers = List.of(new CallerResult("A (child JVM)", 0, 1, "killed at " + boundary,
+                "sigkill, exit 137", 1), new CallerResult("B", 1, 2, charges.get(charges.size() - 1), "executed",
+                charges.size()));
+        Map<String, Object> settings = new java.util.HashMap<>(Map.of("mitigated", mitigated, "boundary", boundary,
+                "committedOffset", committedOffset, "recordHandled", committedOffset == 1, "holderAliveAfterRun", false));
+        if (orders != null) {
+            settings.put("orders", orders);
+        }
+        return new ScenarioRun("redelivery-crash", "wait", "a mode, killed at " + boundary, MEMORY, settings, callers,
+                charges, 0, "", List.of());
+    }
+
+    @Test
+    void aCrashedConsumerRowMustShowItsDuplicateOnlyWhereTheModeLeavesOneAndNeverLoseTheRecord() {
+        List<String> twice = List.of("ch_1", "ch_2");
+        List<String> once = List.of("ch_1");
+        assertThat(Expectations.check(crashedConsumer(false, "charge_created", twice, 1, null)).passed()).isTrue();
+        assertThat(Expectations.check(crashedConsumer(false, "charge_created", once, 1, null)).passed())
+                .as("killed after the charge without the downstream key, one charge: the crash was not reproduced")
+                .isFalse();
+        assertThat(Expectations.check(crashedConsumer(false, "record_completed", twice, 1, null)).passed())
+                .as("a completed record charged again").isFalse();
+        assertThat(Expectations.check(crashedConsumer(true, "charge_created", once, 1, 1)).passed()).isTrue();
+        assertThat(Expectations.check(crashedConsumer(true, "charge_created", twice, 1, 1)).passed()).isFalse();
+        assertThat(Expectations.check(crashedConsumer(true, "charge_created", once, 1, 2)).passed())
+                .as("the inbox left two order rows").isFalse();
+        assertThat(Expectations.check(crashedConsumer(true, "record_received", once, 0, null)).passed())
+                .as("the group never committed past the record").isFalse();
+    }
+
     @Test
     void aStopThatChargedAgainOrAnsweredARetryFailsTheGate() {
         String stopped = "StepOutcomeUnknownException (unknown outcome at step charge_created)";

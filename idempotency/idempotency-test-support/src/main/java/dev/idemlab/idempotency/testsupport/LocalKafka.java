@@ -131,6 +131,8 @@ public final class LocalKafka implements AutoCloseable {
                 Map.entry("share.coordinator.state.topic.min.isr", "1"),
                 // a consumer that joins an empty group is served at once, not after the default 3 s
                 Map.entry("group.initial.rebalance.delay.ms", "0"),
+                // a killed member is noticed when its session runs out: let a test's consumer ask for 1 s, not 6 s
+                Map.entry("group.min.session.timeout.ms", "1000"),
                 Map.entry("auto.create.topics.enable", "false"),
                 Map.entry("log.flush.interval.messages", "1000000"),
                 Map.entry("delete.topic.enable", "true")));
