@@ -16,8 +16,12 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -35,11 +39,15 @@ import static org.awaitility.Awaitility.await;
  * and the providers' ledgers. At the provider that deduplicates on the downstream key, the default policy
  * leaves one order and one charge at every boundary; at one that does not, killed between the charge and
  * its recovery point, {@code ASK_FIRST} charges once and {@code STOP} answers every retry "unknown outcome
- * at step charge_created" and charges nothing more. One PostgreSQL and one set of providers for the class.
+ * at step charge_created" and charges nothing more. One PostgreSQL and one set of providers for the class;
+ * the holders of all its tests are started together in its setup, so that their JVMs start side by side
+ * rather than one after the other, and each test kills its own.
  */
 class WorkflowCrashPointsTest {
 
     private static final Duration PATIENCE = Duration.ofSeconds(30);
+    private static final List<String> BOUNDARIES = List.of("order_created", Checkout.CHARGE_ANSWERED, "charge_created",
+            "order_paid");
 
     private static final List<AutoCloseable> started = new ArrayList<>();
     private static LocalPostgres postgres;
@@ -50,11 +58,23 @@ class WorkflowCrashPointsTest {
     private static Checkout retry;
     private static JdbcTemplate jdbc;
 
+    /** Each test's holder, by {@link #crashName}: started together, so that their JVMs start side by side. */
+    private static final Map<String, Crash> crashes = new LinkedHashMap<>();
+
+    /** A holder that places {@code orderRef} under {@code key} and stops at {@code point}. */
+    private record Crash(String key, String orderRef, String point, CheckoutHolder holder) { }
+
     @BeforeAll
-    static void startTheServersAndAnInstanceForRetries() throws Exception {
+    static void startTheServersTheHoldersAndAnInstanceForRetries() throws Exception {
         try {
             postgres = LocalPostgres.start();
             started.add(postgres);
+            try (Connection connection = DriverManager.getConnection(postgres.jdbcUrl(), "postgres", "postgres");
+                 Statement statement = connection.createStatement()) {
+                // No unique key on the order on purpose: a second order placed by a retry must show.
+                statement.execute("create table " + Checkout.TABLE + " (id bigserial primary key, order_ref text "
+                        + "not null, amount bigint not null, status text not null, charge_id text)");
+            }
             payments = FakePaymentProvider.builder().latency(Duration.ZERO).deduplicateOnKey(true).build();
             legacyPayments = FakePaymentProvider.builder().latency(Duration.ZERO).deduplicateOnKey(false).build();
             mailer = FakePaymentProvider.builder().latency(Duration.ZERO).deduplicateOnKey(true).build();
@@ -62,17 +82,31 @@ class WorkflowCrashPointsTest {
                     "--spring.datasource.username=postgres", "--spring.datasource.password=postgres",
                     "--checkout.payments-url=" + serve(payments), "--checkout.legacy-payments-url=" + serve(legacyPayments),
                     "--checkout.mailer-url=" + serve(mailer));
+            for (String boundary : BOUNDARIES) {
+                startHolder(Charging.DEDUPLICATED, boundary);
+            }
+            startHolder(Charging.ASKING_FIRST, Checkout.CHARGE_ANSWERED);
+            startHolder(Charging.STOPPING, Checkout.CHARGE_ANSWERED);
             ConfigurableApplicationContext context = CheckoutApplication.start(null, applicationArgs.toArray(String[]::new));
             started.add(context);
             retry = context.getBean(Checkout.class);
             jdbc = context.getBean(JdbcTemplate.class);
-            // No unique key on the order on purpose: a second order placed by a retry must show.
-            jdbc.execute("create table " + Checkout.TABLE + " (id bigserial primary key, order_ref text not null, "
-                    + "amount bigint not null, status text not null, charge_id text)");
         } catch (Exception | Error e) {
             stopEverything();
             throw e;
         }
+    }
+
+    private static void startHolder(Charging charging, String point) throws Exception {
+        String key = UUID.randomUUID().toString();
+        String orderRef = "order-" + UUID.randomUUID();
+        CheckoutHolder holder = CheckoutHolder.start(charging, key, orderRef, point, applicationArgs);
+        started.add(holder);
+        crashes.put(crashName(charging, point), new Crash(key, orderRef, point, holder));
+    }
+
+    private static String crashName(Charging charging, String point) {
+        return charging + " at " + point;
     }
 
     private static String serve(FakePaymentProvider provider) {
@@ -92,6 +126,7 @@ class WorkflowCrashPointsTest {
             }
         }
         started.clear();
+        crashes.clear();
         if (first != null) {
             throw first;
         }
@@ -100,10 +135,10 @@ class WorkflowCrashPointsTest {
     @ParameterizedTest(name = "killed after {0}")
     @ValueSource(strings = {"order_created", Checkout.CHARGE_ANSWERED, "charge_created", "order_paid"})
     void aHolderKilledAtAStepBoundaryLeavesOneOrderAndOneChargeOnceARetryFinishes(String boundary) throws Exception {
-        String key = UUID.randomUUID().toString();
-        String orderRef = "order-" + UUID.randomUUID();
+        Crash crash = kill(Charging.DEDUPLICATED, boundary);
+        String key = crash.key();
+        String orderRef = crash.orderRef();
 
-        killAt(Charging.DEDUPLICATED, key, orderRef, boundary);
         Workflow.Progress finished = (Workflow.Progress) retry(key, orderRef, Charging.DEDUPLICATED);
         Object replayed = retry(key, orderRef, Charging.DEDUPLICATED);
 
@@ -124,10 +159,9 @@ class WorkflowCrashPointsTest {
     @Test
     void askFirstKilledBetweenTheChargeAndItsRecoveryPointChargesOnceAtAProviderThatDoesNotDeduplicate()
             throws Exception {
-        String key = UUID.randomUUID().toString();
-        String orderRef = "order-" + UUID.randomUUID();
-
-        killAt(Charging.ASKING_FIRST, key, orderRef, Checkout.CHARGE_ANSWERED);
+        Crash crash = kill(Charging.ASKING_FIRST, Checkout.CHARGE_ANSWERED);
+        String key = crash.key();
+        String orderRef = crash.orderRef();
         List<Charge> chargedByTheKilledHolder = chargesOf(legacyPayments, orderRef);
         Workflow.Progress finished = (Workflow.Progress) retry(key, orderRef, Charging.ASKING_FIRST);
 
@@ -143,10 +177,9 @@ class WorkflowCrashPointsTest {
     @Test
     void stopKilledBetweenTheChargeAndItsRecoveryPointAnswersUnknownOutcomeToEveryRetryAndChargesNoMore()
             throws Exception {
-        String key = UUID.randomUUID().toString();
-        String orderRef = "order-" + UUID.randomUUID();
-
-        killAt(Charging.STOPPING, key, orderRef, Checkout.CHARGE_ANSWERED);
+        Crash crash = kill(Charging.STOPPING, Checkout.CHARGE_ANSWERED);
+        String key = crash.key();
+        String orderRef = crash.orderRef();
         List<Charge> chargedByTheKilledHolder = chargesOf(legacyPayments, orderRef);
         Object first = retry(key, orderRef, Charging.STOPPING);
         Object second = retry(key, orderRef, Charging.STOPPING);
@@ -161,12 +194,12 @@ class WorkflowCrashPointsTest {
                 .satisfies(order -> assertThat(order).containsEntry("status", "created"));
     }
 
-    /** Starts a holder in a child JVM, waits until it stands at {@code point}, and kills it with SIGKILL. */
-    private static void killAt(Charging charging, String key, String orderRef, String point) throws Exception {
-        try (CheckoutHolder holder = CheckoutHolder.start(charging, key, orderRef, point, applicationArgs)) {
-            holder.awaitAt(point);
-            assertThat(holder.kill()).as("the exit code of a JVM killed with SIGKILL").isEqualTo(137);
-        }
+    /** Waits until the holder of the crash stands at its point, and kills it with SIGKILL. */
+    private static Crash kill(Charging charging, String point) throws Exception {
+        Crash crash = crashes.get(crashName(charging, point));
+        crash.holder().awaitAt(point);
+        assertThat(crash.holder().kill()).as("the exit code of a JVM killed with SIGKILL").isEqualTo(137);
+        return crash;
     }
 
     /**
