@@ -1,6 +1,7 @@
 package dev.idemlab.idempotency.spring;
 
 import dev.idemlab.idempotency.IdempotencyCoordinator;
+import dev.idemlab.idempotency.IdempotencyKeyReuseException;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.idempotency.spring.autoconfigure.IdempotencyCoordinatorAutoConfiguration;
 import dev.idemlab.idempotency.spring.autoconfigure.IdempotencyStoreAutoConfiguration;
@@ -22,6 +23,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
+import org.springframework.security.authentication.UsernamePasswordAuthenticationToken;
+import org.springframework.security.core.context.SecurityContextHolder;
 import org.springframework.transaction.IllegalTransactionStateException;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -230,6 +233,47 @@ class WorkflowAutoConfigurationTest {
             assertThat(ran).hasValue(0);
             assertThat(store.lookup("rows.refused:" + key)).as("nothing reserved").isEmpty();
         });
+    }
+
+    @Test
+    void keysAreScopedPerPrincipalAsAnIdempotentMethodsAreUnlessTheRunIsGlobal() {
+        withTransactions().run(context -> {
+            IdempotentWorkflows workflows = context.getBean(IdempotentWorkflows.class);
+            AtomicInteger runs = new AtomicInteger();
+            Workflow counted = Workflow.builder()
+                    .local("counted", (connection, progress, ctx) -> Integer.toString(runs.incrementAndGet()))
+                    .build();
+            String key = UUID.randomUUID().toString();
+            String global = UUID.randomUUID().toString();
+
+            String alice = as("alice", () -> workflows.run("rows.scoped", key, Map.of("who", "alice"), counted));
+            String bob = as("bob", () -> workflows.run("rows.scoped", key, Map.of("who", "bob"), counted));
+            String aliceAgain = as("alice", () -> workflows.run("rows.scoped", key, Map.of("who", "alice"), counted));
+            as("alice", () -> workflows.runGlobal("rows.scoped", global, Map.of("who", "alice"), counted));
+
+            assertThat(List.of(alice, bob, aliceAgain)).as("bob's key is his own; alice's retry replays hers")
+                    .containsExactly("1", "2", "1");
+            assertThatThrownBy(() -> as("bob", () -> workflows.runGlobal("rows.scoped", global, Map.of("who", "bob"),
+                    counted))).as("a global key is one record for every caller")
+                    .isInstanceOf(IdempotencyKeyReuseException.class);
+            assertThat(runs).hasValue(3);
+        });
+    }
+
+    @FunctionalInterface
+    private interface Run {
+        Workflow.Progress run() throws Exception;
+    }
+
+    /** What {@code run} recorded in its one step, run as the authenticated principal {@code name}. */
+    private static String as(String name, Run run) throws Exception {
+        SecurityContextHolder.getContext().setAuthentication(
+                UsernamePasswordAuthenticationToken.authenticated(name, "n/a", List.of()));
+        try {
+            return run.run().output("counted");
+        } finally {
+            SecurityContextHolder.clearContext();
+        }
     }
 
     private static List<String> steps(JdbcTemplate jdbc, String key) {
