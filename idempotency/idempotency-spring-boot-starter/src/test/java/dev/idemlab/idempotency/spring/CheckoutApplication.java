@@ -84,7 +84,10 @@ class CheckoutApplication {
             if (point.equals(stopAt)) {
                 out.println(AT + point);
                 try {
-                    in.readLine();
+                    if (in.readLine() == null) {
+                        // Its parent is gone without killing it: it stops where it stands rather than go on.
+                        Runtime.getRuntime().halt(3);
+                    }
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);
                 }

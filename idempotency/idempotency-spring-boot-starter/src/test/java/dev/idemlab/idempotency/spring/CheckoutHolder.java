@@ -36,8 +36,8 @@ final class CheckoutHolder implements AutoCloseable {
     static CheckoutHolder start(Checkout.Charging charging, String key, String orderRef, String stopAt,
                                 List<String> applicationArgs) throws IOException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                // It lives for seconds: a small heap and the quick compiler start it sooner.
-                "-Xmx256m", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
+                // It lives for seconds: a small heap, one collector thread and the quick compiler start it sooner.
+                "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto",
                 "-cp", System.getProperty("java.class.path"), CheckoutApplication.class.getName(),
                 charging.name(), key, orderRef, stopAt));
         command.addAll(applicationArgs);
