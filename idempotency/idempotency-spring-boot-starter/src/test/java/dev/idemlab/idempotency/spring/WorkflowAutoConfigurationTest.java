@@ -100,6 +100,14 @@ class WorkflowAutoConfigurationTest {
     }
 
     @Test
+    void withoutIdempotencyPostgresThereIsNoneAndTheApplicationStarts() {
+        memory.withClassLoader(new FilteredClassLoader("dev.idemlab.idempotency.store.postgres")).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context).doesNotHaveBean(IdempotentWorkflows.class);
+        });
+    }
+
+    @Test
     void anApplicationsOwnBeanReplacesIt() {
         withTransactions().withUserConfiguration(OwnWorkflows.class).run(context -> {
             assertThat(context).hasNotFailed();
