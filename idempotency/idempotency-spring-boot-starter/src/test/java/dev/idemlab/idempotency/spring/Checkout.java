@@ -24,7 +24,7 @@ final class Checkout {
     static final String TABLE = "checkout_orders";
     static final long AMOUNT = 1250;
     /** The longest a charge may take at either provider: the ask-first step waits this past the lease. */
-    static final Duration PROVIDER_DEADLINE = Duration.ofSeconds(2);
+    static final Duration PROVIDER_DEADLINE = Duration.ofSeconds(3);
     /** Where, inside the charge step, the provider has answered and the step's recovery point is not in. */
     static final String CHARGE_ANSWERED = "charge_answered";
 

@@ -66,7 +66,7 @@ class CheckoutApplication {
     static ConfigurableApplicationContext start(Checkout.StepHook hook, String... args) {
         SpringApplicationBuilder application = new SpringApplicationBuilder(CheckoutApplication.class)
                 .web(WebApplicationType.NONE).bannerMode(Banner.Mode.OFF).logStartupInfo(false)
-                .properties("idempotency.store=postgres", "idempotency.lease=1s",
+                .properties("idempotency.store=postgres", "idempotency.lease=2s",
                         "idempotency.store-failure-mode=fail-closed", "spring.datasource.hikari.maximum-pool-size=4",
                         "logging.level.root=warn");
         if (hook != null) {

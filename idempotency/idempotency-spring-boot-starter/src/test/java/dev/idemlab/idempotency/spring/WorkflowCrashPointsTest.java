@@ -41,7 +41,8 @@ import static org.awaitility.Awaitility.await;
  * its recovery point, {@code ASK_FIRST} charges once and {@code STOP} answers every retry "unknown outcome
  * at step charge_created" and charges nothing more. One PostgreSQL and one set of providers for the class;
  * the holders of all its tests are started together in its setup, so that their JVMs start side by side
- * rather than one after the other, and each test kills its own.
+ * rather than one after the other, and each is killed the moment it stands at its point, so that their
+ * leases run out side by side too; each test then reads its own crash.
  */
 class WorkflowCrashPointsTest {
 
@@ -82,15 +83,16 @@ class WorkflowCrashPointsTest {
                     "--spring.datasource.username=postgres", "--spring.datasource.password=postgres",
                     "--checkout.payments-url=" + serve(payments), "--checkout.legacy-payments-url=" + serve(legacyPayments),
                     "--checkout.mailer-url=" + serve(mailer));
+            // This instance first: the providers it serves then answer the holders at once.
+            ConfigurableApplicationContext context = CheckoutApplication.start(null, applicationArgs.toArray(String[]::new));
+            started.add(context);
+            retry = context.getBean(Checkout.class);
+            jdbc = context.getBean(JdbcTemplate.class);
             for (String boundary : BOUNDARIES) {
                 startHolder(Charging.DEDUPLICATED, boundary);
             }
             startHolder(Charging.ASKING_FIRST, Checkout.CHARGE_ANSWERED);
             startHolder(Charging.STOPPING, Checkout.CHARGE_ANSWERED);
-            ConfigurableApplicationContext context = CheckoutApplication.start(null, applicationArgs.toArray(String[]::new));
-            started.add(context);
-            retry = context.getBean(Checkout.class);
-            jdbc = context.getBean(JdbcTemplate.class);
         } catch (Exception | Error e) {
             stopEverything();
             throw e;
@@ -194,11 +196,11 @@ class WorkflowCrashPointsTest {
                 .satisfies(order -> assertThat(order).containsEntry("status", "created"));
     }
 
-    /** Waits until the holder of the crash stands at its point, and kills it with SIGKILL. */
+    /** The crash, once its holder was killed with SIGKILL where it stood at its point. */
     private static Crash kill(Charging charging, String point) throws Exception {
         Crash crash = crashes.get(crashName(charging, point));
-        crash.holder().awaitAt(point);
-        assertThat(crash.holder().kill()).as("the exit code of a JVM killed with SIGKILL").isEqualTo(137);
+        assertThat(crash.holder().awaitKilledAtItsPoint()).as("the exit code of a JVM killed with SIGKILL")
+                .isEqualTo(137);
         return crash;
     }
 
