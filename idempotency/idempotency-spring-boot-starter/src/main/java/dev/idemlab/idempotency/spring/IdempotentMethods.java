@@ -41,7 +41,7 @@ final class IdempotentMethods {
     private record Site(Method method, Class<?> targetClass) { }
 
     /** What principal scoping needs: Spring Security's context. */
-    private static final String SECURITY_CONTEXT = "org.springframework.security.core.context.SecurityContextHolder";
+    static final String SECURITY_CONTEXT = "org.springframework.security.core.context.SecurityContextHolder";
     /** What following an active transaction needs: Spring's transaction synchronization. */
     private static final String SYNCHRONIZATION = "org.springframework.transaction.support.TransactionSynchronizationManager";
 

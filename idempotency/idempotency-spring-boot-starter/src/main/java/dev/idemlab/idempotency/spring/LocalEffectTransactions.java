@@ -207,38 +207,57 @@ public final class LocalEffectTransactions implements SmartInitializingSingleton
     }
 
     private Binding bind(String methods) {
-        String where = "@LocalEffect " + methods;
-        IdempotencyStore chosen = store.getIfUnique();
+        return bind("@LocalEffect " + methods, LOCAL_EFFECT, store.getIfUnique(), transactions.getIfUnique());
+    }
+
+    /**
+     * What a user of local transactions is, for the rules' messages: how it is named, what it writes on
+     * the store's database, and what must share one connection and one commit.
+     */
+    record Subject(String what, String writes, String shared) { }
+
+    static final Subject LOCAL_EFFECT = new Subject("a local effect",
+            "its record is completed in the method's transaction, on the store's database",
+            "the method's writes and the completion of its record");
+
+    /**
+     * The rules every user of the transaction manager's transactions on the store's database follows
+     * ({@link LocalEffect} methods, {@link IdempotentWorkflows}): the store is the PostgreSQL one, one
+     * transaction manager (or the primary) manages its {@code DataSource}, with synchronization on.
+     *
+     * @param where how the failure names the user ({@code @LocalEffect Orders.place})
+     * @throws IllegalStateException naming {@code where} and the rule it breaks
+     */
+    static Binding bind(String where, Subject subject, IdempotencyStore chosen, PlatformTransactionManager manager) {
         if (!(chosen instanceof PostgresIdempotencyStore postgres)) {
-            throw new IllegalStateException(where + ": a local effect needs idempotency.store=postgres (a "
-                    + "PostgresIdempotencyStore bean): its record is completed in the method's transaction, on the "
-                    + "store's database; the store here is "
+            throw new IllegalStateException(where + ": " + subject.what() + " needs idempotency.store=postgres (a "
+                    + "PostgresIdempotencyStore bean): " + subject.writes() + "; the store here is "
                     + (chosen == null ? "none, or more than one" : chosen.getClass().getName()));
         }
-        PlatformTransactionManager manager = transactions.getIfUnique();
         if (manager == null) {
-            throw new IllegalStateException(where + ": a local effect needs one PlatformTransactionManager bean (or "
-                    + "a primary one) on the store's DataSource; there is none, or more than one");
+            throw new IllegalStateException(where + ": " + subject.what() + " needs one PlatformTransactionManager "
+                    + "bean (or a primary one) on the store's DataSource; there is none, or more than one");
         }
         if (manager instanceof AbstractPlatformTransactionManager synchronizing && synchronizing
                 .getTransactionSynchronization() == AbstractPlatformTransactionManager.SYNCHRONIZATION_NEVER) {
             throw new IllegalStateException(where + ": the transaction manager (" + manager.getClass().getName()
-                    + ") has transaction synchronization off (SYNCHRONIZATION_NEVER); a local effect reads how its "
-                    + "commit ended from a synchronization, to tell a commit that landed from one that rolled back");
+                    + ") has transaction synchronization off (SYNCHRONIZATION_NEVER); " + subject.what() + " reads "
+                    + "how its commit ended from a synchronization, to tell a commit that landed from one that rolled "
+                    + "back");
         }
         LocalEffects effects = LocalEffects.of(postgres);
         Object managed = manager instanceof ResourceTransactionManager resources
                 ? resources.getResourceFactory() : null;
         if (managed != effects.dataSource()) {
             throw new IllegalStateException(where + ": the transaction manager (" + manager.getClass().getName()
-                    + ") must manage the DataSource the PostgreSQL store runs on, so that the method's writes and the "
-                    + "completion of its record share one connection and one commit; it manages " + managed
-                    + ", the store runs on " + effects.dataSource());
+                    + ") must manage the DataSource the PostgreSQL store runs on, so that " + subject.shared()
+                    + " share one connection and one commit; it manages " + managed + ", the store runs on "
+                    + effects.dataSource());
         }
         return new Binding(manager, effects.dataSource(), effects, chosen.describe().name());
     }
 
-    private static String nameOf(String transaction) {
+    static String nameOf(String transaction) {
         return transaction == null ? "" : " (" + transaction + ")";
     }
 }

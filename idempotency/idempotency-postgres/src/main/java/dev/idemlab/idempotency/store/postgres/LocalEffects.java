@@ -120,19 +120,32 @@ public final class LocalEffects {
      * point, and completes the record in a last transaction that also forgets the recovery points. A
      * retry of the same request (same key, same fingerprint) after a crash or a failure resumes after its
      * last recovery point; a request with another fingerprint on the key never does, and its first
-     * recovery point deletes the other request's. Its result is the steps' outputs.
+     * recovery point deletes the other request's. Its result is the steps' outputs. The local steps run on
+     * connections of the store's pool.
      */
     public TransactionalAction<Workflow.Progress, Exception> workflow(Workflow workflow) {
+        return workflow(workflow, WorkflowRun.onPool(store));
+    }
+
+    /**
+     * As {@link #workflow(Workflow)}, with each local step's transaction opened and committed by
+     * {@code transactions} (the Spring Boot starter's: the application's transaction manager, so that a
+     * step's {@code JdbcTemplate} joins it). Recovery points of remote steps, their started markers and the
+     * completion of the record stay on the store's pool: no code of the application's runs in them.
+     */
+    public TransactionalAction<Workflow.Progress, Exception> workflow(Workflow workflow,
+                                                                      StepTransactions transactions) {
         Objects.requireNonNull(workflow, "workflow");
+        Objects.requireNonNull(transactions, "transactions");
         return new TransactionalAction<>() {
             @Override
             public LocalTransaction<Workflow.Progress, Exception> begin() {
-                return new WorkflowRun(store, workflow, true);
+                return new WorkflowRun(store, workflow, true, transactions);
             }
 
             @Override
             public Workflow.Progress run(IdempotencyContext context) throws Exception {
-                try (WorkflowRun run = new WorkflowRun(store, workflow, false)) {
+                try (WorkflowRun run = new WorkflowRun(store, workflow, false, transactions)) {
                     Workflow.Progress progress = run.run(context);
                     run.forgetSteps(context);
                     return progress;

@@ -53,13 +53,34 @@ final class WorkflowRun implements LocalTransaction<Progress, Exception> {
     private final PostgresIdempotencyStore store;
     private final List<Step> steps;
     private final boolean held;
+    private final StepTransactions transactions;
     /** Whether this run deleted the recovery points other requests left on the key; its first point does. */
     private boolean otherRequestsForgotten;
 
-    WorkflowRun(PostgresIdempotencyStore store, Workflow workflow, boolean held) {
+    WorkflowRun(PostgresIdempotencyStore store, Workflow workflow, boolean held, StepTransactions transactions) {
         this.store = store;
         this.steps = workflow.steps();
         this.held = held;
+        this.transactions = transactions;
+    }
+
+    /** The local steps' transactions on a connection of {@code store}'s pool, committed by this library. */
+    static StepTransactions onPool(PostgresIdempotencyStore store) {
+        return new StepTransactions() {
+            @Override
+            public <T> T inTransaction(String phase, Work<T> work) throws Exception {
+                Connection connection = Transactions.open(store);
+                boolean committed = false;
+                try {
+                    T value = work.run(connection);
+                    connection.commit();
+                    committed = true;
+                    return value;
+                } finally {
+                    Transactions.end(connection, committed);
+                }
+            }
+        };
     }
 
     @Override
@@ -82,20 +103,14 @@ final class WorkflowRun implements LocalTransaction<Progress, Exception> {
 
     private String local(String namespace, int index, Step step, Progress progress, IdempotencyContext context)
             throws Exception {
-        Connection connection = Transactions.open(store);
-        boolean committed = false;
-        try {
+        return transactions.inTransaction(step.phase(), connection -> {
             String output = step.local().run(connection, progress, context);
             // Checked after the effect, as EffectTransaction completes last: the lock it takes keeps a
             // takeover out only until the commit, and leaves the holder's renewals free while the step runs.
             holdFence(connection, namespace, context);
             recordStep(connection, namespace, context, index, step.phase(), output);
-            connection.commit();
-            committed = true;
             return output;
-        } finally {
-            Transactions.end(connection, committed);
-        }
+        });
     }
 
     /**

@@ -100,6 +100,39 @@ class WorkflowRecoveryPointsTest {
     }
 
     @Test
+    void eachLocalStepRunsInTheTransactionItsStepTransactionsGiveItAndNoOtherStepDoes() throws Exception {
+        String key = newKey();
+        List<String> given = new ArrayList<>();
+        StepTransactions onPool = WorkflowRun.onPool(store);
+        StepTransactions recorded = new StepTransactions() {
+            @Override
+            public <T> T inTransaction(String phase, Work<T> work) throws Exception {
+                given.add(phase);
+                return onPool.inTransaction(phase, work);
+            }
+        };
+        Workflow workflow = Workflow.builder()
+                .local("order_created", (connection, progress, context) -> {
+                    try (PreparedStatement insert = connection.prepareStatement("INSERT INTO " + orders
+                            + " (idempotency_key, sku, quantity) VALUES (?, 'C', 1)")) {
+                        insert.setString(1, key);
+                        insert.executeUpdate();
+                    }
+                    return "created";
+                })
+                .remote("charge_created", (progress, downstreamKey, context) -> "ch_given")
+                .local("order_paid", (connection, progress, context) -> "paid")
+                .build();
+
+        Workflow.Progress progress = coordinator.execute(IdempotentCall.of("order.given", key,
+                Fingerprint.ofFields(Map.of("sku", "C"))), PROGRESS, local.workflow(workflow, recorded));
+
+        assertThat(given).as("the local steps' transactions, in order").containsExactly("order_created", "order_paid");
+        assertThat(progress.outputs()).containsOnlyKeys("order_created", "charge_created", "order_paid");
+        assertThat(ordersOf(key)).containsExactly("C x1");
+    }
+
+    @Test
     void theSameRequestRetriedAfterItsChargeFailedResumesAfterItsOrderAndIsChargedOnce() throws Exception {
         String key = newKey();
         Shop shop = new Shop(key);
@@ -262,14 +295,16 @@ class WorkflowRecoveryPointsTest {
     }
 
     private String orderIdOf(String key, String sku) throws SQLException {
-        List<String> ids = strings("SELECT id::text FROM " + orders + " WHERE idempotency_key = ? AND sku = '"
-                + sku + "' ORDER BY id", key);
+        // Aliased: "ORDER BY id" would otherwise sort the text column named id, putting order 10 before 9.
+        List<String> ids = strings("SELECT id::text AS order_id FROM " + orders + " WHERE idempotency_key = ? "
+                + "AND sku = '" + sku + "' ORDER BY id", key);
         assertThat(ids).as("orders of sku " + sku).isNotEmpty();
         return ids.get(0);
     }
 
     private String lastOrderIdOf(String key) throws SQLException {
-        List<String> ids = strings("SELECT id::text FROM " + orders + " WHERE idempotency_key = ? ORDER BY id", key);
+        List<String> ids = strings("SELECT id::text AS order_id FROM " + orders + " WHERE idempotency_key = ? "
+                + "ORDER BY id", key);
         return ids.get(ids.size() - 1);
     }
 

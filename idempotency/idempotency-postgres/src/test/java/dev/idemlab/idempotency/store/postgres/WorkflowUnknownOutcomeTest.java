@@ -211,12 +211,12 @@ class WorkflowUnknownOutcomeTest extends UnknownOutcomeFixture {
         assertThat(second).as("taken over").isGreaterThan(first);
         IdempotencyContext stale = new IdempotencyContext("order.place", key, first, "idem_0123", fingerprint);
 
-        assertThatThrownBy(() -> new WorkflowRun(store, chargeOnly, true).run(stale))
+        assertThatThrownBy(() -> new WorkflowRun(store, chargeOnly, true, WorkflowRun.onPool(store)).run(stale))
                 .isInstanceOf(IdempotencyFencedException.class);
         assertThat(provider.callCount()).isZero();
         assertThat(markers(key)).isEmpty();
         IdempotencyContext current = new IdempotencyContext("order.place", key, second, "idem_0123", fingerprint);
-        assertThat(new WorkflowRun(store, chargeOnly, true).run(current).output("charge_created")).isEqualTo("ch_1");
+        assertThat(new WorkflowRun(store, chargeOnly, true, WorkflowRun.onPool(store)).run(current).output("charge_created")).isEqualTo("ch_1");
         assertThat(provider.callCount()).as("the holder of the key calls out").isEqualTo(1);
     }
 
