@@ -5,9 +5,9 @@ import dev.idemlab.idempotency.testsupport.TestKafka;
 import dev.idemlab.lab.infra.StoreBackend;
 import dev.idemlab.lab.infra.StoreBackends;
 import dev.idemlab.lab.load.ConsumerLoad;
-import dev.idemlab.lab.report.ReportFormat;
 import dev.idemlab.lab.load.ConsumerLoad.Mode;
 import dev.idemlab.lab.load.ConsumerLoad.Result;
+import dev.idemlab.lab.report.ReportFormat;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -72,11 +72,8 @@ final class ConsumerLoadCommand implements Callable<Integer> {
             description = "How long the paced phase produces, 1 to 600 s. Default: ${DEFAULT-VALUE}.")
     int pacedSeconds;
 
-    @Option(names = "--kafka-url", paramLabel = "URL",
-            description = "Use this Kafka broker (kafka://host:port[,host:port]) as a scratch broker: the run creates "
-                    + "its topics there and deletes them. Also env " + TestKafka.URL_ENV + ". Default: a private broker "
-                    + "in the lab's JVM.")
-    String kafkaUrl;
+    @Mixin
+    KafkaOptions kafkaOptions;
 
     @Option(names = "--out", paramLabel = "FILE", description = OutputOptions.OUT_HELP)
     Path out;
@@ -88,14 +85,7 @@ final class ConsumerLoadCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         checkUsage();
-        String url = kafkaUrl != null ? kafkaUrl : System.getenv(TestKafka.URL_ENV);
-        if (url != null && !url.isBlank()) {
-            try {
-                TestKafka.bootstrapServersOf(url.strip());
-            } catch (IllegalStateException e) {
-                throw new UsageException((kafkaUrl != null ? "--kafka-url" : TestKafka.URL_ENV) + ": " + e.getMessage());
-            }
-        }
+        String url = kafkaOptions.url();
         var provisioning = servers.provisioning(stores);
         OutputOptions output = OutputOptions.tableOrMarkdown(format, out);
         PrintWriter err = spec.commandLine().getErr();
@@ -104,7 +94,7 @@ final class ConsumerLoadCommand implements Callable<Integer> {
         List<Result> results = new ArrayList<>();
         List<String> serverLines = new ArrayList<>();
         String broker;
-        try (TestKafka kafka = TestKafka.provide(url == null || url.isBlank() ? null : url.strip())) {
+        try (TestKafka kafka = TestKafka.provide(url)) {
             broker = kafka.toString();
             err.println("consumer-load: broker " + broker);
             err.flush();

@@ -1,10 +1,10 @@
 package dev.idemlab.lab.cli;
 
-import dev.idemlab.idempotency.testsupport.TestKafka;
 import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.lab.scenario.RedeliveryBroker;
 import dev.idemlab.lab.scenario.RedeliveryScenario;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.util.List;
@@ -25,11 +25,8 @@ final class RedeliveryCommand extends AbstractScenarioCommand {
                     + "redelivery SKIP) or all. Default: ${DEFAULT-VALUE}.")
     PolicyChoice policy;
 
-    @Option(names = "--kafka-url", paramLabel = "URL",
-            description = "Use this Kafka broker (kafka://host:port[,host:port]) as a scratch broker: the run creates "
-                    + "its topics there and deletes them. Also env " + TestKafka.URL_ENV + ". Default: a private broker "
-                    + "in the lab's JVM.")
-    String kafkaUrl;
+    @Mixin
+    KafkaOptions kafkaOptions;
 
     private RedeliveryBroker broker;
     private String store;
@@ -42,14 +39,7 @@ final class RedeliveryCommand extends AbstractScenarioCommand {
 
     @Override
     List<ScenarioRunner.Plan> plan() {
-        String url = kafkaUrl != null ? kafkaUrl : System.getenv(TestKafka.URL_ENV);
-        if (url != null && !url.isBlank()) {
-            try {
-                TestKafka.bootstrapServersOf(url.strip());
-            } catch (IllegalStateException e) {
-                throw new UsageException("--kafka-url: " + e.getMessage());
-            }
-        }
+        String url = kafkaOptions.url();
         broker = new RedeliveryBroker(url);
         List<ScenarioRunner.Plan> plans = new java.util.ArrayList<>(List.of(
                 new ScenarioRunner.Plan(new RedeliveryScenario(broker), policy.policies())));

@@ -1,11 +1,11 @@
 package dev.idemlab.lab.cli;
 
-import dev.idemlab.idempotency.testsupport.TestKafka;
 import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.lab.scenario.RedeliveryBroker;
 import dev.idemlab.lab.scenario.RedeliveryCrashScenario;
 import dev.idemlab.lab.scenario.Scenario;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.util.ArrayList;
@@ -40,11 +40,8 @@ final class RedeliveryCrashCommand extends AbstractScenarioCommand {
                     + "Default: each.")
     String at = "each";
 
-    @Option(names = "--kafka-url", paramLabel = "URL",
-            description = "Use this Kafka broker (kafka://host:port[,host:port]) as a scratch broker: the run creates "
-                    + "its topics there and deletes them. Also env " + TestKafka.URL_ENV + ". Default: a private broker "
-                    + "in the lab's JVM.")
-    String kafkaUrl;
+    @Mixin
+    KafkaOptions kafkaOptions;
 
     private RedeliveryBroker broker;
     private String store;
@@ -70,14 +67,7 @@ final class RedeliveryCrashCommand extends AbstractScenarioCommand {
     List<ScenarioRunner.Plan> plan() {
         List<String> modes = modes();
         List<String> boundaries = boundaries();
-        String url = kafkaUrl != null ? kafkaUrl : System.getenv(TestKafka.URL_ENV);
-        if (url != null && !url.isBlank()) {
-            try {
-                TestKafka.bootstrapServersOf(url.strip());
-            } catch (IllegalStateException e) {
-                throw new UsageException("--kafka-url: " + e.getMessage());
-            }
-        }
+        String url = kafkaOptions.url();
         broker = new RedeliveryBroker(url);
         List<ScenarioRunner.Plan> plans = new ArrayList<>();
         for (String chosen : modes) {
