@@ -13,6 +13,10 @@ if [[ ! -f "$jar" ]]; then
   echo "building $jar"
   ./mvnw -B -q package -DskipTests
 fi
+if [[ -n "${IDEMLAB_KAFKA_URL:-}" ]]; then
+  echo "consumer-load.sh: IDEMLAB_KAFKA_URL is set; the page runs on the lab's own broker, whose settings it states" >&2
+  exit 2
+fi
 messages="${MESSAGES:-5000}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -21,6 +25,7 @@ java -jar "$jar" consumer-load --messages "$messages" --format markdown --out "$
 out=results/load/consumer.md
 if [[ ! -s "$work/consumer.md" ]]; then
   echo "lab consumer-load wrote no report (exit $status); $out left as it was" >&2
+  [[ $status == 2 ]] && exit 2
   exit 1
 fi
 mkdir -p results/load
@@ -30,9 +35,10 @@ mkdir -p results/load
   echo "The lab ran \`java -jar lab/target/lab.jar consumer-load --messages $messages --format markdown\`: the same"
   echo "handler (1 ms of work, then a charge) behind a bare consumer (handle, then commit the poll) and behind"
   echo "the adapter (the coordinator's reservation per record, offsets committed only past finished records),"
-  echo "one consumer thread each, on one broker. \"x bare\" is the drained throughput as a share of the bare"
-  echo "consumer's in the same run; the target is 0.7x. The charges are the provider's ledger: the bare"
-  echo "consumer charges every record sent twice again, which is what the adapter is for."
+  echo "one consumer thread each, on one broker. \"x bare\" is the drained throughput as a share of the mean of"
+  echo "the bare runs just before and just after, in the same run; the target is 0.7x. The charges are the"
+  echo "provider's ledger: in the paced phase the bare consumer charges every record sent twice again, which is"
+  echo "what the adapter is for."
   echo
   cat "$work/consumer.md"
 } > "$work/page.md"

@@ -91,7 +91,7 @@ if code_moved; then
   git status --short -- . ':(exclude)results' >&2
   exit 2
 fi
-for var in IDEMLAB_REDIS_URL IDEMLAB_PG_URL; do
+for var in IDEMLAB_REDIS_URL IDEMLAB_PG_URL IDEMLAB_KAFKA_URL; do
   if [[ -n "${!var:-}" ]]; then
     echo "publish.sh: $var is set; a publish runs on the lab's own servers, whose durability the pages state" >&2
     exit 2

@@ -102,6 +102,8 @@ final class ConsumerLoadCommand implements Callable<Integer> {
                 err.println("consumer-load: " + line);
                 err.flush();
             });
+            // A bare run before the first adapter run and after each: each adapter run is read beside the bare
+            // runs either side of it, so that a change in the machine's load between runs does not land in its ratio.
             results.add(load.run(Mode.BARE, null, null));
             for (String store : stores) {
                 try (StoreBackend backend = StoreBackends.open(store, provisioning)) {
@@ -110,6 +112,7 @@ final class ConsumerLoadCommand implements Callable<Integer> {
                         results.add(load.run(Mode.ADAPTER, store, opened));
                     }
                 }
+                results.add(load.run(Mode.BARE, null, null));
             }
         }
         output.emit(render(settings, broker, serverLines, results, format == ReportFormat.MARKDOWN), spec.commandLine().getOut());
@@ -140,46 +143,61 @@ final class ConsumerLoadCommand implements Callable<Integer> {
         }
     }
 
+    /** The bare runs' mean throughput either side of the adapter's run at {@code index}. */
+    static double bareBeside(List<Result> results, int index) {
+        return (results.get(index - 1).perSecond() + results.get(index + 1).perSecond()) / 2;
+    }
+
     static String render(ConsumerLoad.Settings settings, String broker, List<String> servers, List<Result> results,
                          boolean markdown) {
         StringBuilder out = new StringBuilder();
-        double bare = results.stream().filter(r -> r.mode() == Mode.BARE).mapToDouble(Result::perSecond).findFirst().orElse(0);
-        out.append(String.format(Locale.ROOT, "%sone consumer (one thread) per run on %s; %,d records with keys of their "
-                        + "own over %d partitions, %.0f%% of them sent twice; the handler works %d ms, then charges the "
-                        + "provider in this JVM (which does not deduplicate). Drained: the topic filled first, then "
-                        + "consumed; paced: %d records a second for %d s, end-to-end latency from the producer's "
-                        + "timestamp to the handling's end. Stores: %s.%n%n",
-                markdown ? "" : "consumer-load: ", broker, settings.messages(), settings.partitions(),
-                settings.duplicateShare() * 100, settings.handlerTime().toMillis(), settings.pacedRate(),
-                settings.pacedSeconds(), servers.isEmpty() ? "none" : String.join("; ", servers)));
+        out.append(String.format(Locale.ROOT, "%sone consumer (one thread) per run on %s, its topics of %d partitions; "
+                        + "the handler works %d ms, then charges the provider in this JVM (which does not deduplicate). "
+                        + "Drained: %,d records with keys of their own, the topic filled first, then consumed. Paced: "
+                        + "%d records a second for %d s, %.0f%% of them sent twice, produced once the consumer has its "
+                        + "partitions; end-to-end latency from the producer's timestamp to the handling's end (the "
+                        + "consumer's fetch waits up to 20 ms for records). A bare run comes before the first adapter "
+                        + "run and after each; an adapter's ratio is to the mean of the bare runs either side. "
+                        + "Stores: %s.%n%n",
+                markdown ? "" : "consumer-load: ", broker, settings.partitions(), settings.handlerTime().toMillis(),
+                settings.messages(), settings.pacedRate(), settings.pacedSeconds(), settings.duplicateShare() * 100,
+                servers.isEmpty() ? "none" : String.join("; ", servers)));
         out.append(markdown
-                ? "| consumer | deliveries | charges (ledger) | keys charged twice | keys never charged | msg/s drained | "
-                        + "x bare | paced p50 | paced p99 | paced charges for keys |\n|---|---|---|---|---|---|---|---|---|---|\n"
-                : String.format(Locale.ROOT, "%-22s %10s %8s %7s %7s %9s %6s %9s %9s %12s%n", "consumer", "deliveries",
-                        "charges", "twice", "never", "msg/s", "x bare", "p50", "p99", "paced"));
-        for (Result r : results) {
-            String name = r.mode() == Mode.BARE ? "bare consumer" : "adapter on " + r.store();
-            String ratio = r.mode() == Mode.BARE || bare <= 0 ? "1.00" : String.format(Locale.ROOT, "%.2f", r.perSecond() / bare);
-            String p50 = String.format(Locale.ROOT, "%.1f ms", r.p50Micros() / 1000.0);
-            String p99 = String.format(Locale.ROOT, "%.1f ms", r.p99Micros() / 1000.0);
-            String paced = String.format(Locale.ROOT, "%,d for %,d", r.pacedCharges(), r.pacedKeys());
-            out.append(String.format(Locale.ROOT, markdown ? "| %s | %,d | %,d | %,d | %,d | %,.0f | %s | %s | %s | %s |%n"
-                            : "%-22s %,10d %,8d %,7d %,7d %,9.0f %6s %9s %9s %12s%n", name, r.deliveries(), r.charges(),
-                    r.keysChargedTwice(), r.keys() - r.keysCharged(), r.perSecond(), ratio, p50, p99, paced));
+                ? "| consumer | drained | msg/s | x bare | paced deliveries | keys | charges (ledger) | keys charged twice "
+                        + "| keys never charged | p50 | p99 |\n|---|---|---|---|---|---|---|---|---|---|---|\n"
+                : String.format(Locale.ROOT, "%-22s %8s %7s %6s %10s %6s %8s %6s %6s %9s %9s%n", "consumer", "drained",
+                        "msg/s", "x bare", "deliveries", "keys", "charges", "twice", "never", "p50", "p99"));
+        int bareRun = 0;
+        for (int i = 0; i < results.size(); i++) {
+            Result r = results.get(i);
+            String name = r.mode() == Mode.BARE ? "bare consumer, run " + (++bareRun) : "adapter on " + r.store();
+            String ratio = r.mode() == Mode.BARE ? "-" : String.format(Locale.ROOT, "%.2f", r.perSecond() / bareBeside(results, i));
+            ConsumerLoad.Ledger paced = r.pacedLedger();
+            out.append(String.format(Locale.ROOT, markdown ? "| %s | %,d | %,.0f | %s | %,d | %,d | %,d | %,d | %,d | %.1f ms | %.1f ms |%n"
+                            : "%-22s %,8d %,7.0f %6s %,10d %,6d %,8d %,6d %,6d %6.1f ms %6.1f ms%n", name, r.drained(),
+                    r.perSecond(), ratio, r.pacedDeliveries(), paced.keys(), paced.charges(), paced.chargedTwice(),
+                    paced.neverCharged(), r.p50Micros() / 1000.0, r.p99Micros() / 1000.0));
         }
         out.append(markdown ? "\n" : "");
-        for (Result r : results) {
+        for (int i = 0; i < results.size(); i++) {
+            Result r = results.get(i);
             if (r.mode() == Mode.BARE) {
                 continue;
             }
-            double ratio = bare <= 0 ? 0 : r.perSecond() / bare;
-            out.append(String.format(Locale.ROOT, "%sadapter on %s: %s; %.2fx the bare consumer's throughput, %s the "
-                            + "target of %.1fx%n", markdown ? "* " : "", r.store(),
-                    r.oncePerKey() ? "one charge per key, none lost (ledger)" : "NOT one charge per key (ledger): "
-                            + r.charges() + " charges for " + r.keys() + " keys, " + r.keysChargedTwice() + " charged twice, "
-                            + (r.keys() - r.keysCharged()) + " never; paced " + r.pacedCharges() + " for " + r.pacedKeys(),
-                    ratio, ratio >= TARGET_RATIO ? "meeting" : "missing", TARGET_RATIO));
+            double bare = bareBeside(results, i);
+            double ratio = r.perSecond() / bare;
+            out.append(String.format(Locale.ROOT, "%sadapter on %s: %s; %,.0f msg/s drained, %.2fx the bare runs either "
+                            + "side (%,.0f and %,.0f msg/s), %s the target of %.1fx%n", markdown ? "* " : "", r.store(),
+                    r.oncePerKey() ? "one charge per key, none lost (ledger)" : "NOT one charge per key (ledger): drained "
+                            + describe(r.drainLedger()) + "; paced " + describe(r.pacedLedger()),
+                    r.perSecond(), ratio, results.get(i - 1).perSecond(), results.get(i + 1).perSecond(),
+                    ratio >= TARGET_RATIO ? "meeting" : "missing", TARGET_RATIO));
         }
         return out.toString();
+    }
+
+    private static String describe(ConsumerLoad.Ledger ledger) {
+        return ledger.charges() + " charges for " + ledger.keys() + " keys, " + ledger.chargedTwice() + " charged twice, "
+                + ledger.neverCharged() + " never";
     }
 }

@@ -8,8 +8,8 @@ final class KafkaOptions {
 
     @Option(names = "--kafka-url", paramLabel = "URL",
             description = "Use this Kafka broker (kafka://host:port[,host:port]) as a scratch broker: the run creates "
-                    + "its topics there and deletes them. Also env " + TestKafka.URL_ENV + ". Default: a private broker "
-                    + "in the lab's JVM.")
+                    + "its topics and consumer groups there and deletes them. Also env " + TestKafka.URL_ENV + ". "
+                    + "Default: a private broker in the lab's JVM.")
     String kafkaUrl;
 
     /**

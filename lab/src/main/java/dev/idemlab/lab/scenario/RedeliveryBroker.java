@@ -102,25 +102,9 @@ public final class RedeliveryBroker implements AutoCloseable {
         }
     }
 
-    /**
-     * Deletes {@code group} (empty by now) from a broker given by URL, which the run leaves as it found it;
-     * a private broker goes with its group. A deletion that fails is reported in the answer, never thrown.
-     *
-     * @return {@code null}, or why the group could not be deleted
-     */
-    String forgetGroup(String group) {
-        if (kafka().isPrivate()) {
-            return null;
-        }
-        try (Admin admin = admin()) {
-            admin.deleteConsumerGroups(List.of(group)).all().get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
-            return null;
-        } catch (ExecutionException | TimeoutException e) {
-            return "could not delete consumer group " + group + " from " + describe() + ": " + e.getMessage();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return "interrupted while deleting consumer group " + group;
-        }
+    /** Remembers {@code group}, deleted with the run's topics from a broker given by URL when this closes. */
+    void usedGroup(String group) {
+        kafka().usedGroup(group);
     }
 
     /**

@@ -181,7 +181,7 @@ public final class RedeliveryCrashScenario implements Scenario {
                                IdempotencyCoordinator coordinator, String group, String topic, StoreEndpoint endpoint,
                                InboxOrders orders, long pid, int sessionMs, Timeline timeline) throws SQLException {
         long committed = broker.committedOffset(group, topic);
-        String groupLeft = broker.forgetGroup(group);
+        broker.usedGroup(group);
         Map<String, Object> reported = context.reportedSettings();
         reported.put("leaseMs", LEASE.toMillis());
         reported.put("latencyMs", PROVIDER_LATENCY.toMillis());
@@ -201,8 +201,7 @@ public final class RedeliveryCrashScenario implements Scenario {
         }
         return new ScenarioRun(NAME, mode.policy == LabPolicy.RUN ? "run" : "wait", mode.label + ", killed at " + boundary,
                 context.backend().server(), reported, callers, charges, coordinator.stats().totalStorageErrors(),
-                groupLeft == null ? note(callers) : String.join("; ", List.of(note(callers), groupLeft).stream()
-                        .filter(part -> !part.isEmpty()).toList()), timeline.events());
+                note(callers), timeline.events());
     }
 
     /** Nothing unless the staging went wrong: the table's row says the rest. */

@@ -45,6 +45,7 @@ public final class TestKafka implements AutoCloseable {
     private final LocalKafka local;
     private final String topicPrefix;
     private final List<String> topics = new ArrayList<>();
+    private final List<String> groups = new ArrayList<>();
     private Admin admin;
     private boolean closed;
 
@@ -193,6 +194,16 @@ public final class TestKafka implements AutoCloseable {
         return topic;
     }
 
+    /**
+     * Remembers a consumer group the run used, so that {@link #close()} deletes it, with the topics, from a
+     * broker given by URL (a private broker goes with its groups).
+     */
+    public synchronized void usedGroup(String group) {
+        if (local == null) {
+            groups.add(group);
+        }
+    }
+
     private synchronized Admin admin() {
         if (admin == null) {
             admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
@@ -203,7 +214,8 @@ public final class TestKafka implements AutoCloseable {
     }
 
     /**
-     * Deletes the topics this object created (on a broker given by URL) and stops a private broker.
+     * Deletes the consumer groups the run used and the topics this object created (on a broker given by
+     * URL), and stops a private broker.
      * Idempotent; a deletion that fails is reported on standard error, never thrown, so that it does
      * not hide the test's own failure.
      */
@@ -213,6 +225,15 @@ public final class TestKafka implements AutoCloseable {
             return;
         }
         closed = true;
+        try {
+            if (local == null && !groups.isEmpty()) {
+                admin().deleteConsumerGroups(groups).all().get(ADMIN_TIMEOUT_S, TimeUnit.SECONDS);
+            }
+        } catch (ExecutionException | TimeoutException e) {
+            System.err.println("kafka: could not delete the run's consumer groups " + groups + ": " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         try {
             if (local == null && !topics.isEmpty()) {
                 admin().deleteTopics(topics).all().get(ADMIN_TIMEOUT_S, TimeUnit.SECONDS);
