@@ -44,8 +44,8 @@ final class ConsumerLoadCommand implements Callable<Integer> {
     @Mixin
     ServerOptions servers;
 
-    @Option(names = "--stores", paramLabel = "STORE[,STORE...]", split = ",", defaultValue = "redis,postgres",
-            description = "The adapter's stores: memory, redis, postgres. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--stores", paramLabel = "STORES", split = ",", defaultValue = "redis,postgres",
+            description = "The adapter's stores, comma-separated: memory, redis, postgres. Default: ${DEFAULT-VALUE}.")
     List<String> stores;
 
     @Option(names = "--messages", paramLabel = "N", defaultValue = "5000",
