@@ -51,10 +51,12 @@ class CapacityCommandTest {
         assertThat(run.err()).contains("lab: knee memory raw step 2: ");
     }
 
+    /** One tiny run of the filter comparison on memory, recorded: its table, and each server's recording. */
     @Test
-    void aTinyFilterComparisonOnMemoryHasARowPerKindOfRequestWithTheRawWritesFloor() {
-        LabRun run = LabRun.of("load", "--filter-cost", "--store", "memory", "--duration", "200ms", "--clients", "2",
-                "--latency-ms", "0", "--samples", "none");
+    void aTinyFilterComparisonOnMemoryHasARowPerKindOfRequestWithTheRawWritesFloorAndEachServersRecording(
+            @TempDir Path recordings) {
+        LabRun run = LabRun.of("load", "--filter-cost", "--store", "memory", "--duration", "300ms", "--clients", "2",
+                "--latency-ms", "0", "--flight-recordings", recordings.toString(), "--samples", "none");
 
         assertThat(run.out()).as(run.err()).contains("| memory | first call |").contains("| memory | replay |")
                 .contains("| memory | in-flight conflict |");
@@ -66,14 +68,8 @@ class CapacityCommandTest {
                         + "executed 0, replayed \\d+, in-progress 0, indeterminate 0")
                 .contains("| server CPU µs/req filtered | raw-writes | bare |")
                 .contains("<= +50 µs CPU over bare");
-    }
-
-    @Test
-    void flightRecordingsGiveEachServerItsRecordingAndThePageWhereItsTimeWent(@TempDir Path recordings) {
-        LabRun run = LabRun.of("load", "--filter-cost", "--store", "memory", "--duration", "300ms", "--clients", "2",
-                "--latency-ms", "0", "--flight-recordings", recordings.toString(), "--samples", "none");
-
-        assertThat(run.out()).as(run.err()).contains("### Where the server's time went")
+        // Each server's flight recording, and the page of where its time went.
+        assertThat(run.out()).contains("### Where the server's time went")
                 .contains("| fingerprint: canonical JSON and its hash |").contains("| memory/replay, filtered |");
         assertThat(recordings.resolve("memory-first-call-filtered.jfr")).isNotEmptyFile();
         assertThat(recordings.resolve("memory-in-flight-conflict-bare.jfr")).isNotEmptyFile();
