@@ -19,7 +19,10 @@
 # its patched resources (Lua scripts, SQL) copied there, and the nemesis run as
 # `java -cp SCRATCH:lab.jar dev.idemlab.lab.cli.LabMain nemesis ...`, so the patched classes and
 # resources shadow the jar's (checked for each mutant before it runs); the child JVMs the nemesis
-# starts inherit that class path. One nemesis at a time. Exits 0 when the page was written (missed
+# starts inherit that class path. A mutant of the Spring Boot sample (a patch under
+# examples/spring-boot-payments/) is compiled against the sample's own jar and written into a copy of
+# it, the patched classes replacing the jar's (each checked to replace one), and the nemesis named that
+# copy (-Didemlab.sample.jar), which it starts for --through sample. One nemesis at a time. Exits 0 when the page was written (missed
 # mutants are on it), 1 when a mutant did not build, did not shadow the jar, or the control run found
 # a violation (or, with --require-caught, a mutant's run was not caught), 2 on a usage error.
 set -euo pipefail
@@ -28,6 +31,8 @@ source scripts/lib/page.sh
 
 manifest=mutants/mutants.tsv
 jar=lab/target/lab.jar
+repo="$(pwd)"
+sample_jar=examples/spring-boot-payments/target/spring-boot-payments.jar
 known_stores=(memory redis postgres redis-cluster)
 command_line="bash scripts/mutants.sh${*:+ $*}"
 
@@ -155,7 +160,60 @@ public class Shadows {
 }
 EOF
 
-# Builds mutant $1 into $work/$1/classes; prints why not and returns 1 when it cannot.
+# Writes a copy of a Spring Boot jar ($1) to $2 with the classes under $3 in place of the jar's
+# BOOT-INF/classes entries of the same name, every other entry copied as it was (nested jars stay
+# stored, as the jar's launcher needs them); fails when a class replaces nothing.
+cat > "$work/Repack.java" <<'EOF'
+import java.nio.file.*;
+import java.util.*;
+import java.util.zip.*;
+
+public class Repack {
+    public static void main(String[] args) throws Exception {
+        Path classes = Path.of(args[2]);
+        Map<String, byte[]> replacements = new HashMap<>();
+        try (var files = Files.walk(classes)) {
+            for (Path file : files.filter(Files::isRegularFile).toList()) {
+                replacements.put("BOOT-INF/classes/" + classes.relativize(file).toString().replace('\\', '/'),
+                        Files.readAllBytes(file));
+            }
+        }
+        Set<String> replaced = new HashSet<>();
+        try (ZipFile in = new ZipFile(args[0]);
+             ZipOutputStream out = new ZipOutputStream(Files.newOutputStream(Path.of(args[1])))) {
+            for (ZipEntry entry : Collections.list(in.entries())) {
+                byte[] replacement = replacements.get(entry.getName());
+                byte[] bytes = replacement != null ? replacement : in.getInputStream(entry).readAllBytes();
+                if (replacement != null) {
+                    replaced.add(entry.getName());
+                }
+                ZipEntry copy = new ZipEntry(entry.getName());
+                copy.setTime(entry.getTime());
+                if (entry.getMethod() == ZipEntry.STORED) {
+                    CRC32 crc = new CRC32();
+                    crc.update(bytes);
+                    copy.setMethod(ZipEntry.STORED);
+                    copy.setSize(bytes.length);
+                    copy.setCompressedSize(bytes.length);
+                    copy.setCrc(crc.getValue());
+                }
+                out.putNextEntry(copy);
+                out.write(bytes);
+                out.closeEntry();
+            }
+        }
+        for (String name : replacements.keySet()) {
+            if (!replaced.contains(name)) {
+                System.out.println(name + " replaces nothing in " + args[0]);
+                System.exit(1);
+            }
+        }
+    }
+}
+EOF
+
+# Builds mutant $1 into $work/$1/classes (a mutant of the sample into $work/$1/sample.jar); prints why
+# not and returns 1 when it cannot.
 build_mutant() {
   local id="$1" dir="$work/$1" patch file
   patch="$(pwd)/mutants/$id.patch"
@@ -167,8 +225,11 @@ build_mutant() {
     cp "$file" "$dir/tree/$file"
   done
   (cd "$dir/tree" && git apply "$patch") > "$dir/build.log" 2>&1 || { echo "the patch does not apply: $(head -n 1 "$dir/build.log")"; return 1; }
+  local sample_sources=()
   for file in "${files[@]}"; do
     case "$file" in
+      examples/spring-boot-payments/src/main/java/*.java)
+        sample_sources+=("$dir/tree/$file") ;;
       */src/main/java/*.java)
         sources+=("$dir/tree/$file")
         shadowed+=("${file#*/src/main/java/}") ;;
@@ -183,9 +244,34 @@ build_mutant() {
       "${sources[@]}" >> "$dir/build.log" 2>&1; then
     echo "javac failed: $(grep -m1 'error:' "$dir/build.log")"; return 1
   fi
+  if [[ ${#sample_sources[@]} -gt 0 ]]; then
+    build_sample_mutant "$dir" "${sample_sources[@]}" || return 1
+  fi
+  [[ ${#shadowed[@]} -gt 0 ]] || return 0
   shadowed=("${shadowed[@]/%.java/.class}")
   if ! java -cp "$dir/classes:$jar" "$work/Shadows.java" "${shadowed[@]}" >> "$dir/build.log" 2>&1; then
     echo "the patched classes do not shadow the jar's: $(tail -n 1 "$dir/build.log")"; return 1
+  fi
+}
+
+# Compiles the sample's patched sources ($2...) against its jar and writes $1/sample.jar with them.
+build_sample_mutant() {
+  local dir="$1"; shift
+  if [[ ! -f "$sample_jar" ]]; then
+    echo "building $sample_jar" >&2
+    ./mvnw -B -ntp -q package -DskipTests -pl examples/spring-boot-payments -am >> "$dir/build.log" 2>&1 \
+      || { echo "the sample's jar did not build: $(tail -n 1 "$dir/build.log")"; return 1; }
+  fi
+  mkdir -p "$dir/sample" "$dir/sample-classes"
+  (cd "$dir/sample" && jar xf "$repo/$sample_jar" BOOT-INF) >> "$dir/build.log" 2>&1 \
+    || { echo "cannot read $sample_jar"; return 1; }
+  if ! javac --release 17 -nowarn -encoding UTF-8 -proc:none \
+      -cp "$dir/sample/BOOT-INF/classes:$dir/sample/BOOT-INF/lib/*" -d "$dir/sample-classes" "$@" \
+      >> "$dir/build.log" 2>&1; then
+    echo "javac failed on the sample: $(grep -m1 'error:' "$dir/build.log")"; return 1
+  fi
+  if ! java "$work/Repack.java" "$repo/$sample_jar" "$dir/sample.jar" "$dir/sample-classes" >> "$dir/build.log" 2>&1; then
+    echo "the sample's patched classes replace nothing: $(tail -n 1 "$dir/build.log")"; return 1
   fi
 }
 
@@ -220,6 +306,8 @@ for entry in "${plan[@]}"; do
     fi
     classes="$work/$id/classes:"
   fi
+  sample=()
+  [[ "$id" != none && -f "$work/$id/sample.jar" ]] && sample=("-Didemlab.sample.jar=$work/$id/sample.jar")
   extra=()
   [[ "$args" != - ]] && read -r -a extra <<<"$args"
   for seed in "${seed_values[@]}"; do
@@ -228,7 +316,7 @@ for entry in "${plan[@]}"; do
     echo "[$n/$total] $id on $store, seed $seed, $duration${extra[*]:+, ${extra[*]}}"
     started=$SECONDS
     rc=0
-    java -cp "${classes}$jar" dev.idemlab.lab.cli.LabMain nemesis --store "$store" --seed "$seed" \
+    java "${sample[@]}" -cp "${classes}$jar" dev.idemlab.lab.cli.LabMain nemesis --store "$store" --seed "$seed" \
       --duration "$duration" "${extra[@]}" > "$log.out" 2> "$log.err" || rc=$?
     violations="$(grep -m1 -oE '^violations: [0-9]+' "$log.out" | grep -oE '[0-9]+' || true)"
     after="$(grep -m1 -oE '^violations: [0-9]+, the first shown by [0-9.]+ s' "$log.out" | grep -oE '[0-9.]+ s$' || true)"
