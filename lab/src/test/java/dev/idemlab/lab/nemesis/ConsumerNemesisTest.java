@@ -16,7 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The nemesis on consumers on a real broker and a real Redis: a short seeded run with its faults (members
  * in child JVMs killed and stopped, rebalances, the broker restarted, the store's faults) ends with no
  * violation, read from the ledger and the broker's offsets; and the checker flags each consumer broken on
- * purpose (commits before handling; the handler without the adapter), so it is shown able to fail. The
+ * purpose (commits before handling), so it is shown able to fail. The
  * sabotaged runs play no faults and share one broker, given to them by URL, to keep the test short.
  */
 class ConsumerNemesisTest {
@@ -63,12 +63,6 @@ class ConsumerNemesisTest {
     void aConsumerThatCommitsItsPollBeforeHandlingItIsFlagged() throws Exception {
         ConsumerNemesisResult result = sabotaged(Sabotage.COMMIT_FIRST);
         assertThat(result.byRule()).as(ConsumerReport.text(result)).containsKey("commit-past-unfinished");
-    }
-
-    @Test
-    void aHandlerWithoutTheAdapterIsFlaggedForChargingARedeliveryAgain() throws Exception {
-        ConsumerNemesisResult result = sabotaged(Sabotage.BARE_HANDLER);
-        assertThat(result.byRule()).as(ConsumerReport.text(result)).containsKey("duplicate-charge");
     }
 
     private static ConsumerNemesisResult sabotaged(Sabotage sabotage) throws Exception {
