@@ -53,8 +53,9 @@ public final class ConsumerNemesis {
     /**
      * One run's settings.
      *
-     * @param faults whether the nemesis plays its schedule (off: one member of the lab's alone and no child JVM,
-     *     the quickest proof that a sabotaged consumer is caught)
+     * @param faults whether the nemesis plays its schedule and the stream has records slower than the poll
+     *     interval (off: one member of the lab's alone, no child JVM, no slow record: the quickest proof that
+     *     a sabotaged consumer is caught)
      * @param kafkaUrl a broker of the user's, used as a scratch broker, or {@code null} for the lab's own
      */
     public record Settings(long seed, Duration duration, Duration lease, boolean downstreamKey, Sabotage sabotage,
@@ -86,7 +87,7 @@ public final class ConsumerNemesis {
         FakePaymentProvider provider = FakePaymentProvider.builder().latency(Duration.ZERO)
                 .deduplicateOnKey(settings.downstreamKey()).build();
         ConsumerWorkload workload = ConsumerWorkload.draw(settings.seed(), settings.duration(), PARTITIONS,
-                MAX_POLL_INTERVAL_MS);
+                MAX_POLL_INTERVAL_MS, settings.faults());
         try (TestKafka kafka = TestKafka.provide(settings.kafkaUrl());
              NemesisTarget target = NemesisTarget.open(backend, settings.lease(), settings.seed());
              ProviderService service = ProviderService.start(provider)) {
@@ -107,6 +108,7 @@ public final class ConsumerNemesis {
                     group.startChildren(CHILDREN); // without faults, a member of the lab's alone: nothing to kill
                 }
                 group.join();
+                progress.accept(phase(began, "the group's members poll; the stream and the faults begin"));
                 ConsumerNemesisInjector nemesis = new ConsumerNemesisInjector(settings.seed(), withMembersHit(schedule),
                         target, kafka, group, faults);
                 Thread producer = produce(kafka, topic, workload);
@@ -119,8 +121,11 @@ public final class ConsumerNemesis {
                             faults.size()));
                 }
                 nemesis.stop();
+                progress.accept(phase(began, "the stream and the faults are over; settling"));
                 boolean settled = settle(kafka, groupId, topic, backend.name(), provider);
+                progress.accept(phase(began, settled ? "settled: every partition committed to its end" : "NOT settled"));
                 group.close();
+                progress.accept(phase(began, "every member stopped"));
                 Map<Integer, Long> committed = committed(kafka, groupId, topic);
                 Map<Integer, Long> ends = ends(kafka, topic);
                 ConsumerHistory history = new ConsumerHistory(settings, backend.name(), backend.server().toString(), kafka.toString(),
@@ -162,6 +167,10 @@ public final class ConsumerNemesis {
             }
         }
         return kinds;
+    }
+
+    private static String phase(long began, String what) {
+        return String.format(java.util.Locale.ROOT, "%.1f s: %s", (System.nanoTime() - began) / 1e9, what);
     }
 
     private void record(String line) {

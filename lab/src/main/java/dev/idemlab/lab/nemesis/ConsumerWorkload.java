@@ -31,15 +31,23 @@ final class ConsumerWorkload {
         this.keys = keys;
     }
 
-    /** The stream for {@code seed} over {@code duration}, on {@code partitions} partitions. */
-    static ConsumerWorkload draw(long seed, Duration duration, int partitions, int maxPollIntervalMs) {
+    /**
+     * The stream for {@code seed} over {@code duration}, on {@code partitions} partitions; without
+     * {@code slowRecords} (a run without faults) no action outlives the poll interval, and the draws stay the same.
+     */
+    static ConsumerWorkload draw(long seed, Duration duration, int partitions, int maxPollIntervalMs,
+                                 boolean slowRecords) {
         SplittableRandom random = new SplittableRandom(seed ^ 0x636f6e73756d6572L);
         List<Send> sends = new ArrayList<>();
         int keys = (int) Math.max(1, duration.toMillis() * RATE / 1000);
         for (int i = 0; i < keys; i++) {
             String key = "k-" + i;
             long amount = 100 + random.nextInt(9900);
-            long action = random.nextInt(SLOW_ONE_IN) == 0 ? maxPollIntervalMs + 500 : random.nextInt(20);
+            boolean slow = random.nextInt(SLOW_ONE_IN) == 0;
+            long action = random.nextInt(20);
+            if (slow && slowRecords) {
+                action = maxPollIntervalMs + 500L;
+            }
             long at = i * 1000L / RATE;
             int partition = random.nextInt(partitions);
             sends.add(new Send(key, amount, action, partition, at, false));

@@ -16,8 +16,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The nemesis on consumers on a real broker and a real Redis: a short seeded run with its faults (members
  * in child JVMs killed and stopped, rebalances, the broker restarted, the store's faults) ends with no
  * violation, read from the ledger and the broker's offsets; and the checker flags each consumer broken on
- * purpose (commits before handling), so it is shown able to fail. The
- * sabotaged runs play no faults and share one broker, given to them by URL, to keep the test short.
+ * purpose (commits before handling; the handler without the adapter), so it is shown able to fail. The runs
+ * share one broker, given to them by URL, so the nemesis does not restart it here ({@code LocalKafkaTest}
+ * restarts one; a run on the lab's own broker restarts it), and the sabotaged runs play no faults, to keep
+ * the test short.
  */
 class ConsumerNemesisTest {
 
@@ -48,8 +50,8 @@ class ConsumerNemesisTest {
 
     @Test
     void theAdapterUnderTheNemesisChargesEveryKeyOnceAndCommitsOnlyFinishedRecords() throws Exception {
-        ConsumerNemesisResult result = ConsumerNemesis.run(redis, new ConsumerNemesis.Settings(SEED, Duration.ofSeconds(8),
-                Duration.ofSeconds(3), true, Sabotage.NONE, true, null), line -> { });
+        ConsumerNemesisResult result = ConsumerNemesis.run(redis, new ConsumerNemesis.Settings(SEED, Duration.ofSeconds(6),
+                Duration.ofSeconds(3), true, Sabotage.NONE, true, broker.bootstrapServers()), System.out::println);
         System.out.println(ConsumerReport.text(result));
         assertThat(result.history().faults()).as("faults injected on the group")
                 .anyMatch(fault -> fault.injected() && fault.kind().onConsumers() && !fault.member().equals("-"));
@@ -65,8 +67,15 @@ class ConsumerNemesisTest {
         assertThat(result.byRule()).as(ConsumerReport.text(result)).containsKey("commit-past-unfinished");
     }
 
+    @Test
+    void aHandlerWithoutTheAdapterIsFlaggedForChargingARecordSentTwiceAgain() throws Exception {
+        ConsumerNemesisResult result = sabotaged(Sabotage.BARE_HANDLER);
+        assertThat(result.workload().duplicates()).as("records sent twice").isPositive();
+        assertThat(result.byRule()).as(ConsumerReport.text(result)).containsKey("duplicate-charge");
+    }
+
     private static ConsumerNemesisResult sabotaged(Sabotage sabotage) throws Exception {
-        return ConsumerNemesis.run(redis, new ConsumerNemesis.Settings(SEED, Duration.ofSeconds(3), Duration.ofSeconds(3),
+        return ConsumerNemesis.run(redis, new ConsumerNemesis.Settings(SEED, Duration.ofSeconds(2), Duration.ofSeconds(3),
                 true, sabotage, false, broker.bootstrapServers()), System.out::println);
     }
 }
