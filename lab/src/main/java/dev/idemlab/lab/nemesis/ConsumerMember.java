@@ -113,8 +113,9 @@ final class ConsumerMember {
         consumer.wakeup();
     }
 
-    private void adapter() {
-        IdempotentRecordHandler<String, String, Charge> handler = IdempotentRecordHandler
+    /** The adapter's handler: the key from the header, the fingerprint from the order and amount, WAIT. */
+    private IdempotentRecordHandler<String, String, Charge> handler() {
+        return IdempotentRecordHandler
                 .builder(coordinator, OPERATION, CHARGE, (ConsumerRecord<String, String> record,
                                                           dev.idemlab.idempotency.IdempotencyContext context) ->
                         charge(record, context.downstreamKey()))
@@ -126,6 +127,10 @@ final class ConsumerMember {
                     return Map.of("order_id", fields.group(1), "amount", Long.parseLong(fields.group(2)));
                 })
                 .build();
+    }
+
+    private void adapter() {
+        IdempotentRecordHandler<String, String, Charge> handler = handler();
         IdempotentConsumer<String, String> loop = IdempotentConsumer.of(consumer, handler, Duration.ofMillis(50),
                 Ticker.system());
         loop.observe((record, result) -> finished(record, result));
@@ -137,8 +142,12 @@ final class ConsumerMember {
         }
     }
 
-    /** Sabotage: commits every record polled before handling them (what auto-commit does, in effect). */
+    /**
+     * Sabotage: the adapter's handler, but every record polled is committed before it is handled (what
+     * auto-commit does, in effect); a record that fails or is in flight elsewhere is not retried.
+     */
     private void commitFirst() {
+        IdempotentRecordHandler<String, String, Charge> handler = handler();
         consumer.subscribeQuietly(settings.topic());
         while (running) {
             ConsumerRecords<String, String> records = consumer.poll(Duration.ofMillis(50));
@@ -154,10 +163,12 @@ final class ConsumerMember {
                 }
             }
             for (ConsumerRecord<String, String> record : records) {
-                String key = keyOf(record.value());
-                event('B', key, -1, -1, null);
-                charge(record, null);
-                event('F', key, record.partition(), record.offset(), "HANDLED");
+                try {
+                    RecordResult<Charge> result = handler.process(record);
+                    finished(record, result);
+                } catch (Exception e) {
+                    event('E', keyOf(record.value()), record.partition(), record.offset(), e.toString());
+                }
             }
         }
     }

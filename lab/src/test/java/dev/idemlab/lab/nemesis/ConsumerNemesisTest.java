@@ -75,7 +75,9 @@ class ConsumerNemesisTest {
     }
 
     private static ConsumerNemesisResult sabotaged(Sabotage sabotage) throws Exception {
-        return ConsumerNemesis.run(redis, new ConsumerNemesis.Settings(SEED, Duration.ofSeconds(2), Duration.ofSeconds(3),
-                true, sabotage, false, broker.bootstrapServers()), System.out::println);
+        ConsumerNemesisResult result = ConsumerNemesis.run(redis, new ConsumerNemesis.Settings(SEED, Duration.ofSeconds(2),
+                Duration.ofSeconds(3), true, sabotage, false, broker.bootstrapServers()), System.out::println);
+        System.out.println(ConsumerReport.text(result));
+        return result;
     }
 }
