@@ -38,6 +38,14 @@ final class ConsumerChecker {
     private ConsumerChecker() { }
 
     static List<Violation> check(ConsumerHistory history) {
+        return check(history, new ArrayList<>());
+    }
+
+    /**
+     * As {@link #check(ConsumerHistory)}; {@code explained} gets a line for each key charged more than once
+     * whose extra charges were all explained, naming the events that explain them.
+     */
+    static List<Violation> check(ConsumerHistory history, List<String> explained) {
         List<Violation> violations = new ArrayList<>();
         Map<String, List<Charge>> charges = history.ledger().stream()
                 .collect(Collectors.groupingBy(Charge::orderId, TreeMap::new, Collectors.toList()));
@@ -64,7 +72,7 @@ final class ConsumerChecker {
         Set<String> used = new HashSet<>();
         charges.forEach((key, made) -> {
             if (made.size() > 1) {
-                duplicate(history, key, made, used).ifPresent(violations::add);
+                duplicate(history, key, made, used, explained).ifPresent(violations::add);
             }
         });
         if (history.ledger().isEmpty()) {
@@ -122,10 +130,12 @@ final class ConsumerChecker {
 
     /** A key charged {@code made.size()} times: a violation unless each charge beyond the first is explained. */
     private static java.util.Optional<Violation> duplicate(ConsumerHistory history, String key, List<Charge> made,
-                                                           Set<String> used) {
+                                                           Set<String> used, List<String> explained) {
         int extra = made.size() - 1;
         List<String> explanations = history.settings().downstreamKey() ? List.of() : explanations(history, key, used);
         if (explanations.size() >= extra) {
+            explained.add(key + " charged " + made.stream().map(Charge::id).toList() + ", explained by "
+                    + explanations.subList(0, extra) + "; handlings: " + handlings(history, key));
             return java.util.Optional.empty();
         }
         List<String> witness = new ArrayList<>();

@@ -131,7 +131,9 @@ public final class ConsumerNemesis {
                 ConsumerHistory history = new ConsumerHistory(settings, backend.name(), backend.server().toString(), kafka.toString(),
                         List.copyOf(events), List.copyOf(faults), provider.ledger(), committed, ends,
                         group.started(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began), settled);
-                return new ConsumerNemesisResult(history, workload, schedule, ConsumerChecker.check(history));
+                List<String> explained = new ArrayList<>();
+                List<Violation> violations = ConsumerChecker.check(history, explained);
+                return new ConsumerNemesisResult(history, workload, schedule, violations, explained);
             } finally {
                 group.close();
             }

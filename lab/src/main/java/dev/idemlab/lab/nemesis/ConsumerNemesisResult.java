@@ -4,10 +4,11 @@ import java.util.List;
 
 /** One consumer nemesis run: its history, what was drawn for it, and the checker's verdict. Immutable. */
 public record ConsumerNemesisResult(ConsumerHistory history, ConsumerWorkload workload, FaultSchedule schedule,
-                                   List<Violation> violations) {
+                                   List<Violation> violations, List<String> explained) {
 
     public ConsumerNemesisResult {
         violations = List.copyOf(violations);
+        explained = List.copyOf(explained);
     }
 
     public boolean passed() {

@@ -59,6 +59,10 @@ public final class ConsumerReport {
                 out.append("  ... and ").append(result.violations().size() - LISTED).append(" more\n");
             }
         }
+        if (!result.explained().isEmpty()) {
+            out.append("charges beyond one per key, each explained by an event of its own:\n");
+            result.explained().forEach(line -> out.append("  ").append(line).append('\n'));
+        }
         out.append("faults, as injected:\n");
         long first = history.events().stream().mapToLong(ConsumerEvent::micros).min().orElse(0);
         history.faults().forEach(fault -> out.append(String.format(Locale.ROOT, "  %7.1f s to %7.1f s  %s%n",
