@@ -1,6 +1,5 @@
 package dev.idemlab.lab.nemesis;
 
-import dev.idemlab.lab.faults.FaultKind;
 import dev.idemlab.provider.Charge;
 
 import java.util.List;
@@ -107,10 +106,5 @@ public final class ConsumerReport {
                 new String[] {"committed / end offsets", history.committed() + " / " + history.ends()
                         + (history.settled() ? "" : " NOT SETTLED")},
                 new String[] {"run time", String.format(Locale.ROOT, "%.1f s", history.elapsedMillis() / 1000.0)});
-    }
-
-    /** Whether {@code kind} is one the consumer nemesis plays on the group or its broker. */
-    static boolean consumerFault(FaultKind kind) {
-        return kind.onConsumers();
     }
 }
