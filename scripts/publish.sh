@@ -40,6 +40,7 @@ steps=(
   "sweep|DURATION=10m bash scripts/sweep.sh"
   "nemesis|NEMESIS_PARALLEL=1 NEMESIS_THROUGH= bash scripts/nemesis.sh 10m"
   "nemesis-layers|NEMESIS_PARALLEL=1 NEMESIS_LAYERS_ONLY=1 NEMESIS_THROUGH_DURATION=5m bash scripts/nemesis.sh 5m"
+  "nemesis-consumers|bash scripts/nemesis-consumers.sh 5m"
   "mutants|bash scripts/mutants.sh --seeds 3 --duration 30s --control"
   "bench|ITERATIONS=3 ITERATION_TIME=1s bash scripts/bench.sh"
   "wakeup|bash scripts/wakeup.sh"
@@ -53,7 +54,7 @@ steps=(
 # machine), and the mutants alone (a nemesis each, one after the other); every other step is timed and
 # runs alone afterwards.
 lanes=("scenarios faults peers failover" "failures" "sweep")
-alone_first=(nemesis nemesis-layers mutants)
+alone_first=(nemesis nemesis-layers nemesis-consumers mutants)
 # Settings the scripts read from the environment: a publish uses its own, never the caller's.
 overrides=(STORES MESSAGES RATES RATE RECORDS ROUNDS ONLY STALL_ONLY SCENARIOS_ONLY STALL_DURATION ITERATIONS
   ITERATION_TIME DURABLE NEMESIS_PARALLEL NEMESIS_THROUGH NEMESIS_THROUGH_DURATION NEMESIS_LAYERS_ONLY DURATION)

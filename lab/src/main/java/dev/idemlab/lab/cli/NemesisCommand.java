@@ -72,7 +72,8 @@ final class NemesisCommand implements Callable<Integer> {
             description = "Break something on purpose, to see the checker fail: none, result-cache (the post's "
                     + "result cache as the coordinator), forgetful-store (a store that now and then grants a "
                     + "pending key; not with --through sample), shared-scope (with --through http or webflux: the "
-                    + "filter puts every client in one scope). "
+                    + "filter puts every client in one scope), commit-first (with --through kafka: each member commits "
+                    + "its poll before handling it), bare-handler (with --through kafka: the handler without the adapter). "
                     + "Default: ${DEFAULT-VALUE}.")
     Sabotage sabotage;
 
@@ -100,9 +101,21 @@ final class NemesisCommand implements Callable<Integer> {
                     + "its jar built by ./mvnw package: on redis or postgres, its store client through the nemesis's "
                     + "proxy, failing closed under WAIT, two bearer clients with keys of their own; the holder "
                     + "faults pause its JVM past the lease or kill it and start it again; --sabotage result-cache "
-                    + "runs its result-cache mode). "
+                    + "runs its result-cache mode), kafka (the nemesis on consumers: a seeded stream of charge records, "
+                    + "some sent twice, into a topic of 4 partitions on the lab's Kafka broker; a group through the "
+                    + "Kafka adapter on the store, two members in child JVMs killed (SIGKILL) and stopped past their "
+                    + "session and poll interval (SIGSTOP), members of the lab's joining and leaving, the broker "
+                    + "restarted, the store's faults; checked from the ledger and the broker's offsets: every key "
+                    + "charged, one charge per key unless a kill or stop of its handler or a store fault explains it, "
+                    + "no commit past an unfinished record; redis or postgres; --sabotage commit-first or bare-handler). "
                     + "Default: ${DEFAULT-VALUE}.")
     Through through;
+
+    @Option(names = "--kafka-url", paramLabel = "URL",
+            description = "With --through kafka: a broker of yours (kafka://host:port or host:port), used as a scratch "
+                    + "broker whose topic the run creates and deletes; never restarted. Default: a private broker in the "
+                    + "lab's JVM, or the one in IDEMLAB_KAFKA_URL.")
+    String kafkaUrl;
 
     @Option(names = "--clients", paramLabel = "WHO", defaultValue = "bearer", converter = ClientsConverter.class,
             description = "With --through http or webflux: bearer (three clients with bearer tokens), anonymous (two with "
@@ -152,6 +165,12 @@ final class NemesisCommand implements Callable<Integer> {
             throw new UsageException("--format must be table or markdown, got 'json'");
         }
         validateLayer();
+        if (through == Through.KAFKA) {
+            return consumers(name);
+        }
+        if (kafkaUrl != null) {
+            throw new UsageException("--kafka-url names the broker of --through kafka, got --through " + through.id());
+        }
         OutputOptions output = new OutputOptions();
         output.format = format;
         output.out = out;
@@ -175,8 +194,56 @@ final class NemesisCommand implements Callable<Integer> {
         return result.passed() ? 0 : 1;
     }
 
+    /** The nemesis on consumers: its own run, checker and report. */
+    private int consumers(String name) throws Exception {
+        OutputOptions output = new OutputOptions();
+        output.format = format;
+        output.out = out;
+        output.validate();
+        long chosenSeed = seed != null ? seed : System.nanoTime() ^ Double.doubleToLongBits(Math.random());
+        if (kafkaUrl != null) {
+            try {
+                dev.idemlab.idempotency.testsupport.TestKafka.bootstrapServersOf(kafkaUrl.strip());
+            } catch (IllegalStateException malformed) {
+                throw new UsageException("--kafka-url: " + malformed.getMessage());
+            }
+        }
+        dev.idemlab.lab.nemesis.ConsumerNemesis.Settings settings = new dev.idemlab.lab.nemesis.ConsumerNemesis.Settings(
+                chosenSeed, duration, Duration.ofMillis(leaseMillis), downstreamKey, sabotage, true, kafkaUrl);
+        PrintWriter err = spec.commandLine().getErr();
+        err.println("nemesis: seed " + chosenSeed + " on " + name + " through kafka for " + duration.toSeconds() + " s");
+        err.flush();
+        dev.idemlab.lab.nemesis.ConsumerNemesisResult result;
+        try (StoreBackend backend = open(name)) {
+            result = dev.idemlab.lab.nemesis.ConsumerNemesis.run(backend, settings, line -> {
+                err.println("nemesis: " + line);
+                err.flush();
+            });
+        }
+        output.emit(format == ReportFormat.MARKDOWN ? dev.idemlab.lab.nemesis.ConsumerReport.markdown(result)
+                : dev.idemlab.lab.nemesis.ConsumerReport.text(result), spec.commandLine().getOut());
+        return result.passed() ? 0 : 1;
+    }
+
     /** Refuses {@code --clients} or a sabotage that the layer cannot have. */
     private void validateLayer() {
+        boolean consumerSabotage = sabotage == Sabotage.COMMIT_FIRST || sabotage == Sabotage.BARE_HANDLER;
+        if (through == Through.KAFKA) {
+            String name = store.trim().toLowerCase(Locale.ROOT);
+            if (!name.equals("redis") && !name.equals("postgres")) {
+                throw new UsageException("--through kafka runs consumers in child JVMs on a store they can reach: "
+                        + "--store must be redis or postgres, got '" + store + "'");
+            }
+            if (sabotage != Sabotage.NONE && !consumerSabotage) {
+                throw new UsageException("--through kafka breaks the consumers, not the coordinator: --sabotage must be "
+                        + "none, commit-first or bare-handler, got " + sabotage.id());
+            }
+            return;
+        }
+        if (consumerSabotage) {
+            throw new UsageException("--sabotage " + sabotage.id() + " breaks a consumer: it needs --through kafka, got "
+                    + "--through " + through.id());
+        }
         if (clients != Clients.BEARER && !through.filter()) {
             throw new UsageException("--clients " + clients.id() + " is a route's setting: it needs --through http "
                     + "or webflux, got --through " + through.id());

@@ -60,6 +60,23 @@ public enum FaultKind {
      */
     KILL_HOLDER("kill-holder", "a holder in a child JVM is killed during its action, before or after it charged"
             + " (SIGKILL; not on memory)", false),
+    /**
+     * A member of a consumer group, in a child JVM, is killed ({@code SIGKILL}) whatever it was handling; a
+     * fresh member joins after the fault's length (the consumer nemesis, {@code --through kafka}).
+     */
+    KILL_CONSUMER("kill-consumer", "a consumer group member in a child JVM is killed, a fresh one joins later (SIGKILL)",
+            false),
+    /**
+     * A member of a consumer group, in a child JVM, is stopped ({@code SIGSTOP}) past its session timeout
+     * and poll interval, then continued: the group hands its partitions to others meanwhile.
+     */
+    PAUSE_CONSUMER("pause-consumer", "a consumer group member in a child JVM is stopped past its session and poll"
+            + " interval, then continued (SIGSTOP, SIGCONT)", false),
+    /** A consumer joins the group, or one leaves it: the group rebalances its partitions. */
+    REBALANCE("rebalance", "a consumer joins the group or leaves it: the group rebalances", false),
+    /** The Kafka broker stops (a controlled shutdown) and starts again on its own log: records and offsets stay. */
+    RESTART_BROKER("restart-broker", "the Kafka broker stops and starts again on its log (in-process broker only)",
+            false),
     /** The executor that resumes asynchronous calls rejects every task for a while. */
     REJECT_RESUMPTIONS("reject-resumptions", "the executor of asynchronous calls rejects every task", false);
 
@@ -94,6 +111,11 @@ public enum FaultKind {
     /** Whether the fault is played on a holder in a child JVM rather than on the store or the callers. */
     public boolean onChildHolder() {
         return this == PAUSE_HOLDER || this == KILL_HOLDER;
+    }
+
+    /** Whether the fault hits the consumer group or its broker (the consumer nemesis's), not the store. */
+    public boolean onConsumers() {
+        return this == KILL_CONSUMER || this == PAUSE_CONSUMER || this == REBALANCE || this == RESTART_BROKER;
     }
 
     /**

@@ -99,6 +99,7 @@ interface CallPath extends AutoCloseable {
             case PROXY -> new ProxyPath(settings, store, config, provider, callers);
             case HTTP, WEBFLUX -> HttpPath.start(settings, store, config, provider, callers);
             case SAMPLE -> SamplePath.start(settings, store, provider, charges, callers);
+            case KAFKA -> throw new IllegalArgumentException("--through kafka sends records, not calls: ConsumerNemesis runs it");
         };
     }
 }

@@ -18,7 +18,18 @@ public enum Sabotage {
      * every request, so a key is no longer scoped per client and a client sending another's key with the
      * same request gets that client's stored response (a test double of a filter whose scoping broke).
      */
-    SHARED_SCOPE("shared-scope");
+    SHARED_SCOPE("shared-scope"),
+    /**
+     * Through Kafka only ({@code --through kafka}): each member commits every record it polled before it
+     * handles them, as auto-commit does in effect; a member killed or paused meanwhile leaves committed
+     * records nobody finished.
+     */
+    COMMIT_FIRST("commit-first"),
+    /**
+     * Through Kafka only: the members run the handler without the adapter (handle, charge with no key,
+     * commit the poll), so every record delivered twice is charged twice.
+     */
+    BARE_HANDLER("bare-handler");
 
     private final String id;
 

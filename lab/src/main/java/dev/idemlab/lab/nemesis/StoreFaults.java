@@ -43,7 +43,7 @@ final class StoreFaults {
 
     /** Whether {@code kind} is a fault of the store: not of the callers' executor, nor of a child holder. */
     static boolean onStore(FaultKind kind) {
-        return kind != FaultKind.REJECT_RESUMPTIONS && !kind.onChildHolder();
+        return kind != FaultKind.REJECT_RESUMPTIONS && !kind.onChildHolder() && !kind.onConsumers();
     }
 
     /**

@@ -24,7 +24,12 @@ public enum Through {
      * 127.0.0.1: its store client reaches the run's store through the nemesis's proxy, and its JVM is the
      * holder the holder faults pause and kill.
      */
-    SAMPLE("sample");
+    SAMPLE("sample"),
+    /**
+     * Not a layer of calls: records on a Kafka topic, handled by a consumer group through the Kafka adapter
+     * ({@link ConsumerNemesis}), the nemesis on consumers.
+     */
+    KAFKA("kafka");
 
     private final String id;
 

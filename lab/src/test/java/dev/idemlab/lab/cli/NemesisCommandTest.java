@@ -14,8 +14,8 @@ class NemesisCommandTest {
     @CsvSource({
             "--store, mongo, '--store must be one of memory, redis, postgres, redis-cluster'",
             "--lease-ms, 100, --lease-ms must be from 500 to 60000",
-            "--sabotage, everything, must be none, result-cache, forgetful-store or shared-scope",
-            "--through, carrier-pigeon, 'must be coordinator, proxy, http, webflux or sample'",
+            "--sabotage, everything, 'must be none, result-cache, forgetful-store, shared-scope, commit-first or bare-handler'",
+            "--through, carrier-pigeon, 'must be coordinator, proxy, http, webflux, sample or kafka'",
             "--clients, everyone, 'must be bearer, anonymous or named-anonymous'",
             "--duration, 500ms, must be a time from 1s to 1h",
             "--format, json, --format must be table or markdown",
@@ -33,6 +33,22 @@ class NemesisCommandTest {
             "--effects,local,--store,postgres,--through,proxy | --through must be coordinator",
             "--effects,local,--store,postgres,--sabotage,result-cache | --sabotage must be none"})
     void localEffectsGoWithPostgresAndTheLibraryAsItIs(String args, String message) {
+        java.util.List<String> all = new java.util.ArrayList<>(java.util.List.of("nemesis"));
+        all.addAll(java.util.List.of(args.split(",")));
+        LabRun run = LabRun.of(all.toArray(String[]::new));
+        assertThat(run.exitCode()).as(run.err()).isEqualTo(2);
+        assertThat(run.err()).contains(message).doesNotContain("Exception");
+    }
+
+    @ParameterizedTest(name = "the nemesis on consumers with {0} is refused naming the rule")
+    @CsvSource(delimiter = '|', value = {
+            "--through,kafka | --through kafka runs consumers in child JVMs on a store they can reach: --store must be "
+                    + "redis or postgres, got 'memory'",
+            "--through,kafka,--store,redis,--sabotage,result-cache | --sabotage must be none, commit-first or bare-handler",
+            "--store,redis,--sabotage,commit-first | --sabotage commit-first breaks a consumer: it needs --through kafka",
+            "--store,redis,--kafka-url,127.0.0.1:9092 | --kafka-url names the broker of --through kafka",
+            "--through,kafka,--store,redis,--kafka-url,no-port | --kafka-url: a Kafka URL is kafka://host:port"})
+    void theNemesisOnConsumersRunsOnAStoreItsChildrenReach(String args, String message) {
         java.util.List<String> all = new java.util.ArrayList<>(java.util.List.of("nemesis"));
         all.addAll(java.util.List.of(args.split(",")));
         LabRun run = LabRun.of(all.toArray(String[]::new));

@@ -52,14 +52,16 @@ public final class LocalKafka implements AutoCloseable {
     private static final int NODE_ID = 1;
     private static final int START_ATTEMPTS = 3;
 
-    private final KafkaRaftServer server;
+    private KafkaRaftServer server;
+    private final KafkaConfig config;
     private final Path directory;
     private final int port;
     private final int controllerPort;
     private boolean closed;
 
-    private LocalKafka(KafkaRaftServer server, Path directory, int port, int controllerPort) {
+    private LocalKafka(KafkaRaftServer server, KafkaConfig config, Path directory, int port, int controllerPort) {
         this.server = server;
+        this.config = config;
         this.directory = directory;
         this.port = port;
         this.controllerPort = controllerPort;
@@ -98,7 +100,7 @@ public final class LocalKafka implements AutoCloseable {
             format(directory, config);
             server = new KafkaRaftServer(config, Time.SYSTEM);
             server.startup();
-            return new LocalKafka(server, directory, ports[0], ports[1]);
+            return new LocalKafka(server, config, directory, ports[0], ports[1]);
         } catch (Exception e) {
             if (server != null) {
                 stop(server);
@@ -201,6 +203,31 @@ public final class LocalKafka implements AutoCloseable {
     /** The version of the Kafka classes this broker runs: the pinned build's. */
     public static String version() {
         return AppInfoParser.getVersion();
+    }
+
+    /**
+     * Stops the broker (a controlled shutdown: its clients see it go away), waits for it to finish, and
+     * starts it again on the same directory and the same two ports: the records, the topics and the
+     * groups' committed offsets written before survive, as they do when a real broker is restarted. A
+     * client keeps its bootstrap address and reconnects by itself.
+     *
+     * @throws IllegalStateException if the broker is closed, or does not come back (a port taken by
+     *     another process meanwhile), with Kafka's reason; the broker is then left stopped
+     */
+    public synchronized void restart() {
+        if (closed) {
+            throw new IllegalStateException("the broker is closed: it cannot be restarted");
+        }
+        stop(server);
+        KafkaRaftServer again = new KafkaRaftServer(config, Time.SYSTEM);
+        try {
+            again.startup();
+        } catch (RuntimeException e) {
+            stop(again);
+            throw new IllegalStateException("the in-process Kafka " + version() + " broker did not come back on "
+                    + bootstrapServers() + ": " + e.getMessage(), e);
+        }
+        server = again;
     }
 
     /** Stops the broker, waits for it to finish, and removes its directory. Idempotent. */

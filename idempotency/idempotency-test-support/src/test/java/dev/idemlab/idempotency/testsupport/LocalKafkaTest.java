@@ -84,6 +84,45 @@ class LocalKafkaTest {
         }
     }
 
+    /** A restart keeps the records and the group's committed offset: a consumer after it resumes past the committed record. */
+    @Test
+    void aRestartedBrokerKeepsItsRecordsAndCommittedOffsets() throws Exception {
+        String topic = kafka.createTopic("restart", 1);
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()),
+                new StringSerializer(), new StringSerializer())) {
+            producer.send(new ProducerRecord<>(topic, "order-1", "charge 10")).get();
+            producer.send(new ProducerRecord<>(topic, "order-2", "charge 20")).get();
+        }
+        Map<String, Object> config = Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
+                ConsumerConfig.GROUP_ID_CONFIG, "restart",
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false",
+                ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 1,
+                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config, new StringDeserializer(),
+                new StringDeserializer())) {
+            consumer.subscribe(List.of(topic));
+            assertThat(pollOne(consumer).key()).isEqualTo("order-1");
+            consumer.commitSync();
+        }
+        kafka.local().restart();
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config, new StringDeserializer(),
+                new StringDeserializer())) {
+            consumer.subscribe(List.of(topic));
+            assertThat(pollOne(consumer).key()).as("the first record after the committed one").isEqualTo("order-2");
+        }
+    }
+
+    private static ConsumerRecord<String, String> pollOne(KafkaConsumer<String, String> consumer) {
+        for (int i = 0; i < 300; i++) {
+            for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(100))) {
+                return record;
+            }
+        }
+        throw new AssertionError("no record within 30 s");
+    }
+
     @Test
     void theReportNamesTheBrokerItsVersionAndOrigin() {
         assertThat(kafka.local().directory()).isDirectory();
