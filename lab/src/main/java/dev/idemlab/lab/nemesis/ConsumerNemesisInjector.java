@@ -58,12 +58,7 @@ final class ConsumerNemesisInjector {
 
     private void injectAll() {
         for (FaultSchedule.Planned planned : schedule) {
-            long wait = planned.atMillis() - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-            try {
-                if (wait > 0) {
-                    Thread.sleep(wait);
-                }
-            } catch (InterruptedException stopped) {
+            if (!FaultSchedule.awaitTurn(planned.atMillis(), start)) {
                 return;
             }
             betweenFaults = false;

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The nemesis's own schedule: which fault, when, for how long, drawn from the seed before the run
@@ -34,6 +35,23 @@ import java.util.SplittableRandom;
  * Immutable.
  */
 final class FaultSchedule {
+
+    /**
+     * Sleeps until {@code atMillis} after {@code startNanos} (a {@link System#nanoTime()} reading), the moment
+     * a planned fault is due; {@code false} when interrupted meanwhile, which is how an injector is stopped.
+     */
+    static boolean awaitTurn(long atMillis, long startNanos) {
+        long wait = atMillis - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
+        try {
+            if (wait > 0) {
+                Thread.sleep(wait);
+            }
+            return true;
+        } catch (InterruptedException stopped) {
+            return false;
+        }
+    }
+
 
     /**
      * One fault as planned: {@code kind} at {@code atMillis} into the run, held {@code lengthMillis};

@@ -96,12 +96,7 @@ final class Nemesis {
 
     private void injectAll() {
         for (FaultSchedule.Planned planned : schedule.faults()) {
-            long wait = planned.atMillis() - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - scheduleStart);
-            try {
-                if (wait > 0) {
-                    Thread.sleep(wait);
-                }
-            } catch (InterruptedException stopped) {
+            if (!FaultSchedule.awaitTurn(planned.atMillis(), scheduleStart)) {
                 return;
             }
             betweenFaults = false;
