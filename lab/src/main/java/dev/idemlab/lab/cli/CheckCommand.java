@@ -5,11 +5,15 @@ import dev.idemlab.lab.infra.ProvisioningOptions;
 import dev.idemlab.lab.infra.RedisClusterBackend;
 import dev.idemlab.lab.infra.StoreBackend;
 import dev.idemlab.lab.infra.StoreBackends;
+import dev.idemlab.lab.peers.DbosCrashedWorkerScenario;
 import dev.idemlab.lab.scenario.CheckResult;
 import dev.idemlab.lab.scenario.Expectations;
 import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.lab.scenario.FailoverScenario;
 import dev.idemlab.lab.scenario.HttpInFlightScenario;
+import dev.idemlab.lab.scenario.RedeliveryBroker;
+import dev.idemlab.lab.scenario.RedeliveryCrashScenario;
+import dev.idemlab.lab.scenario.RedeliveryScenario;
 import dev.idemlab.lab.scenario.ScenarioContext;
 import dev.idemlab.lab.scenario.ScenarioSettings;
 import dev.idemlab.lab.scenario.Scenarios;
@@ -32,12 +36,19 @@ import java.util.concurrent.Callable;
  * double-charge (the race was not reproduced), when any outcome differs from the post's, or when a
  * store it was asked to check could not be checked (unless {@code --allow-skip}). On a single Redis and on
  * PostgreSQL the in-flight race also runs through the Spring Boot sample; a missing sample jar is a SKIP.
+ * On every store the race runs on a Kafka consumer group too ({@code redelivery}, on a broker started
+ * once for the whole check, or the one given by {@code --kafka-url}); on PostgreSQL the inbox's row, the
+ * consumer killed mid-record ({@code redelivery-crash}) and DBOS Transact's crashed worker
+ * ({@code dbos-crashed-worker}) as well.
  */
 @Command(name = "check", mixinStandardHelpOptions = true,
         description = "Runs every scenario on every store and compares each run with the post, against the "
                 + "provider's ledger. Prints one line per check; exits 1 if any check failed or a store asked for "
                 + "(all three by default) could not be checked. On redis and postgres the in-flight race also runs "
-                + "through the Spring Boot sample (examples/spring-boot-payments), a SKIP line when its jar is not built.")
+                + "through the Spring Boot sample (examples/spring-boot-payments), a SKIP line when its jar is not built. On every store "
+                + "the race also runs on a Kafka consumer group (redelivery, on a broker the check starts once, or --kafka-url); "
+                + "on postgres also the inbox's row, a consumer killed mid-record (redelivery-crash) and DBOS Transact's "
+                + "crashed worker (dbos-crashed-worker, its published double charges must still show).")
 final class CheckCommand implements Callable<Integer> {
 
     @Spec
@@ -67,6 +78,9 @@ final class CheckCommand implements Callable<Integer> {
     @Mixin
     ServerOptions servers;
 
+    @Mixin
+    KafkaOptions kafka;
+
     /** What runs on the lab's own Redis Cluster beside every scenario: failover without and with WAIT. */
     private static final List<ScenarioRunner.Plan> CLUSTER_PLANS = FailoverScenario.both().stream()
             .map(s -> new ScenarioRunner.Plan(s, s.policiesForAll())).toList();
@@ -82,6 +96,9 @@ final class CheckCommand implements Callable<Integer> {
     /** The cluster's and the sample's plans, less the scenarios not asked for. */
     private List<ScenarioRunner.Plan> clusterPlans = CLUSTER_PLANS;
     private List<ScenarioRunner.Plan> samplePlans = SAMPLE_PLANS;
+    /** The Kafka race's plans on every store, and the plans that run on PostgreSQL only, less those not asked for. */
+    private List<ScenarioRunner.Plan> kafkaPlans = List.of();
+    private List<ScenarioRunner.Plan> postgresPlans = List.of();
 
     private int passed;
     private int failed;
@@ -95,7 +112,40 @@ final class CheckCommand implements Callable<Integer> {
         List<String> names = names();
         Set<String> only = scenarioNames();
         ProvisioningOptions provisioning = servers.provisioning(names);
+        // started on first use, by the first redelivery row: a check without one starts no broker
+        try (RedeliveryBroker broker = new RedeliveryBroker(kafka.url())) {
+            return check(names, only, provisioning, broker);
+        }
+    }
+
+    /**
+     * The race on a consumer group on every store, ordered by a latch so that the gate does not depend
+     * on the machine's speed; on PostgreSQL the inbox's row, the consumer killed at each boundary in each
+     * mode, and DBOS's crashed worker.
+     */
+    private static List<ScenarioRunner.Plan> kafkaPlans(RedeliveryBroker broker) {
+        return List.of(new ScenarioRunner.Plan(RedeliveryScenario.latched(broker), List.of(LabPolicy.values())));
+    }
+
+    private static List<ScenarioRunner.Plan> postgresPlans(RedeliveryBroker broker) {
+        List<ScenarioRunner.Plan> plans = new ArrayList<>();
+        plans.add(new ScenarioRunner.Plan(RedeliveryScenario.latchedInbox(broker), List.of(LabPolicy.WAIT)));
+        for (String mode : RedeliveryCrashScenario.modes()) {
+            for (String boundary : RedeliveryCrashScenario.boundaries()) {
+                plans.add(new ScenarioRunner.Plan(new RedeliveryCrashScenario(broker, mode, boundary), List.of(LabPolicy.WAIT)));
+            }
+        }
+        for (DbosCrashedWorkerScenario cell : DbosCrashedWorkerScenario.gated()) {
+            plans.add(new ScenarioRunner.Plan(cell, List.of(LabPolicy.WAIT)));
+        }
+        return List.copyOf(plans);
+    }
+
+    private int check(List<String> names, Set<String> only, ProvisioningOptions provisioning, RedeliveryBroker broker)
+            throws InterruptedException {
         PrintWriter out = spec.commandLine().getOut();
+        kafkaPlans = asked(kafkaPlans(broker), only);
+        postgresPlans = asked(postgresPlans(broker), only);
         List<ScenarioRunner.Plan> plans = asked(Scenarios.ALL.stream()
                 .map(s -> new ScenarioRunner.Plan(s, s.policiesForAll())).toList(), only);
         clusterPlans = asked(clusterPlans, only);
@@ -173,6 +223,9 @@ final class CheckCommand implements Callable<Integer> {
         static List<String> all() {
             List<String> names = new ArrayList<>(Scenarios.names());
             names.add(FailoverScenario.NAME);
+            names.add(RedeliveryScenario.NAME);
+            names.add(RedeliveryCrashScenario.NAME);
+            names.add(DbosCrashedWorkerScenario.NAME);
             return List.copyOf(names);
         }
 
@@ -185,7 +238,8 @@ final class CheckCommand implements Callable<Integer> {
     /** How many runs {@code plans} make on store {@code name}, with the cluster's and the sample's where they apply. */
     private int stepsOn(String name, ProvisioningOptions provisioning, List<ScenarioRunner.Plan> plans) {
         return ScenarioRunner.steps(plans) + (onLocalCluster(name, provisioning) ? clusterPlans.size() : 0)
-                + (throughSample(name, provisioning) ? ScenarioRunner.steps(samplePlans) : 0);
+                + (throughSample(name, provisioning) ? ScenarioRunner.steps(samplePlans) : 0)
+                + ScenarioRunner.steps(kafkaPlans) + (name.equals("postgres") ? ScenarioRunner.steps(postgresPlans) : 0);
     }
 
     /** Whether {@code name} will run on the lab's own cluster, where the failover runs too. */
@@ -228,6 +282,11 @@ final class CheckCommand implements Callable<Integer> {
         if (throughSample(name, provisioning)) {
             plans = new ArrayList<>(plans);
             plans.addAll(samplePlans);
+        }
+        plans = new ArrayList<>(plans);
+        plans.addAll(kafkaPlans);
+        if (name.equals("postgres")) {
+            plans.addAll(postgresPlans);
         }
         try (backend) {
             out.println("store " + backend.server().describe());

@@ -46,7 +46,9 @@ public final class Expectations {
                     "large-result", "eviction" -> FailureExpectations.check(run, problems);
             case "crash-mid-order", "stale-holder-order" -> FailureExpectations.checkOrder(run, problems);
             case FailoverScenario.NAME -> checkFailover(run, problems);
+            case RedeliveryScenario.NAME -> checkRedelivery(run, policy, problems);
             case RedeliveryCrashScenario.NAME -> FailureExpectations.checkRedeliveryCrash(run, problems);
+            case FailureExpectations.DBOS_CRASHED_WORKER -> FailureExpectations.checkDbosCrashedWorker(run, problems);
             default -> problems.add("no expectation is known for scenario " + run.scenario());
         }
         Object client = run.settings().containsKey("target") ? run.settings().get("target") : run.settings().get("client");
@@ -80,6 +82,30 @@ public final class Expectations {
                 expected[0] = "C";
                 expectResponses(run, problems, 1, expected);
             }
+        }
+    }
+
+    /**
+     * The race on a consumer group: B must have been delivered the record while A was inside the charge;
+     * then the processed-messages table (run) charges twice, the adapter (wait, raise) and the inbox once,
+     * B replaying A's charge, and the inbox leaves one order row.
+     */
+    private static void checkRedelivery(ScenarioRun run, LabPolicy policy, List<String> problems) {
+        if (!Boolean.TRUE.equals(run.settings().get("bDuringA"))) {
+            problems.add("B was not delivered the record while A was inside the charge (" + run.note()
+                    + "): the race was not staged");
+        }
+        if (policy == LabPolicy.RUN) {
+            if (run.charges().size() != 2) {
+                problems.add("the processed-messages table did not charge twice (ledger " + run.charges()
+                        + "): the race was not reproduced and the lab has lost its point");
+            }
+        } else {
+            expectResponses(run, problems, 1, "C", "C");
+        }
+        Object orders = run.settings().get("orders");
+        if (orders != null && ((Number) orders).intValue() != 1) {
+            problems.add("the inbox must leave exactly one order row, read back " + orders);
         }
     }
 

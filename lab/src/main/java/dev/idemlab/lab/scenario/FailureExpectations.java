@@ -77,6 +77,41 @@ final class FailureExpectations {
         }
     }
 
+    /** The DBOS crashed-worker cells' scenario name (the scenario lives beside the other peers). */
+    static final String DBOS_CRASHED_WORKER = "dbos-crashed-worker";
+
+    /**
+     * DBOS Transact's order workflow, its worker killed (or paused while another executor recovers the
+     * workflow) right after a step's effect ({@code dbos-crashed-worker}). DBOS checkpoints a step's output
+     * after the step returns: the order steps are database transactions that commit with their checkpoint,
+     * but the charge and the receipt are calls to a provider, so a worker that dies between such a call and
+     * its checkpoint has the call run again when the workflow is recovered (at least once, as DBOS documents
+     * its steps). Without the downstream key that second call must show in its ledger (else the crash was
+     * not reproduced); with it the provider deduplicates and every cell is one order, one charge, one
+     * receipt. In every cell the recovered workflow must have ended in SUCCESS.
+     */
+    static void checkDbosCrashedWorker(ScenarioRun run, List<String> problems) {
+        boolean key = Boolean.TRUE.equals(run.settings().get("downstreamKey"));
+        String phase = String.valueOf(run.settings().get("phase"));
+        int orders = ((Number) run.settings().get("orders")).intValue();
+        int receipts = ((Number) run.settings().get("receipts")).intValue();
+        int charges = run.charges().size();
+        int wantCharges = !key && phase.equals("charge_created") ? 2 : 1;
+        int wantReceipts = !key && phase.equals("receipt_sent") ? 2 : 1;
+        if (orders != 1 || charges != wantCharges || receipts != wantReceipts) {
+            boolean finding = wantCharges + wantReceipts > 2;
+            problems.add(run.label() + (finding
+                    ? " must re-run the provider call its worker died after (" + wantCharges + " charges, " + wantReceipts
+                            + " receipts, 1 order), else the crash was not reproduced and the lab has lost its point"
+                    : " must leave exactly one order, one charge and one receipt")
+                    + "; read back " + orders + " orders, ledger " + run.charges() + ", " + receipts + " receipts");
+        }
+        if (!"SUCCESS".equals(run.settings().get("status"))) {
+            problems.add(run.label() + ": the recovered workflow ended in " + run.settings().get("status")
+                    + ", not SUCCESS");
+        }
+    }
+
     /**
      * A consumer killed at a boundary of handling the charge record, and the record redelivered to another
      * member of its group ({@code redelivery-crash}). Killed after the charge, a mode that does not pass the

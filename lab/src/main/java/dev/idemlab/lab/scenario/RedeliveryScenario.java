@@ -42,6 +42,8 @@ import java.util.function.UnaryOperator;
  */
 public final class RedeliveryScenario implements Scenario {
 
+    public static final String NAME = "redelivery";
+
     /** A's poll interval: shorter than the charge, so that the group gives the record to B before A commits. */
     static final int A_POLL_INTERVAL_MS = 100;
     /** The longest a run waits for a consumer's answer before it reports what it saw. */
@@ -62,6 +64,20 @@ public final class RedeliveryScenario implements Scenario {
         return new RedeliveryScenario(broker, false, true);
     }
 
+    /**
+     * The race ordered by a latch instead of a clock, as {@code lab check} runs it: A starts its charge only
+     * once the record reached B, so B is delivered it while A is inside the charge however slow the machine
+     * (the CLI's timed race can hand B the record only after A is done on a loaded one, and then shows no race).
+     */
+    public static RedeliveryScenario latched(RedeliveryBroker broker) {
+        return new RedeliveryScenario(broker, true, false);
+    }
+
+    /** The inbox's row ordered by a latch, as {@link #latched} orders the others. */
+    public static RedeliveryScenario latchedInbox(RedeliveryBroker broker) {
+        return new RedeliveryScenario(broker, true, true);
+    }
+
     RedeliveryScenario(RedeliveryBroker broker, boolean holdAUntilBReceives) {
         this(broker, holdAUntilBReceives, false);
     }
@@ -80,7 +96,7 @@ public final class RedeliveryScenario implements Scenario {
 
     @Override
     public String name() {
-        return "redelivery";
+        return NAME;
     }
 
     @Override
@@ -139,6 +155,7 @@ public final class RedeliveryScenario implements Scenario {
             int rows = OrderPlacement.orders(endpoint, orders.ref);
             Map<String, Object> reported = new java.util.LinkedHashMap<>(run.settings());
             reported.put("orders", rows);
+            reported.put("target", "the inbox");
             return new ScenarioRun(run.scenario(), run.policy(), run.label(), run.store(), reported,
                     run.callers(), run.charges(), run.storageErrors(), run.note() + "; read back: " + rows
                     + (rows == 1 ? " order row" : " order rows") + " in " + OrderPlacement.TABLE, run.timeline());
@@ -174,6 +191,8 @@ public final class RedeliveryScenario implements Scenario {
         reported.put("broker", broker.describe());
         reported.put("aMaxPollIntervalMs", A_POLL_INTERVAL_MS);
         reported.put("bSkipped", consumers[1].skipped());
+        reported.put("raceOrderedBy", holdAUntilBReceives ? "a latch" : "the clock");
+        reported.put("bDuringA", raced(consumers));
         return new ScenarioRun(name(), StagedScenario.policyName(policy), label(policy), context.backend().server(),
                 reported, callers, charges, coordinatorA.stats().totalStorageErrors()
                 + coordinatorB.stats().totalStorageErrors(), note(consumers), timeline.events());
@@ -265,6 +284,12 @@ public final class RedeliveryScenario implements Scenario {
             case REPLAYED -> coordinator.stats().count(Outcome.WAITED) > 0 ? "waited" : "replayed";
             default -> consumer.answer().outcome().name().toLowerCase(java.util.Locale.ROOT);
         };
+    }
+
+    /** Whether B was delivered the record while A was still inside the charge: the race was staged. */
+    private static boolean raced(RedeliveryConsumer[] consumers) {
+        CallerResult b = consumers[1].result("");
+        return b.startMs() >= 0 && b.startMs() < consumers[0].result("").endMs();
     }
 
     /** How the staging went: when B was delivered the record, whether it was skipped, A's refused commit. */

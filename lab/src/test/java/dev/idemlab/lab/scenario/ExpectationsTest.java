@@ -46,6 +46,63 @@ class ExpectationsTest {
                 charges, 0, "", List.of());
     }
 
+    /** A redelivery row: B delivered the record during A's charge or not, the consumers' answers, the ledger. */
+    private static ScenarioRun redelivered(String policy, boolean bDuringA, List<String> responses, List<String> charges,
+                                           Integer orders) {
+        List<CallerResult> callers = List.of(new CallerResult("A", 0, 300, responses.get(0), "executed", 1),
+                new CallerResult("B", bDuringA ? 100 : 400, 450, responses.get(1), "waited", charges.size()));
+        Map<String, Object> settings = new java.util.HashMap<>(Map.of("bDuringA", bDuringA));
+        if (orders != null) {
+            settings.put("orders", orders);
+        }
+        return new ScenarioRun("redelivery", policy, "a row", MEMORY, settings, callers, charges, 0, "", List.of());
+    }
+
+    @Test
+    void aRedeliveryRowMustStageTheRaceAndChargeAsItsPolicySays() {
+        List<String> twice = List.of("ch_1", "ch_2");
+        List<String> once = List.of("ch_1");
+        assertThat(Expectations.check(redelivered("run", true, List.of("ch_1", "ch_2"), twice, null)).passed()).isTrue();
+        assertThat(Expectations.check(redelivered("run", true, List.of("ch_1", "ch_1"), once, null)).passed())
+                .as("the processed-messages table charged once: the race was not reproduced").isFalse();
+        assertThat(Expectations.check(redelivered("wait", true, List.of("ch_1", "ch_1"), once, null)).passed()).isTrue();
+        assertThat(Expectations.check(redelivered("raise", true, List.of("ch_1", "ch_1"), twice, null)).passed())
+                .as("the adapter charged twice").isFalse();
+        assertThat(Expectations.check(redelivered("wait", false, List.of("ch_1", "ch_1"), once, null)).passed())
+                .as("B was delivered the record after A was done: no race, nothing shown").isFalse();
+        assertThat(Expectations.check(redelivered("wait", true, List.of("ch_1", "ch_1"), once, 2)).passed())
+                .as("the inbox left two order rows").isFalse();
+    }
+
+    /** A DBOS crashed-worker cell: the boundary, the downstream key, what the ledgers and the orders table hold. */
+    private static ScenarioRun dbosCell(String phase, boolean key, int orders, List<String> charges, int receipts,
+                                        String status) {
+        List<CallerResult> callers = List.of(new CallerResult("worker", 0, 0, "killed after " + phase, "crash", 0),
+                new CallerResult("retry", 0, 0, "order 1", "recovered", charges.size()));
+        return new ScenarioRun("dbos-crashed-worker", "wait", "DBOS, killed after " + phase, MEMORY, Map.of("phase", phase,
+                "downstreamKey", key, "mitigated", key, "orders", orders, "receipts", receipts, "status", status), callers,
+                charges, 0, "", List.of());
+    }
+
+    @Test
+    void aDbosCellMustShowItsPublishedDuplicateWithoutTheKeyAndNoneWithIt() {
+        List<String> twice = List.of("ch_1", "ch_2");
+        List<String> once = List.of("ch_1");
+        assertThat(Expectations.check(dbosCell("charge_created", false, 1, twice, 1, "SUCCESS")).passed()).isTrue();
+        assertThat(Expectations.check(dbosCell("charge_created", false, 1, once, 1, "SUCCESS")).passed())
+                .as("the charge was not re-run: the crash was not reproduced").isFalse();
+        assertThat(Expectations.check(dbosCell("receipt_sent", false, 1, once, 2, "SUCCESS")).passed()).isTrue();
+        assertThat(Expectations.check(dbosCell("order_paid", false, 1, twice, 1, "SUCCESS")).passed())
+                .as("a transactional step's boundary charged again").isFalse();
+        assertThat(Expectations.check(dbosCell("charge_created", true, 1, once, 1, "SUCCESS")).passed()).isTrue();
+        assertThat(Expectations.check(dbosCell("charge_created", true, 1, twice, 1, "SUCCESS")).passed())
+                .as("with the downstream key the provider deduplicates").isFalse();
+        assertThat(Expectations.check(dbosCell("order_created", true, 2, once, 1, "SUCCESS")).passed())
+                .as("two orders").isFalse();
+        assertThat(Expectations.check(dbosCell("order_created", true, 1, once, 1, "ERROR")).passed())
+                .as("the recovered workflow did not succeed").isFalse();
+    }
+
     @Test
     void aCrashedConsumerRowMustShowItsDuplicateOnlyWhereTheModeLeavesOneAndNeverLoseTheRecord() {
         List<String> twice = List.of("ch_1", "ch_2");
