@@ -18,8 +18,11 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 
@@ -64,6 +67,11 @@ final class ConsumerLoadCommand implements Callable<Integer> {
             description = "What the handler works before it charges, 0 to 1000 ms. Default: ${DEFAULT-VALUE}.")
     int handlerMillis;
 
+    @Option(names = "--rounds", paramLabel = "N", defaultValue = "3",
+            description = "How many times each store's adapter run is repeated, 1 to 20, each beside the bare runs either "
+                    + "side of it; a store is judged on its median ratio. Default: ${DEFAULT-VALUE}.")
+    int rounds;
+
     @Option(names = "--paced-rate", paramLabel = "PER_SECOND", defaultValue = "200",
             description = "Records a second in the paced phase, 1 to 10000. Default: ${DEFAULT-VALUE}.")
     int pacedRate;
@@ -103,16 +111,28 @@ final class ConsumerLoadCommand implements Callable<Integer> {
                 err.flush();
             });
             // A bare run before the first adapter run and after each: each adapter run is read beside the bare
-            // runs either side of it, so that a change in the machine's load between runs does not land in its ratio.
-            results.add(load.run(Mode.BARE, null, null));
-            for (String store : stores) {
-                try (StoreBackend backend = StoreBackends.open(store, provisioning)) {
+            // runs either side of it, so that a change in the machine's load between runs does not land in its ratio;
+            // the stores take turns, round after round, so that no store has the machine's quiet (or busy) minutes.
+            List<StoreBackend> backends = new ArrayList<>();
+            try {
+                for (String store : stores) {
+                    StoreBackend backend = StoreBackends.open(store, provisioning);
+                    backends.add(backend);
                     serverLines.add(backend.server().describeWithDurability());
-                    try (IdempotencyStore opened = backend.openStore()) {
-                        results.add(load.run(Mode.ADAPTER, store, opened));
-                    }
                 }
                 results.add(load.run(Mode.BARE, null, null));
+                for (int round = 1; round <= rounds; round++) {
+                    for (StoreBackend backend : backends) {
+                        try (IdempotencyStore opened = backend.openStore()) {
+                            results.add(load.run(Mode.ADAPTER, backend.server().store(), opened));
+                        }
+                        results.add(load.run(Mode.BARE, null, null));
+                    }
+                }
+            } finally {
+                for (StoreBackend backend : backends) {
+                    backend.close();
+                }
             }
         }
         output.emit(render(settings, broker, serverLines, results, format == ReportFormat.MARKDOWN), spec.commandLine().getOut());
@@ -130,6 +150,7 @@ final class ConsumerLoadCommand implements Callable<Integer> {
         range("--messages", messages, 10, 1_000_000);
         range("--partitions", partitions, 1, 64);
         range("--handler-ms", handlerMillis, 0, 1000);
+        range("--rounds", rounds, 1, 20);
         range("--paced-rate", pacedRate, 1, 10_000);
         range("--paced-seconds", pacedSeconds, 1, 600);
         if (!(duplicates >= 0 && duplicates <= 1)) {
@@ -157,20 +178,24 @@ final class ConsumerLoadCommand implements Callable<Integer> {
                         + "%d records a second for %d s, %.0f%% of them sent twice, produced once the consumer has its "
                         + "partitions; end-to-end latency from the producer's timestamp to the handling's end (the "
                         + "consumer's fetch waits up to 20 ms for records). A bare run comes before the first adapter "
-                        + "run and after each; an adapter's ratio is to the mean of the bare runs either side. "
+                        + "run and after each, the stores taking turns for %d round%s; an adapter's ratio is to the "
+                        + "mean of the bare runs either side, and a store is judged on the median of its rounds' ratios. "
                         + "Stores: %s.%n%n",
                 markdown ? "" : "consumer-load: ", broker, settings.partitions(), settings.handlerTime().toMillis(),
                 settings.messages(), settings.pacedRate(), settings.pacedSeconds(), settings.duplicateShare() * 100,
-                servers.isEmpty() ? "none" : String.join("; ", servers)));
+                rounds(results), rounds(results) == 1 ? "" : "s", servers.isEmpty() ? "none" : String.join("; ", servers)));
         out.append(markdown
                 ? "| consumer | drained | msg/s | x bare | paced deliveries | keys | charges (ledger) | keys charged twice "
                         + "| keys never charged | p50 | p99 |\n|---|---|---|---|---|---|---|---|---|---|---|\n"
                 : String.format(Locale.ROOT, "%-22s %8s %7s %6s %10s %6s %8s %6s %6s %9s %9s%n", "consumer", "drained",
                         "msg/s", "x bare", "deliveries", "keys", "charges", "twice", "never", "p50", "p99"));
         int bareRun = 0;
+        boolean several = rounds(results) > 1;
+        Map<String, Integer> storeRuns = new HashMap<>();
         for (int i = 0; i < results.size(); i++) {
             Result r = results.get(i);
-            String name = r.mode() == Mode.BARE ? "bare consumer, run " + (++bareRun) : "adapter on " + r.store();
+            String name = r.mode() == Mode.BARE ? "bare consumer, run " + (++bareRun) : "adapter on " + r.store()
+                    + (several ? ", round " + storeRuns.merge(r.store(), 1, Integer::sum) : "");
             String ratio = r.mode() == Mode.BARE ? "-" : String.format(Locale.ROOT, "%.2f", r.perSecond() / bareBeside(results, i));
             ConsumerLoad.Ledger paced = r.pacedLedger();
             out.append(String.format(Locale.ROOT, markdown ? "| %s | %,d | %,.0f | %s | %,d | %,d | %,d | %,d | %,d | %.1f ms | %.1f ms |%n"
@@ -179,21 +204,56 @@ final class ConsumerLoadCommand implements Callable<Integer> {
                     paced.neverCharged(), r.p50Micros() / 1000.0, r.p99Micros() / 1000.0));
         }
         out.append(markdown ? "\n" : "");
+        Map<String, List<Integer>> byStore = new LinkedHashMap<>();
         for (int i = 0; i < results.size(); i++) {
-            Result r = results.get(i);
-            if (r.mode() == Mode.BARE) {
-                continue;
+            if (results.get(i).mode() == Mode.ADAPTER) {
+                byStore.computeIfAbsent(results.get(i).store(), store -> new ArrayList<>()).add(i);
             }
-            double bare = bareBeside(results, i);
-            double ratio = r.perSecond() / bare;
-            out.append(String.format(Locale.ROOT, "%sadapter on %s: %s; %,.0f msg/s drained, %.2fx the bare runs either "
-                            + "side (%,.0f and %,.0f msg/s), %s the target of %.1fx%n", markdown ? "* " : "", r.store(),
-                    r.oncePerKey() ? "one charge per key, none lost (ledger)" : "NOT one charge per key (ledger): drained "
-                            + describe(r.drainLedger()) + "; paced " + describe(r.pacedLedger()),
-                    r.perSecond(), ratio, results.get(i - 1).perSecond(), results.get(i + 1).perSecond(),
-                    ratio >= TARGET_RATIO ? "meeting" : "missing", TARGET_RATIO));
         }
+        byStore.forEach((store, runs) -> out.append(summary(store, runs, results, markdown)));
         return out.toString();
+    }
+
+    /** How many adapter runs each store had. */
+    private static int rounds(List<Result> results) {
+        Map<String, Integer> runs = new HashMap<>();
+        results.stream().filter(r -> r.mode() == Mode.ADAPTER).forEach(r -> runs.merge(r.store(), 1, Integer::sum));
+        return runs.values().stream().mapToInt(Integer::intValue).max().orElse(1);
+    }
+
+    /** One store's line: its ledger in every round, its ratios to the bare runs either side, judged on their median. */
+    private static String summary(String store, List<Integer> runs, List<Result> results, boolean markdown) {
+        List<String> wrong = new ArrayList<>();
+        double[] ratios = new double[runs.size()];
+        for (int k = 0; k < runs.size(); k++) {
+            Result r = results.get(runs.get(k));
+            ratios[k] = r.perSecond() / bareBeside(results, runs.get(k));
+            if (!r.oncePerKey()) {
+                wrong.add((runs.size() > 1 ? "round " + (k + 1) + ": " : "") + "drained " + describe(r.drainLedger())
+                        + "; paced " + describe(r.pacedLedger()));
+            }
+        }
+        String ledger = wrong.isEmpty()
+                ? "one charge per key, none lost (ledger" + (runs.size() > 1 ? ", every round)" : ")")
+                : "NOT one charge per key (ledger): " + String.join("; ", wrong);
+        if (runs.size() == 1) {
+            int i = runs.get(0);
+            return String.format(Locale.ROOT, "%sadapter on %s: %s; %,.0f msg/s drained, %.2fx the bare runs either "
+                            + "side (%,.0f and %,.0f msg/s), %s the target of %.1fx%n", markdown ? "* " : "", store, ledger,
+                    results.get(i).perSecond(), ratios[0], results.get(i - 1).perSecond(), results.get(i + 1).perSecond(),
+                    ratios[0] >= TARGET_RATIO ? "meeting" : "missing", TARGET_RATIO);
+        }
+        double[] sorted = ratios.clone();
+        java.util.Arrays.sort(sorted);
+        double median = sorted.length % 2 == 1 ? sorted[sorted.length / 2]
+                : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+        StringBuilder each = new StringBuilder();
+        for (double ratio : ratios) {
+            each.append(each.length() == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%.2f", ratio));
+        }
+        return String.format(Locale.ROOT, "%sadapter on %s: %s; median %.2fx the bare runs either side over %d rounds "
+                        + "(%s in turn), %s the target of %.1fx%n", markdown ? "* " : "", store, ledger, median, runs.size(),
+                each, median >= TARGET_RATIO ? "meeting" : "missing", TARGET_RATIO);
     }
 
     private static String describe(ConsumerLoad.Ledger ledger) {

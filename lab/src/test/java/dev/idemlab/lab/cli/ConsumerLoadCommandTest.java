@@ -17,16 +17,18 @@ class ConsumerLoadCommandTest {
     @Test
     void theBareConsumerChargesRedeliveriesAgainAndTheAdapterEveryKeyOnce() {
         LabRun run = LabRun.of("consumer-load", "--stores", "memory", "--messages", "100", "--duplicates", "0.1",
-                "--partitions", "2", "--paced-rate", "50", "--paced-seconds", "1");
+                "--partitions", "2", "--paced-rate", "50", "--paced-seconds", "1", "--rounds", "2");
         assertThat(run.exitCode()).as(run.out() + run.err()).isZero();
         assertThat(run.err()).contains("consumer-load: broker Kafka ").contains("draining 100 records");
         // drained, then the paced phase's deliveries, keys, charges, keys charged twice, keys never charged
-        for (String bare : new String[] {"bare consumer, run 1", "bare consumer, run 2"}) {
+        for (String bare : new String[] {"bare consumer, run 1", "bare consumer, run 2", "bare consumer, run 3"}) {
             assertThat(row(run.out(), bare)).as(bare).containsExactly(100, 55, 50, 55, 5, 0);
         }
-        assertThat(row(run.out(), "adapter on memory")).containsExactly(100, 55, 50, 50, 0, 0);
-        assertThat(run.out()).contains("adapter on memory: one charge per key, none lost (ledger)")
-                .containsPattern("[0-9.]+x the bare runs either side \\([0-9,]+ and [0-9,]+ msg/s\\), "
+        for (String adapter : new String[] {"adapter on memory, round 1", "adapter on memory, round 2"}) {
+            assertThat(row(run.out(), adapter)).as(adapter).containsExactly(100, 55, 50, 50, 0, 0);
+        }
+        assertThat(run.out()).contains("adapter on memory: one charge per key, none lost (ledger, every round)")
+                .containsPattern("median [0-9.]+x the bare runs either side over 2 rounds \\([0-9.]+, [0-9.]+ in turn\\), "
                         + "(meeting|missing) the target of 0.7x");
     }
 
@@ -38,6 +40,9 @@ class ConsumerLoadCommandTest {
         LabRun share = LabRun.of("consumer-load", "--duplicates", "1.5");
         assertThat(share.exitCode()).isEqualTo(2);
         assertThat(share.err()).contains("--duplicates must be a fraction from 0 to 1, got 1.5");
+        LabRun rounds = LabRun.of("consumer-load", "--rounds", "0");
+        assertThat(rounds.exitCode()).isEqualTo(2);
+        assertThat(rounds.err()).contains("--rounds must be from 1 to 20, got 0");
         LabRun url = LabRun.of("consumer-load", "--kafka-url", "http://127.0.0.1:9092");
         assertThat(url.exitCode()).isEqualTo(2);
         assertThat(url.err()).contains("--kafka-url: ").doesNotContain("\tat ");
