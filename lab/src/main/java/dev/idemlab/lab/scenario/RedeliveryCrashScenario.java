@@ -122,12 +122,12 @@ public final class RedeliveryCrashScenario implements Scenario {
                 orders.local = LocalEffects.of((PostgresIdempotencyStore) raw);
             }
             List<CallerResult> callers = new ArrayList<>();
-            long pid = killA(endpoint, timeline, topic, group, prefix, provider, sessionMs, orders,
+            Killed a = killA(endpoint, timeline, topic, group, prefix, provider, sessionMs, orders,
                     context.settings().storeFailureMode(), callers);
             IdempotencyCoordinator coordinator = context.coordinator(new TimelineStore(raw, timeline), mode.policy,
                     config -> config.lease(LEASE).waitTimeout(LEASE.multipliedBy(5)));
             callers.add(redeliverToB(coordinator, topic, group, provider, sessionMs, orders, start));
-            return report(context, callers, provider.chargeIds(), coordinator, group, topic, endpoint, orders, pid,
+            return report(context, callers, provider.chargeIds(), coordinator, group, topic, endpoint, orders, a,
                     sessionMs, timeline);
         } catch (SQLException e) {
             throw new IllegalStateException("cannot create or read the orders table: " + e.getMessage(), e);
@@ -136,9 +136,9 @@ public final class RedeliveryCrashScenario implements Scenario {
 
     /**
      * Starts consumer A in a child JVM, waits until it reached the boundary, and kills it there with
-     * SIGKILL; adds its row to {@code callers} and returns its pid. The child is reaped whatever happens.
+     * SIGKILL; adds its row to {@code callers} and returns its pid and exit status. The child is reaped whatever happens.
      */
-    private long killA(StoreEndpoint endpoint, Timeline timeline, String topic, String group, String prefix,
+    private Killed killA(StoreEndpoint endpoint, Timeline timeline, String topic, String group, String prefix,
                        ScenarioProvider provider, int sessionMs, InboxOrders orders, StoreFailureMode onStoreFailure,
                        List<CallerResult> callers) throws InterruptedException {
         try (ChildHolder a = ChildHolder.start(endpoint, timeline, RedeliveryCrashConsumerMain.class, mode.name(),
@@ -149,9 +149,12 @@ public final class RedeliveryCrashScenario implements Scenario {
             int exit = a.kill();
             callers.add(new CallerResult(HolderMain.CALLER, startMs, timeline.nowMs(), "killed at " + at,
                     "sigkill, exit " + exit, provider.client().chargeCount()));
-            return a.pid();
+            return new Killed(a.pid(), exit);
         }
     }
+
+    /** Consumer A's JVM, killed and reaped: its pid and the exit status the kill left. */
+    private record Killed(long pid, int exit) { }
 
     /**
      * Consumer B joins the group in this JVM, is delivered the record once A's session ran out, and handles
@@ -179,7 +182,7 @@ public final class RedeliveryCrashScenario implements Scenario {
 
     private ScenarioRun report(ScenarioContext context, List<CallerResult> callers, List<String> charges,
                                IdempotencyCoordinator coordinator, String group, String topic, StoreEndpoint endpoint,
-                               InboxOrders orders, long pid, int sessionMs, Timeline timeline) throws SQLException {
+                               InboxOrders orders, Killed a, int sessionMs, Timeline timeline) throws SQLException {
         long committed = broker.committedOffset(group, topic);
         broker.usedGroup(group);
         Map<String, Object> reported = context.reportedSettings();
@@ -191,8 +194,9 @@ public final class RedeliveryCrashScenario implements Scenario {
         reported.put("boundary", boundary);
         reported.put("mitigated", mode.mitigated());
         reported.put("deduplicatingProvider", mode.downstreamKey);
-        reported.put("holderPid", pid);
-        reported.put("holderAliveAfterRun", ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false));
+        reported.put("holderPid", a.pid());
+        // reaped by the kill: 128 + 9 is the exit status of a JVM that SIGKILL ended, nothing else gives it
+        reported.put("holderExit", a.exit());
         // the record is offset 0 of its partition: handled and nothing lost once the group committed 1
         reported.put("committedOffset", committed);
         reported.put("recordHandled", committed == 1);

@@ -38,7 +38,7 @@ class ExpectationsTest {
                 "sigkill, exit 137", 1), new CallerResult("B", 1, 2, charges.get(charges.size() - 1), "executed",
                 charges.size()));
         Map<String, Object> settings = new java.util.HashMap<>(Map.of("mitigated", mitigated, "boundary", boundary,
-                "committedOffset", committedOffset, "recordHandled", committedOffset == 1, "holderAliveAfterRun", false));
+                "committedOffset", committedOffset, "recordHandled", committedOffset == 1, "holderExit", 137));
         if (orders != null) {
             settings.put("orders", orders);
         }
@@ -119,6 +119,12 @@ class ExpectationsTest {
                 .as("the inbox left two order rows").isFalse();
         assertThat(Expectations.check(crashedConsumer(true, "record_received", once, 0, null)).passed())
                 .as("the group never committed past the record").isFalse();
+        ScenarioRun exitedByItself = crashedConsumer(true, "charge_created", once, 1, null);
+        Map<String, Object> settings = new java.util.HashMap<>(exitedByItself.settings());
+        settings.put("holderExit", 1);
+        assertThat(Expectations.check(new ScenarioRun(exitedByItself.scenario(), exitedByItself.policy(),
+                exitedByItself.label(), MEMORY, settings, exitedByItself.callers(), exitedByItself.charges(), 0, "",
+                List.of())).passed()).as("the consumer's JVM exited by itself, not by SIGKILL").isFalse();
     }
 
     @Test
