@@ -6,6 +6,7 @@ import org.apache.kafka.clients.admin.FinalizedVersionRange;
 import org.apache.kafka.clients.admin.NewTopic;
 
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -85,6 +86,19 @@ public final class TestKafka implements AutoCloseable {
         LocalKafka local = LocalKafka.start();
         return new TestKafka(local.bootstrapServers(), ServerOrigin.IN_PROCESS, LocalKafka.version(),
                 ServerOrigin.IN_PROCESS.description() + " (Kafka's KafkaRaftServer, KRaft, broker+controller)", local);
+    }
+
+    /**
+     * A private broker on which share groups (KIP-932) run, holding a delivered record for {@code recordLock}
+     * ({@link LocalKafka#startWithShareGroups(Duration)}).
+     *
+     * @throws IllegalArgumentException if {@code recordLock} is out of Kafka's range
+     */
+    public static TestKafka startPrivateWithShareGroups(Duration recordLock) {
+        LocalKafka local = LocalKafka.startWithShareGroups(recordLock);
+        return new TestKafka(local.bootstrapServers(), ServerOrigin.IN_PROCESS, LocalKafka.version(),
+                ServerOrigin.IN_PROCESS.description() + " (Kafka's KafkaRaftServer, KRaft, broker+controller, share groups"
+                        + " on, record lock " + recordLock.toMillis() + " ms)", local);
     }
 
     private static TestKafka ofUrl(String url) {
