@@ -47,6 +47,7 @@ public final class TestKafka implements AutoCloseable {
     private final String topicPrefix;
     private final List<String> topics = new ArrayList<>();
     private final List<String> groups = new ArrayList<>();
+    private final List<String> shareGroups = new ArrayList<>();
     private Admin admin;
     private boolean closed;
 
@@ -218,6 +219,13 @@ public final class TestKafka implements AutoCloseable {
         }
     }
 
+    /** As {@link #usedGroup(String)}, for a share group (KIP-932), which Kafka deletes by another call. */
+    public synchronized void usedShareGroup(String group) {
+        if (local == null) {
+            shareGroups.add(group);
+        }
+    }
+
     private synchronized Admin admin() {
         if (admin == null) {
             admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
@@ -228,7 +236,7 @@ public final class TestKafka implements AutoCloseable {
     }
 
     /**
-     * Deletes the consumer groups the run used and the topics this object created (on a broker given by
+     * Deletes the consumer groups and share groups the run used and the topics this object created (on a broker given by
      * URL), and stops a private broker.
      * Idempotent; a deletion that fails is reported on standard error, never thrown, so that it does
      * not hide the test's own failure.
@@ -245,6 +253,15 @@ public final class TestKafka implements AutoCloseable {
             }
         } catch (ExecutionException | TimeoutException e) {
             System.err.println("kafka: could not delete the run's consumer groups " + groups + ": " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        try {
+            if (local == null && !shareGroups.isEmpty()) {
+                admin().deleteShareGroups(shareGroups).all().get(ADMIN_TIMEOUT_S, TimeUnit.SECONDS);
+            }
+        } catch (ExecutionException | TimeoutException e) {
+            System.err.println("kafka: could not delete the run's share groups " + shareGroups + ": " + e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
