@@ -14,8 +14,9 @@ import java.util.List;
                 + "store-down under wait), then the failure lab, each unmitigated variant beside its mitigation: "
                 + "store-down --downstream-key, lease-overrun, crash-mid-charge, provider-ambiguous, scope, "
                 + "large-result, eviction, ghost-reservation; then, on PostgreSQL, the local effects: crash-mid-order "
-                + "and stale-holder-order (skipped on other stores). failover, redelivery and redelivery-crash (on a Kafka "
-                + "broker) run on their own (lab scenario failover, lab scenario redelivery, lab scenario redelivery-crash).")
+                + "and stale-holder-order (skipped on other stores). failover, redelivery, redelivery-crash and share-lock-expiry "
+                + "(on a Kafka broker) run on their own (lab scenario failover, lab scenario redelivery, lab scenario "
+                + "redelivery-crash, lab scenario share-lock-expiry).")
 final class AllScenariosCommand extends AbstractScenarioCommand {
 
     @Override

@@ -12,7 +12,7 @@ import picocli.CommandLine.Command;
                 StoreDownCommand.class, LeaseOverrunCommand.class, CrashMidChargeCommand.class,
                 ProviderAmbiguousCommand.class, ScopeCommand.class, LargeResultCommand.class, EvictionCommand.class, GhostReservationCommand.class,
                 CrashMidOrderCommand.class, StaleHolderOrderCommand.class, FailoverCommand.class, RedeliveryCommand.class,
-                RedeliveryCrashCommand.class,
+                RedeliveryCrashCommand.class, ShareLockExpiryCommand.class,
                 AllScenariosCommand.class})
 final class ScenarioCommand implements Runnable {
 

@@ -13,7 +13,8 @@ final class Rows {
 
     /** Whether a scenario is one row per policy (the race) or one row per caller (a sequence of calls). */
     static boolean isRace(ScenarioRun run) {
-        return run.scenario().equals("in-flight") || run.scenario().equals("redelivery");
+        return run.scenario().equals("in-flight") || run.scenario().equals("redelivery")
+                || run.scenario().equals("share-lock-expiry");
     }
 
     /** Whether a run is a row of the crashed-consumer table: one row per run, with the read-back columns. */
@@ -76,7 +77,11 @@ final class Rows {
     static String settingsLine(ScenarioRun run) {
         Map<String, Object> s = run.settings();
         StringBuilder line = new StringBuilder("provider " + s.get("latencyMs") + " ms per charge");
-        if (s.containsKey("aMaxPollIntervalMs")) {
+        if (s.containsKey("recordLockMs")) {
+            line.append(", consumer B joins the share group at ").append(s.get("retryAtMs"))
+                    .append(" ms, acquisition lock ").append(s.get("recordLockMs"))
+                    .append(" ms, an in-flight delivery released after ").append(s.get("skipBackoffMs")).append(" ms");
+        } else if (s.containsKey("aMaxPollIntervalMs")) {
             line.append(", consumer B joins at ").append(s.get("retryAtMs")).append(" ms, A's max.poll.interval.ms ")
                     .append(s.get("aMaxPollIntervalMs"));
         } else if (s.containsKey("sessionTimeoutMs")) {

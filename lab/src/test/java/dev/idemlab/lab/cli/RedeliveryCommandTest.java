@@ -4,7 +4,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** {@code scenario redelivery}'s and {@code redelivery-crash}'s usage rules, checked before any broker starts or is reached. */
+/** {@code scenario redelivery}'s, {@code redelivery-crash}'s and {@code share-lock-expiry}'s usage rules, checked before any broker starts or is reached. */
 class RedeliveryCommandTest {
 
     @Test
@@ -39,5 +39,18 @@ class RedeliveryCommandTest {
         LabRun run = LabRun.of("scenario", "redelivery", "--help");
         assertThat(run.exitCode()).isZero();
         assertThat(run.out()).contains("--kafka-url").contains("IDEMLAB_KAFKA_URL");
+    }
+
+    @Test
+    void theShareGroupTableSetsItsOwnLatencyAndNamesItsBrokerOptions() {
+        LabRun latency = LabRun.of("scenario", "share-lock-expiry", "--store", "memory", "--latency-ms", "100");
+        assertThat(latency.exitCode()).isEqualTo(2);
+        assertThat(latency.err()).contains("--latency-ms: share-lock-expiry sets it for itself").doesNotContain("Exception");
+        LabRun url = LabRun.of("scenario", "share-lock-expiry", "--store", "memory", "--kafka-url", "kafka://no-port");
+        assertThat(url.exitCode()).isEqualTo(2);
+        assertThat(url.err()).contains("--kafka-url").contains("kafka://host:port[,host:port]");
+        LabRun help = LabRun.of("scenario", "share-lock-expiry", "--help");
+        assertThat(help.exitCode()).isZero();
+        assertThat(help.out()).contains("share group", "acquisition lock", "--kafka-url", "--policy", "--store");
     }
 }

@@ -32,7 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ScenarioListsAgreeTest {
 
-    private static final Set<String> RUN_ALONE = Set.of("failover", "redelivery", "redelivery-crash");
+    private static final Set<String> RUN_ALONE = Set.of("failover", "redelivery", "redelivery-crash", "share-lock-expiry");
 
     private static List<String> subcommands() {
         return LabCommand.commandLine().getSubcommands().get("scenario").getSubcommands().keySet().stream()

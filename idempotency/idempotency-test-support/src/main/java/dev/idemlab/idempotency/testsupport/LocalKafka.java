@@ -17,6 +17,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -41,6 +42,11 @@ import java.util.stream.Stream;
  * topics (offsets, transactions) fit one broker. The broker logs through SLF4J: a test's
  * {@code simplelogger.properties} at WARN keeps its thousands of INFO lines out.
  *
+ * <p>{@link #startWithShareGroups(Duration)} starts one on which share groups (KIP-932, a preview in
+ * Kafka 4.1) run: the feature {@code share.version} finalized at level 1 when the storage is formatted,
+ * the share coordinator's state topic on one partition, and the records' acquisition lock as short as
+ * asked. {@link #start()} leaves share groups off, as Kafka 4.1 does by default.
+ *
  * <p>{@link #close()} stops the broker and removes its directory; close it in {@code @AfterAll} or
  * with try-with-resources, so that it runs whether or not the tests passed. Thread-safe.
  */
@@ -48,6 +54,14 @@ public final class LocalKafka implements AutoCloseable {
 
     /** The only address a private broker listens on. */
     public static final String HOST = "127.0.0.1";
+
+    /** The feature that turns share groups on, and the level that does. */
+    public static final String SHARE_VERSION_FEATURE = "share.version";
+    private static final short SHARE_VERSION_LEVEL = 1;
+    /** The shortest acquisition lock Kafka 4.1 accepts ({@code group.share.min.record.lock.duration.ms}'s floor). */
+    public static final Duration MIN_RECORD_LOCK = Duration.ofSeconds(1);
+    /** The longest a share-group broker's lock may be here: Kafka's default ceiling, {@code group.share.max.record.lock.duration.ms}. */
+    public static final Duration MAX_RECORD_LOCK = Duration.ofSeconds(60);
 
     private static final int NODE_ID = 1;
     private static final int START_ATTEMPTS = 3;
@@ -57,14 +71,17 @@ public final class LocalKafka implements AutoCloseable {
     private final Path directory;
     private final int port;
     private final int controllerPort;
+    private final Duration recordLock;
     private boolean closed;
 
-    private LocalKafka(KafkaRaftServer server, KafkaConfig config, Path directory, int port, int controllerPort) {
+    private LocalKafka(KafkaRaftServer server, KafkaConfig config, Path directory, int port, int controllerPort,
+                       Duration recordLock) {
         this.server = server;
         this.config = config;
         this.directory = directory;
         this.port = port;
         this.controllerPort = controllerPort;
+        this.recordLock = recordLock;
     }
 
     /**
@@ -74,19 +91,45 @@ public final class LocalKafka implements AutoCloseable {
      * @throws IllegalStateException if it does not start, with Kafka's reason
      */
     public static LocalKafka start() {
+        return start(null);
+    }
+
+    /**
+     * Formats a fresh directory with share groups turned on ({@code share.version} 1) and starts a broker
+     * in it whose share groups hold a delivered record for {@code recordLock}
+     * ({@code group.share.record.lock.duration.ms}; the group-level {@code share.record.lock.duration.ms} may
+     * ask for another between {@link #MIN_RECORD_LOCK} and this broker's maximum, 60 s). The rest is as
+     * {@link #start()}'s.
+     *
+     * @param recordLock how long a share consumer holds a record it was delivered before the broker
+     *     delivers it again: {@link #MIN_RECORD_LOCK} to {@link #MAX_RECORD_LOCK}, whole milliseconds
+     * @return a broker whose startup has returned
+     * @throws IllegalArgumentException if {@code recordLock} is out of that range
+     * @throws IllegalStateException if it does not start, with Kafka's reason
+     */
+    public static LocalKafka startWithShareGroups(Duration recordLock) {
+        if (recordLock == null || recordLock.compareTo(MIN_RECORD_LOCK) < 0 || recordLock.compareTo(MAX_RECORD_LOCK) > 0) {
+            throw new IllegalArgumentException("a share group's record lock must be between " + MIN_RECORD_LOCK.toMillis()
+                    + " ms and " + MAX_RECORD_LOCK.toMillis() + " ms; got " + (recordLock == null ? null : recordLock.toMillis() + " ms"));
+        }
+        return start(recordLock);
+    }
+
+    private static LocalKafka start(Duration recordLock) {
         RuntimeException last = null;
         for (int attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
             try {
-                return startOnce();
+                return startOnce(recordLock);
             } catch (RuntimeException e) {
                 last = e;
             }
         }
-        throw new IllegalStateException("cannot start the in-process Kafka " + version() + " broker ("
-                + START_ATTEMPTS + " attempts): " + last.getMessage(), last);
+        throw new IllegalStateException("cannot start the in-process Kafka " + version() + " broker"
+                + (recordLock == null ? "" : " with share groups") + " (" + START_ATTEMPTS + " attempts): "
+                + last.getMessage(), last);
     }
 
-    private static LocalKafka startOnce() {
+    private static LocalKafka startOnce(Duration recordLock) {
         Path directory;
         try {
             directory = Files.createTempDirectory("local-kafka-");
@@ -96,11 +139,15 @@ public final class LocalKafka implements AutoCloseable {
         KafkaRaftServer server = null;
         try {
             int[] ports = freePorts(2);
-            KafkaConfig config = new KafkaConfig(properties(directory, ports[0], ports[1]), false);
-            format(directory, config);
+            Properties properties = properties(directory, ports[0], ports[1]);
+            if (recordLock != null) {
+                properties.putAll(shareGroupProperties(recordLock));
+            }
+            KafkaConfig config = new KafkaConfig(properties, false);
+            format(directory, config, recordLock != null);
             server = new KafkaRaftServer(config, Time.SYSTEM);
             server.startup();
-            return new LocalKafka(server, config, directory, ports[0], ports[1]);
+            return new LocalKafka(server, config, directory, ports[0], ports[1], recordLock);
         } catch (Exception e) {
             if (server != null) {
                 stop(server);
@@ -141,16 +188,31 @@ public final class LocalKafka implements AutoCloseable {
         return properties;
     }
 
-    private static void format(Path directory, KafkaConfig config) throws Exception {
-        new Formatter()
+    /**
+     * Share groups' settings on one node: the lock as asked, its floor lowered to Kafka's minimum so that a
+     * group may ask for a short one too; the share coordinator's state topic on one partition (its
+     * replication factor and min ISR, 1, are in every broker's settings).
+     */
+    private static Map<String, String> shareGroupProperties(Duration recordLock) {
+        return Map.of(
+                "group.share.record.lock.duration.ms", String.valueOf(recordLock.toMillis()),
+                "group.share.min.record.lock.duration.ms", String.valueOf(MIN_RECORD_LOCK.toMillis()),
+                "share.coordinator.state.topic.num.partitions", "1");
+    }
+
+    private static void format(Path directory, KafkaConfig config, boolean shareGroups) throws Exception {
+        Formatter formatter = new Formatter()
                 .setPrintStream(new PrintStream(OutputStream.nullOutputStream()))
                 .setClusterId(Uuid.randomUuid().toString())
                 .setNodeId(NODE_ID)
                 .setControllerListenerName("CONTROLLER")
                 .setMetadataLogDirectory(config.metadataLogDir())
                 .setDirectories(List.of(directory.toString()))
-                .setReleaseVersion(MetadataVersion.LATEST_PRODUCTION)
-                .run();
+                .setReleaseVersion(MetadataVersion.LATEST_PRODUCTION);
+        if (shareGroups) {
+            formatter.setFeatureLevel(SHARE_VERSION_FEATURE, SHARE_VERSION_LEVEL);
+        }
+        formatter.run();
     }
 
     /** Ports free on 127.0.0.1 now, all held at once so that they differ. */
@@ -193,6 +255,23 @@ public final class LocalKafka implements AutoCloseable {
     /** The controller listener's port (the quorum's; clients never use it). */
     public int controllerPort() {
         return controllerPort;
+    }
+
+    /** Whether share groups run on this broker ({@link #startWithShareGroups(Duration)}). */
+    public boolean shareGroups() {
+        return recordLock != null;
+    }
+
+    /**
+     * How long a share group holds a delivered record here ({@code group.share.record.lock.duration.ms}).
+     *
+     * @throws IllegalStateException if share groups are off on this broker
+     */
+    public Duration recordLock() {
+        if (recordLock == null) {
+            throw new IllegalStateException("share groups are off on this broker: start it with startWithShareGroups");
+        }
+        return recordLock;
     }
 
     /** The directory that holds the broker's logs and metadata, removed by {@link #close()}. */
@@ -248,7 +327,8 @@ public final class LocalKafka implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "Kafka " + version() + " (KRaft, in-process) at " + bootstrapServers();
+        return "Kafka " + version() + " (KRaft, in-process" + (recordLock == null ? "" : ", share groups, record lock "
+                + recordLock.toMillis() + " ms") + ") at " + bootstrapServers();
     }
 
     private static void deleteTree(Path dir) {

@@ -6,6 +6,7 @@ import org.apache.kafka.clients.admin.FinalizedVersionRange;
 import org.apache.kafka.clients.admin.NewTopic;
 
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -46,6 +47,7 @@ public final class TestKafka implements AutoCloseable {
     private final String topicPrefix;
     private final List<String> topics = new ArrayList<>();
     private final List<String> groups = new ArrayList<>();
+    private final List<String> shareGroups = new ArrayList<>();
     private Admin admin;
     private boolean closed;
 
@@ -85,6 +87,19 @@ public final class TestKafka implements AutoCloseable {
         LocalKafka local = LocalKafka.start();
         return new TestKafka(local.bootstrapServers(), ServerOrigin.IN_PROCESS, LocalKafka.version(),
                 ServerOrigin.IN_PROCESS.description() + " (Kafka's KafkaRaftServer, KRaft, broker+controller)", local);
+    }
+
+    /**
+     * A private broker on which share groups (KIP-932) run, holding a delivered record for {@code recordLock}
+     * ({@link LocalKafka#startWithShareGroups(Duration)}).
+     *
+     * @throws IllegalArgumentException if {@code recordLock} is out of Kafka's range
+     */
+    public static TestKafka startPrivateWithShareGroups(Duration recordLock) {
+        LocalKafka local = LocalKafka.startWithShareGroups(recordLock);
+        return new TestKafka(local.bootstrapServers(), ServerOrigin.IN_PROCESS, LocalKafka.version(),
+                ServerOrigin.IN_PROCESS.description() + " (Kafka's KafkaRaftServer, KRaft, broker+controller, share groups"
+                        + " on, record lock " + recordLock.toMillis() + " ms)", local);
     }
 
     private static TestKafka ofUrl(String url) {
@@ -204,6 +219,13 @@ public final class TestKafka implements AutoCloseable {
         }
     }
 
+    /** As {@link #usedGroup(String)}, for a share group (KIP-932), which Kafka deletes by another call. */
+    public synchronized void usedShareGroup(String group) {
+        if (local == null) {
+            shareGroups.add(group);
+        }
+    }
+
     private synchronized Admin admin() {
         if (admin == null) {
             admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
@@ -214,7 +236,7 @@ public final class TestKafka implements AutoCloseable {
     }
 
     /**
-     * Deletes the consumer groups the run used and the topics this object created (on a broker given by
+     * Deletes the consumer groups and share groups the run used and the topics this object created (on a broker given by
      * URL), and stops a private broker.
      * Idempotent; a deletion that fails is reported on standard error, never thrown, so that it does
      * not hide the test's own failure.
@@ -231,6 +253,15 @@ public final class TestKafka implements AutoCloseable {
             }
         } catch (ExecutionException | TimeoutException e) {
             System.err.println("kafka: could not delete the run's consumer groups " + groups + ": " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        try {
+            if (local == null && !shareGroups.isEmpty()) {
+                admin().deleteShareGroups(shareGroups).all().get(ADMIN_TIMEOUT_S, TimeUnit.SECONDS);
+            }
+        } catch (ExecutionException | TimeoutException e) {
+            System.err.println("kafka: could not delete the run's share groups " + shareGroups + ": " + e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -1,5 +1,8 @@
 package dev.idemlab.idempotency.testsupport;
 
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.FinalizedVersionRange;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -20,6 +23,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -123,6 +127,18 @@ class LocalKafkaTest {
         throw new AssertionError("no record within 30 s");
     }
 
+    /** The default broker is Kafka 4.1's default: share groups off (the feature {@code share.version} not finalized). */
+    @Test
+    void theDefaultBrokerLeavesShareGroupsOff() throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()))) {
+            FinalizedVersionRange share = admin.describeFeatures().featureMetadata().get(30, TimeUnit.SECONDS)
+                    .finalizedFeatures().get(LocalKafka.SHARE_VERSION_FEATURE);
+            assertThat(share == null ? 0 : share.maxVersionLevel()).as("share.version").isEqualTo((short) 0);
+        }
+        assertThat(kafka.local().shareGroups()).isFalse();
+        assertThatThrownBy(() -> kafka.local().recordLock()).hasMessageContaining("share groups are off");
+    }
+
     @Test
     void theReportNamesTheBrokerItsVersionAndOrigin() {
         assertThat(kafka.local().directory()).isDirectory();
@@ -139,7 +155,7 @@ class LocalKafkaTest {
     }
 
     /** {@code local_address} of each LISTEN (state 0A) socket on {@code ports}, from /proc/net/tcp and tcp6. */
-    private static List<String> listeningSockets(List<Integer> ports) throws IOException {
+    static List<String> listeningSockets(List<Integer> ports) throws IOException {
         List<String> found = new ArrayList<>();
         for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
             Path path = Path.of(table);
