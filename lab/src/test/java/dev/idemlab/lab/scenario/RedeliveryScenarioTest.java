@@ -103,7 +103,7 @@ class RedeliveryScenarioTest {
             CallerResult a = run.callers().get(0);
             assertThat(a.response()).as("consumer A's end").isEqualTo("killed at " + boundary);
             assertThat(a.outcome()).as("a real SIGKILL").isEqualTo("sigkill, exit 137");
-            assertThat(run.settings()).containsEntry("holderAliveAfterRun", false);
+            assertThat(run.settings()).containsEntry("holderExit", 137);
             assertThat(run.settings()).as("the group committed past the record: handled, nothing lost")
                     .containsEntry("committedOffset", 1L).containsEntry("recordHandled", true);
             assertThat(run.settings().get("broker").toString()).contains("Kafka 4.1.2", "127.0.0.1", "in-process");

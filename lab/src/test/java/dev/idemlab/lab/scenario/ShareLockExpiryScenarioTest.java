@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * acquisition lock): member A holds the charge record past its lock (ordered here by a latch: A charges
  * once B has the record), the broker delivers it again to member B. The processed-messages table charges
  * twice; the adapter, under WAIT and SKIP, once; each read off the provider's ledger. A's late
- * acknowledgement is refused; B's first delivery is the record's second.
+ * acknowledgement is refused; B's first delivery is a redelivery (the record's second, as a rule).
  */
 class ShareLockExpiryScenarioTest {
 
@@ -48,7 +48,9 @@ class ShareLockExpiryScenarioTest {
         @SuppressWarnings("unchecked")
         Map<String, List<Integer>> deliveries = (Map<String, List<Integer>>) run.settings().get("deliveries");
         assertThat(deliveries.get("A")).as("A's delivery counts").containsExactly(1);
-        assertThat(deliveries.get("B")).as("B's delivery counts").first().isEqualTo(2);
+        // B's first is a redelivery: the second as a rule; once, beside a build, the third (a delivery in between
+        // reached no member's handler, its lock running out too). The count is the broker's, not the lab's.
+        assertThat(deliveries.get("B")).as("B's delivery counts").first().satisfies(n -> assertThat(n).isGreaterThanOrEqualTo(2));
         assertThat(run.note()).as("A's acknowledgement after its lock ran out")
                 .contains("A: delivery 1 handled, ACCEPT refused (InvalidRecordStateException)");
         if (policy == LabPolicy.RUN) {
@@ -58,7 +60,7 @@ class ShareLockExpiryScenarioTest {
             assertThat(run.responses()).containsExactly("ch_1", "ch_1");
         }
         if (policy == LabPolicy.RAISE) {
-            assertThat(run.note()).contains("B: delivery 2 in flight, RELEASE");
+            assertThat(run.note()).containsPattern("B: delivery \\d+ in flight, RELEASE");
             assertThat(run.callers().get(1).outcome()).isEqualTo("replayed");
         }
         if (policy == LabPolicy.WAIT) {
