@@ -104,7 +104,8 @@ final class Nemesis {
                 return;
             }
             Thread.interrupted(); // an interrupt meant for the wait above must not cut the fault's clean-up
-            AtomicLong began = new AtomicLong(System.nanoTime() - start);
+            long issued = System.nanoTime() - start;
+            AtomicLong began = new AtomicLong(issued);
             String failure = null;
             int key = -1;
             try {
@@ -114,7 +115,7 @@ final class Nemesis {
                 failure = e.toString();
                 LOG.warn("the nemesis could not inject {} in full: {}", planned.kind().id(), failure);
             }
-            events.add(new FaultEvent(planned.kind(), began.get(), System.nanoTime() - start, failure, key));
+            events.add(new FaultEvent(planned.kind(), began.get(), System.nanoTime() - start, failure, key, issued));
             betweenFaults = true;
             if (stopping) {
                 return;

@@ -43,10 +43,14 @@ final class SampleHolderLoss {
         return events;
     }
 
-    /** Whether {@code holder} was in flight as {@code fault} began, and charged when its JVM let it. */
-    private static boolean heldThrough(NemesisHistory history, FaultEvent fault, CallRecord holder) {
+    /**
+     * Whether {@code holder} was in flight as {@code fault} began, and charged when its JVM let it. Still in
+     * flight as the fault was issued is enough: the JVM a kill is ending resets its connections before the
+     * kill is seen to have taken effect, and its callers' answers (a lost connection) can come in between.
+     */
+    static boolean heldThrough(NemesisHistory history, FaultEvent fault, CallRecord holder) {
         boolean inFlight = holder.sentAt() > 0 && holder.sentAt() <= fault.startedAt()
-                && (!holder.answered() || holder.answeredAt() >= fault.startedAt() || SampleAttribution.abandoned(holder));
+                && (!holder.answered() || holder.answeredAt() >= fault.issuedAt() || SampleAttribution.abandoned(holder));
         if (!inFlight) {
             return false;
         }

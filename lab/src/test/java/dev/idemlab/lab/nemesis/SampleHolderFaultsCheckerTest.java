@@ -67,6 +67,23 @@ class SampleHolderFaultsCheckerTest {
         assertThat(verdict.explanations()).containsEntry("holder paused past its lease", 1);
     }
 
+    /**
+     * Found by the sample's run (seed 4577778147615940801): the kill was issued, the dying JVM reset the
+     * holder's connection (its client's answer, a lost connection, 1 ms before the kill was seen to take
+     * effect), and the taker charged long after the holder's lease. In flight as the kill was issued is held.
+     */
+    @Test
+    void aHolderWhoseConnectionTheDyingJvmResetBeforeTheKillTookEffectStillHeldTheKey() {
+        FaultEvent kill = new FaultEvent(FaultKind.KILL_HOLDER, ms(2000), ms(2500), null, HolderFaults.EVERY_KEY, ms(1990));
+        NemesisHistory history = history(Through.SAMPLE, kill, 5200);
+        history.calls().get(0).failed(ms(1999), new IOException("connection reset"));
+
+        NemesisVerdict verdict = NemesisChecker.check(history);
+
+        assertThat(verdict.violations()).isEmpty();
+        assertThat(verdict.explanations()).containsEntry("holder killed", 1);
+    }
+
     @Test
     void aHolderThatAnsweredBeforeTheKillLostNothingToIt() {
         NemesisHistory history = history(Through.SAMPLE, killAt(2000), 5200, 1500);
