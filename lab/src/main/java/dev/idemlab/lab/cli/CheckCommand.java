@@ -112,10 +112,33 @@ final class CheckCommand implements Callable<Integer> {
         List<String> names = names();
         Set<String> only = scenarioNames();
         ProvisioningOptions provisioning = servers.provisioning(names);
-        // started on first use, by the first redelivery row: a check without one starts no broker
-        try (RedeliveryBroker broker = new RedeliveryBroker(kafka.url())) {
-            return check(names, only, provisioning, broker);
+        // started on first use, by the first redelivery row: a check without one starts no broker, nor reads its URL
+        boolean kafkaRows = only == null || only.contains(RedeliveryScenario.NAME) || only.contains(RedeliveryCrashScenario.NAME);
+        try (RedeliveryBroker started = new RedeliveryBroker(kafkaRows ? kafka.url() : null)) {
+            broker = started;
+            return check(names, only, provisioning, started);
         }
+    }
+
+    /** The check's Kafka broker, started by the first row that needs it; named once on the output when it is. */
+    private RedeliveryBroker broker;
+    private boolean brokerNamed;
+
+    /** Names the broker before the first row that uses it: the output says what it ran on, as it does for stores. */
+    private void nameBroker(List<ScenarioRunner.Plan> plans, PrintWriter out) {
+        boolean uses = plans.stream().anyMatch(plan -> plan.scenario() instanceof RedeliveryScenario
+                || plan.scenario() instanceof RedeliveryCrashScenario);
+        if (!uses || brokerNamed) {
+            return;
+        }
+        brokerNamed = true;
+        try {
+            out.println("kafka " + broker.describe());
+        } catch (RuntimeException e) {
+            // each row that needs it then fails on its own, naming why
+            out.println("kafka: could not be had: " + e.getMessage());
+        }
+        out.flush();
     }
 
     /**
@@ -291,6 +314,7 @@ final class CheckCommand implements Callable<Integer> {
         try (backend) {
             out.println("store " + backend.server().describe());
             out.flush();
+            nameBroker(plans, out);
             ScenarioContext context = new ScenarioContext(backend, ScenarioSettings.defaults(),
                     ((LabCommand) spec.root().userObject()).coordinators());
             ScenarioRunner runner = new ScenarioRunner(context, spec.commandLine().getErr(), progress);
@@ -306,6 +330,13 @@ final class CheckCommand implements Callable<Integer> {
                     out.println(result.line());
                     out.flush();
                     return result.passed() ? "PASS" : "FAIL";
+                }, (step, error) -> {
+                    // a row that could not run fails the gate; the others still run and the summary is printed
+                    failed++;
+                    out.println("FAIL " + backend.server().store() + " " + step + ": could not run: "
+                            + (error.getMessage() == null ? error.getClass().getSimpleName() : error.getMessage()));
+                    out.flush();
+                    return "FAIL";
                 });
             } finally {
                 StoreOptions.cleanUp(backend, spec.commandLine().getErr());

@@ -130,14 +130,24 @@ final class ConsumerLoadCommand implements Callable<Integer> {
                     }
                 }
             } finally {
-                for (StoreBackend backend : backends) {
-                    backend.close();
-                }
+                closeAll(backends, err);
             }
         }
         output.emit(render(settings, broker, serverLines, results, format == ReportFormat.MARKDOWN), spec.commandLine().getOut());
         boolean once = results.stream().filter(r -> r.mode() == Mode.ADAPTER).allMatch(Result::oncePerKey);
         return once ? 0 : 1;
+    }
+
+    /** Closes every backend, each on its own: one that fails to stop is said, and the others still stop. */
+    private static void closeAll(List<StoreBackend> backends, PrintWriter err) {
+        for (StoreBackend backend : backends) {
+            try {
+                backend.close();
+            } catch (RuntimeException e) {
+                err.println("consumer-load: could not stop " + backend.server().describe() + ": " + e.getMessage());
+                err.flush();
+            }
+        }
     }
 
     private void checkUsage() {
@@ -146,6 +156,9 @@ final class ConsumerLoadCommand implements Callable<Integer> {
                 throw new UsageException("--stores takes memory, redis and postgres (a store the adapter runs on), got '"
                         + store + "'");
             }
+        }
+        if (new java.util.HashSet<>(stores).size() != stores.size()) {
+            throw new UsageException("--stores names each store once, got " + String.join(",", stores));
         }
         range("--messages", messages, 10, 1_000_000);
         range("--partitions", partitions, 1, 64);

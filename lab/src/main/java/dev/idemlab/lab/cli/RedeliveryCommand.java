@@ -4,7 +4,6 @@ import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.lab.scenario.RedeliveryBroker;
 import dev.idemlab.lab.scenario.RedeliveryScenario;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.util.List;
@@ -18,17 +17,14 @@ import java.util.List;
                 + "inbox's row (the order row written in the transaction that completes the record's key): once, one "
                 + "order row. On a Kafka broker the lab starts in its own JVM (KRaft, 127.0.0.1), or the one given by "
                 + "--kafka-url.")
-final class RedeliveryCommand extends AbstractScenarioCommand {
+final class RedeliveryCommand extends KafkaScenarioCommand {
 
     @Option(names = "--policy", paramLabel = "POLICY", defaultValue = "all",
             description = "run (a processed-messages table), wait (the adapter, redelivery WAIT), raise (the adapter, "
                     + "redelivery SKIP) or all. Default: ${DEFAULT-VALUE}.")
     PolicyChoice policy;
 
-    @Mixin
-    KafkaOptions kafkaOptions;
 
-    private RedeliveryBroker broker;
     private String store;
 
     /** Remembered: the inbox's row runs on the store's own PostgreSQL only. */
@@ -39,8 +35,7 @@ final class RedeliveryCommand extends AbstractScenarioCommand {
 
     @Override
     List<ScenarioRunner.Plan> plan() {
-        String url = kafkaOptions.url();
-        broker = new RedeliveryBroker(url);
+        RedeliveryBroker broker = broker();
         List<ScenarioRunner.Plan> plans = new java.util.ArrayList<>(List.of(
                 new ScenarioRunner.Plan(new RedeliveryScenario(broker), policy.policies())));
         if (policy.policies().contains(LabPolicy.WAIT) && "postgres".equals(store)) {
@@ -49,14 +44,4 @@ final class RedeliveryCommand extends AbstractScenarioCommand {
         return plans;
     }
 
-    @Override
-    public Integer call() throws InterruptedException {
-        try {
-            return super.call();
-        } finally {
-            if (broker != null) {
-                broker.close();
-            }
-        }
-    }
 }

@@ -5,7 +5,6 @@ import dev.idemlab.lab.scenario.RedeliveryBroker;
 import dev.idemlab.lab.scenario.RedeliveryCrashScenario;
 import dev.idemlab.lab.scenario.Scenario;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.util.ArrayList;
@@ -24,7 +23,7 @@ import java.util.List;
                 + "each with the downstream key at a deduplicating provider, once. Needs --store redis or postgres "
                 + "(the child reaches the store by URL). On a Kafka broker the lab starts in its own JVM (KRaft, "
                 + "127.0.0.1), or the one given by --kafka-url. No child JVM is left running.")
-final class RedeliveryCrashCommand extends AbstractScenarioCommand {
+final class RedeliveryCrashCommand extends KafkaScenarioCommand {
 
     @Option(names = "--mode", paramLabel = "MODE",
             description = "How the consumers protect the charge: processed-table (a processed-messages table written "
@@ -40,10 +39,7 @@ final class RedeliveryCrashCommand extends AbstractScenarioCommand {
                     + "Default: each.")
     String at = "each";
 
-    @Mixin
-    KafkaOptions kafkaOptions;
 
-    private RedeliveryBroker broker;
     private String store;
 
     /** Consumer A runs in a child JVM, which reaches the store by URL: the memory store it cannot reach. */
@@ -67,8 +63,7 @@ final class RedeliveryCrashCommand extends AbstractScenarioCommand {
     List<ScenarioRunner.Plan> plan() {
         List<String> modes = modes();
         List<String> boundaries = boundaries();
-        String url = kafkaOptions.url();
-        broker = new RedeliveryBroker(url);
+        RedeliveryBroker broker = broker();
         List<ScenarioRunner.Plan> plans = new ArrayList<>();
         for (String chosen : modes) {
             for (String boundary : boundaries) {
@@ -106,14 +101,4 @@ final class RedeliveryCrashCommand extends AbstractScenarioCommand {
         return List.of(at);
     }
 
-    @Override
-    public Integer call() throws InterruptedException {
-        try {
-            return super.call();
-        } finally {
-            if (broker != null) {
-                broker.close();
-            }
-        }
-    }
 }

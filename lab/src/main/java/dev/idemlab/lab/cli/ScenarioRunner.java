@@ -61,6 +61,17 @@ final class ScenarioRunner {
      * step's one-word outcome for the progress line. Returns the skipped ones.
      */
     List<Skipped> run(List<Plan> plans, Function<ScenarioRun, String> onRun) throws InterruptedException {
+        return run(plans, onRun, null);
+    }
+
+    /**
+     * As {@link #run(List, Function)}; a step that throws (anything but a scenario this store cannot stage)
+     * is handed to {@code onError} with its step's name, which answers the step's one-word outcome, and the
+     * next step runs: the gate reports a row it could not run and goes on with the others. {@code null}
+     * lets the exception end the run.
+     */
+    List<Skipped> run(List<Plan> plans, Function<ScenarioRun, String> onRun,
+                      java.util.function.BiFunction<String, RuntimeException, String> onError) throws InterruptedException {
         StoreBackend backend = context.backend();
         List<Skipped> skipped = new ArrayList<>();
         for (Plan plan : plans) {
@@ -69,8 +80,9 @@ final class ScenarioRunner {
                 String step = plan.scenario().name() + "/" + policies.get(i).name().toLowerCase(Locale.ROOT)
                         + " on " + backend.name();
                 started(step);
+                ScenarioRun run;
                 try {
-                    finished(step, onRun.apply(plan.scenario().run(context, policies.get(i))));
+                    run = plan.scenario().run(context, policies.get(i));
                 } catch (CannotStageException cannotStage) {
                     skipped.add(new Skipped(plan.scenario().name(), cannotStage.getMessage()));
                     for (int rest = i; rest < policies.size(); rest++) {
@@ -78,7 +90,15 @@ final class ScenarioRunner {
                                 + " on " + backend.name(), "skipped");
                     }
                     break;
+                } catch (RuntimeException failed) {
+                    if (onError == null) {
+                        throw failed;
+                    }
+                    finished(step, onError.apply(plan.scenario().name() + "/" + policies.get(i).name().toLowerCase(Locale.ROOT),
+                            failed));
+                    continue;
                 }
+                finished(step, onRun.apply(run));
             }
         }
         return skipped;

@@ -4,7 +4,6 @@ import dev.idemlab.lab.scenario.RedeliveryBroker;
 import dev.idemlab.lab.scenario.Scenario;
 import dev.idemlab.lab.scenario.ShareLockExpiryScenario;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.util.List;
@@ -19,22 +18,24 @@ import java.util.List;
                 + "refused by the broker; each member's delivery counts are reported. On a Kafka broker the lab starts "
                 + "in its own JVM with share groups on and a 1 s lock (KRaft, 127.0.0.1), or the one given by "
                 + "--kafka-url, which must have share groups on (its shortest lock is used).")
-final class ShareLockExpiryCommand extends AbstractScenarioCommand {
+final class ShareLockExpiryCommand extends KafkaScenarioCommand {
 
     @Option(names = "--policy", paramLabel = "POLICY", defaultValue = "all",
             description = "run (a processed-messages table), wait (the adapter, redelivery WAIT), raise (the adapter, "
                     + "redelivery SKIP) or all. Default: ${DEFAULT-VALUE}.")
     PolicyChoice policy;
 
-    @Mixin
-    KafkaOptions kafkaOptions;
 
-    private RedeliveryBroker broker;
 
     @Override
     List<ScenarioRunner.Plan> plan() {
-        broker = RedeliveryBroker.withShareGroups(kafkaOptions.url());
-        return List.of(new ScenarioRunner.Plan(new ShareLockExpiryScenario(broker), policy.policies()));
+        return List.of(new ScenarioRunner.Plan(new ShareLockExpiryScenario(broker()), policy.policies()));
+    }
+
+    /** A broker with share groups on: a private one started so, or one given by URL, checked to have them. */
+    @Override
+    RedeliveryBroker newBroker(String url) {
+        return RedeliveryBroker.withShareGroups(url);
     }
 
     @Override
@@ -42,14 +43,4 @@ final class ShareLockExpiryCommand extends AbstractScenarioCommand {
         return List.of(new ShareLockExpiryScenario(RedeliveryBroker.withShareGroups(null)));
     }
 
-    @Override
-    public Integer call() throws InterruptedException {
-        try {
-            return super.call();
-        } finally {
-            if (broker != null) {
-                broker.close();
-            }
-        }
-    }
 }

@@ -5,6 +5,7 @@ import dev.idemlab.lab.infra.PostgresBackend;
 import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.lab.scenario.CallerResult;
 import dev.idemlab.lab.scenario.CannotStageException;
+import dev.idemlab.lab.scenario.Expectations;
 import dev.idemlab.lab.scenario.Scenario;
 import dev.idemlab.lab.scenario.ScenarioContext;
 import dev.idemlab.lab.scenario.ScenarioRun;
@@ -26,7 +27,7 @@ import java.util.Objects;
  */
 public final class DbosCrashedWorkerScenario implements Scenario {
 
-    public static final String NAME = "dbos-crashed-worker";
+    public static final String NAME = Expectations.DBOS_CRASHED_WORKER;
 
     private final String phase;
     private final boolean downstreamKey;
@@ -66,9 +67,9 @@ public final class DbosCrashedWorkerScenario implements Scenario {
         return "DBOS Transact's order workflow, its worker killed or paused after a step, recovered by DBOS";
     }
 
-    /** The row's name: {@code DBOS, downstream key off, killed after charge_created}. */
+    /** The row's name: {@code DBOS 1.1.0-m6, downstream key off, killed after charge_created}. */
     String label() {
-        return "DBOS, downstream key " + (downstreamKey ? "on" : "off") + ", "
+        return "DBOS " + DBOS.version() + ", downstream key " + (downstreamKey ? "on" : "off") + ", "
                 + (fault == DbosCrashedWorker.Fault.CRASH ? "killed" : "paused while recovered elsewhere") + " after " + phase;
     }
 

@@ -88,7 +88,6 @@ abstract class ChildHolderScenario implements Scenario {
             reported.put("latencyMs", PROVIDER_LATENCY.toMillis());
             reported.put("provider", provider.where().startsWith("http") ? "http (service in the lab's JVM)" : "in-process");
             reported.put("holderPid", pid);
-            reported.put("holderAliveAfterRun", ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false));
             reported.put("mitigated", mitigated());
             return new ScenarioRun(name(), StagedScenario.policyName(policy), label(), context.backend().server(),
                     reported, callers, provider.chargeIds(), coordinator.stats().totalStorageErrors(), note(),

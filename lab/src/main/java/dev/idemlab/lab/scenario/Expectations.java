@@ -17,6 +17,9 @@ public final class Expectations {
     private static final String PROVIDER_TIMEOUT = "ProviderTimeoutException";
     private static final String STORE_UNAVAILABLE = "IdempotencyStoreUnavailableException";
 
+    /** The DBOS crashed-worker cells' scenario name: the scenario lives beside the other peers, its verdict here. */
+    public static final String DBOS_CRASHED_WORKER = "dbos-crashed-worker";
+
     private Expectations() { }
 
     /** Checks one run; the result says what was expected and what the ledger shows. */
@@ -48,7 +51,7 @@ public final class Expectations {
             case FailoverScenario.NAME -> checkFailover(run, problems);
             case RedeliveryScenario.NAME -> checkRedelivery(run, policy, problems);
             case RedeliveryCrashScenario.NAME -> FailureExpectations.checkRedeliveryCrash(run, problems);
-            case FailureExpectations.DBOS_CRASHED_WORKER -> FailureExpectations.checkDbosCrashedWorker(run, problems);
+            case DBOS_CRASHED_WORKER -> FailureExpectations.checkDbosCrashedWorker(run, problems);
             default -> problems.add("no expectation is known for scenario " + run.scenario());
         }
         Object client = run.settings().containsKey("target") ? run.settings().get("target") : run.settings().get("client");
@@ -104,7 +107,9 @@ public final class Expectations {
             expectResponses(run, problems, 1, "C", "C");
         }
         Object orders = run.settings().get("orders");
-        if (orders != null && ((Number) orders).intValue() != 1) {
+        if ("the inbox".equals(run.settings().get("target")) && orders == null) {
+            problems.add("the inbox's row did not read its order rows back");
+        } else if (orders != null && ((Number) orders).intValue() != 1) {
             problems.add("the inbox must leave exactly one order row, read back " + orders);
         }
     }

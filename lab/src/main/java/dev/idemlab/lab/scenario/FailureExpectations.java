@@ -80,9 +80,6 @@ final class FailureExpectations {
     /** The exit status the JVM reports for a child that SIGKILL ended: 128 + 9. */
     private static final int SIGKILLED = 137;
 
-    /** The DBOS crashed-worker cells' scenario name (the scenario lives beside the other peers). */
-    static final String DBOS_CRASHED_WORKER = "dbos-crashed-worker";
-
     /**
      * DBOS Transact's order workflow, its worker killed (or paused while another executor recovers the
      * workflow) right after a step's effect ({@code dbos-crashed-worker}). DBOS checkpoints a step's output

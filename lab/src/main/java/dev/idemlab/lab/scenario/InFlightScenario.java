@@ -142,7 +142,8 @@ public final class InFlightScenario extends StagedScenario {
         return index < 26 ? String.valueOf((char) ('A' + index)) : "C" + (index + 1);
     }
 
-    private static void parkUntil(long atNanos) throws InterruptedException {
+    /** Sleeps until {@code System.nanoTime()} reaches {@code atNanos}: when a scenario's retry is due. */
+    static void parkUntil(long atNanos) throws InterruptedException {
         for (long left = atNanos - System.nanoTime(); left > 0; left = atNanos - System.nanoTime()) {
             TimeUnit.NANOSECONDS.sleep(left);
         }

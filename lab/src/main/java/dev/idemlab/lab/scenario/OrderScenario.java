@@ -188,7 +188,6 @@ public final class OrderScenario implements Scenario {
             reported.put("orders", orders);
             reported.put("receipts", receipts);
             reported.put("holderPid", pid);
-            reported.put("holderAliveAfterRun", ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false));
             reported.put("mitigated", mode.mitigated);
             reported.put("deduplicatingProvider", mode.deduplicatingProvider());
             if (mode.ifUnknown != null) {

@@ -143,7 +143,7 @@ public final class RedeliveryBroker implements AutoCloseable {
     }
 
     /** One line for the report: {@code Kafka 4.1.2 at 127.0.0.1:40949 (in-process ...)}. */
-    synchronized String describe() {
+    public synchronized String describe() {
         return kafka().toString();
     }
 

@@ -4,6 +4,7 @@ import dev.idemlab.idempotency.IdempotencyCoordinator;
 import dev.idemlab.idempotency.Outcome;
 import dev.idemlab.idempotency.kafka.IdempotentRecordHandler;
 import dev.idemlab.idempotency.kafka.RecordHandler;
+import dev.idemlab.idempotency.kafka.RecordResult;
 import dev.idemlab.idempotency.kafka.RedeliveryPolicy;
 import dev.idemlab.idempotency.kafka.TransactionalRecordHandler;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
@@ -229,7 +230,7 @@ public final class RedeliveryScenario implements Scenario {
             if (!aCharging.await(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)) {
                 throw new IllegalStateException("consumer A was never delivered the charge record on " + broker.describe());
             }
-            parkUntil(start.get() + settings.retryAt().toNanos());
+            InFlightScenario.parkUntil(start.get() + settings.retryAt().toNanos());
             consumers[1] = new RedeliveryConsumer("B", servers, group, topic, Map.of(),
                     handler(coordinatorB, policy, chargeB, () -> consumers[1], bReceived, orders), start, ledger, false);
             consumers[0].awaitAnswer(PATIENCE);
@@ -276,13 +277,18 @@ public final class RedeliveryScenario implements Scenario {
 
     /** How a consumer's delivery ended, in the in-flight rows' words. */
     static String outcome(RedeliveryConsumer consumer, IdempotencyCoordinator coordinator) {
-        if (consumer.answer() == null) {
+        return outcome(consumer.answer(), coordinator);
+    }
+
+    /** How the delivery a consumer kept ended ({@code null}: none answered), in the in-flight rows' words. */
+    static String outcome(RecordResult<?> answer, IdempotencyCoordinator coordinator) {
+        if (answer == null) {
             return "error";
         }
-        return switch (consumer.answer().outcome()) {
+        return switch (answer.outcome()) {
             case HANDLED -> "executed";
             case REPLAYED -> coordinator.stats().count(Outcome.WAITED) > 0 ? "waited" : "replayed";
-            default -> consumer.answer().outcome().name().toLowerCase(java.util.Locale.ROOT);
+            default -> answer.outcome().name().toLowerCase(java.util.Locale.ROOT);
         };
     }
 
@@ -312,11 +318,5 @@ public final class RedeliveryScenario implements Scenario {
             note.append("; A's commit was refused (").append(a.commitFailure().getClass().getSimpleName()).append(')');
         }
         return note.toString();
-    }
-
-    private static void parkUntil(long atNanos) throws InterruptedException {
-        for (long left = atNanos - System.nanoTime(); left > 0; left = atNanos - System.nanoTime()) {
-            TimeUnit.NANOSECONDS.sleep(left);
-        }
     }
 }

@@ -10,6 +10,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 import java.time.Duration;
@@ -106,6 +107,10 @@ final class ShareGroupMember {
                     deliver(record);
                 }
             }
+        } catch (WakeupException e) {
+            if (running) {
+                failure = e;
+            }
         } catch (RuntimeException | InterruptedException e) {
             failure = e;
         } finally {
@@ -182,6 +187,9 @@ final class ShareGroupMember {
     /** Stops polling and closes the consumer (it leaves the group). */
     void stop() throws InterruptedException {
         running = false;
+        if (thread.isAlive()) {
+            consumer.wakeup(); // out of a poll or a commit at once; a handler inside its charge finishes it first
+        }
         thread.join(TimeUnit.SECONDS.toMillis(30));
     }
 

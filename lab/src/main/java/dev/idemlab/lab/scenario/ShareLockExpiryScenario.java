@@ -89,6 +89,15 @@ public final class ShareLockExpiryScenario implements Scenario {
         return holdAUntilBReceives ? settings.latency() : broker.shareRecordLock().multipliedBy(3).dividedBy(2);
     }
 
+    /**
+     * How long a run waits for a member: 30 s, or four locks where a broker given by URL has a longer one (the
+     * charge alone lasts one and a half).
+     */
+    private Duration patience() {
+        Duration locks = broker.shareRecordLock().multipliedBy(4);
+        return locks.compareTo(PATIENCE) > 0 ? locks : PATIENCE;
+    }
+
     /** How long a member holds an in-flight delivery before releasing it: half a lock, inside its own. */
     Duration skipBackoff() {
         return broker.shareRecordLock().dividedBy(2);
@@ -110,8 +119,8 @@ public final class ShareLockExpiryScenario implements Scenario {
             IdempotencyCoordinator coordinatorB = context.coordinator(recorded, policy);
             ShareGroupMember[] members = stage(context.settings(), policy, group, topic, provider, coordinatorA,
                     coordinatorB);
-            List<CallerResult> callers = List.of(members[0].result(outcome(members[0], coordinatorA)),
-                    members[1].result(outcome(members[1], coordinatorB)));
+            List<CallerResult> callers = List.of(members[0].result(RedeliveryScenario.outcome(members[0].answer(), coordinatorA)),
+                    members[1].result(RedeliveryScenario.outcome(members[1].answer(), coordinatorB)));
             Map<String, Object> reported = context.reportedSettings();
             reported.put("latencyMs", latency.toMillis());
             reported.put("retryAtMs", context.settings().retryAt().toMillis());
@@ -141,7 +150,7 @@ public final class ShareLockExpiryScenario implements Scenario {
         RecordHandler<String, String, Charge> chargeA = (record, ctx) -> {
             start.set(System.nanoTime());
             aCharging.countDown();
-            if (holdAUntilBReceives && !bReceived.await(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)) {
+            if (holdAUntilBReceives && !bReceived.await(patience().toMillis(), TimeUnit.MILLISECONDS)) {
                 throw new IllegalStateException("the broker never delivered the record to B");
             }
             return provider.client().charge(ScenarioSettings.ORDER_ID, ScenarioSettings.AMOUNT, ctx.key());
@@ -154,15 +163,15 @@ public final class ShareLockExpiryScenario implements Scenario {
                 handler(coordinatorA, policy, chargeA, () -> members[0], new CountDownLatch(1)), skipBackoff(), start,
                 ledger, true);
         try {
-            if (!aCharging.await(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)) {
+            if (!aCharging.await(patience().toMillis(), TimeUnit.MILLISECONDS)) {
                 throw new IllegalStateException("member A was never delivered the charge record on " + broker.describe());
             }
-            parkUntil(start.get() + settings.retryAt().toNanos());
+            InFlightScenario.parkUntil(start.get() + settings.retryAt().toNanos());
             members[1] = new ShareGroupMember("B", servers, group, topic,
                     handler(coordinatorB, policy, chargeB, () -> members[1], bReceived), skipBackoff(), start, ledger,
                     false);
-            members[0].awaitAnswer(PATIENCE);
-            members[1].awaitAccepted(PATIENCE);
+            members[0].awaitAnswer(patience());
+            members[1].awaitAccepted(patience());
         } finally {
             for (ShareGroupMember member : members) {
                 if (member != null) {
@@ -186,35 +195,25 @@ public final class ShareLockExpiryScenario implements Scenario {
                 .build();
     }
 
-    /** How a member's kept delivery ended, in the in-flight rows' words. */
-    private static String outcome(ShareGroupMember member, IdempotencyCoordinator coordinator) {
-        if (member.answer() == null) {
-            return "error";
-        }
-        return switch (member.answer().outcome()) {
-            case HANDLED -> "executed";
-            case REPLAYED -> coordinator.stats().count(Outcome.WAITED) > 0 ? "waited" : "replayed";
-            default -> member.answer().outcome().name().toLowerCase(Locale.ROOT);
-        };
-    }
 
     private static List<Integer> counts(ShareGroupMember member) {
         return member.deliveries().stream().map(ShareGroupMember.Delivery::count).toList();
     }
 
     /** How the staging went: when B was delivered the record, each member's deliveries and the broker's answers. */
-    private static String note(ShareGroupMember[] members) {
+    private String note(ShareGroupMember[] members) {
         ShareGroupMember a = members[0];
         ShareGroupMember b = members[1];
         CallerResult bRow = b.result("");
         CallerResult aRow = a.result("");
         StringBuilder note = new StringBuilder();
         if (bRow.startMs() < 0) {
-            note.append("warning: the broker never delivered the record to B within ").append(PATIENCE.toSeconds())
+            note.append("warning: the broker never delivered the record to B within ").append(patience().toSeconds())
                     .append(" s: no race");
         } else {
             note.append("B was delivered the record at ").append(bRow.startMs()).append(" ms");
-            note.append(aRow.endMs() < 0 || bRow.startMs() < aRow.endMs()
+            note.append(aRow.endMs() < 0 ? ", and A never answered within " + patience().toSeconds() + " s"
+                    : bRow.startMs() < aRow.endMs()
                     ? ", while A was still inside the charge (A done at " + aRow.endMs() + " ms)"
                     : ", after A was done (at " + aRow.endMs() + " ms): it did not race A (B was slow to join on this machine)");
         }
@@ -229,11 +228,5 @@ public final class ShareLockExpiryScenario implements Scenario {
         List<ShareGroupMember.Delivery> deliveries = member.deliveries();
         return deliveries.isEmpty() ? "no delivery"
                 : deliveries.stream().map(ShareGroupMember.Delivery::toString).collect(Collectors.joining(", "));
-    }
-
-    private static void parkUntil(long atNanos) throws InterruptedException {
-        for (long left = atNanos - System.nanoTime(); left > 0; left = atNanos - System.nanoTime()) {
-            TimeUnit.NANOSECONDS.sleep(left);
-        }
     }
 }

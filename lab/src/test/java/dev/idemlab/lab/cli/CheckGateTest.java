@@ -30,6 +30,23 @@ class CheckGateTest {
     }
 
     @Test
+    void theRaceOnAConsumerGroupIsGatedOnABrokerTheCheckStartsAndNamesItsBroker() {
+        // The adapter's WAIT given a result cache: the Kafka row must fail as the HTTP one does, the others pass.
+        CoordinatorFactory cacheCalledWait = (store, policy, config) -> CoordinatorFactory.LIBRARY.create(store,
+                policy == LabPolicy.WAIT ? LabPolicy.RUN : policy, config);
+        LabRun run = LabRun.with(cacheCalledWait, "check", "--stores", "memory", "--scenarios", "redelivery");
+        assertThat(run.exitCode()).as(run.out()).isEqualTo(1);
+        assertThat(run.out()).containsPattern("(?m)^kafka Kafka 4\\.1\\.2 at 127\\.0\\.0\\.1:\\d+ ")
+                .contains("PASS memory    redelivery/run").contains("PASS memory    redelivery/raise")
+                .contains("FAIL memory    redelivery/wait").contains("promises exactly-once but the provider charged 2 times")
+                .contains("check: 2 passed, 1 failed");
+        // the crash table and DBOS's cells run on postgres only: asked of memory alone, the gate runs nothing
+        LabRun none = LabRun.of("check", "--stores", "memory", "--scenarios", "redelivery-crash,dbos-crashed-worker");
+        assertThat(none.exitCode()).isEqualTo(2);
+        assertThat(none.err()).contains("runs on none of the stores asked for").doesNotContain("\tat ");
+    }
+
+    @Test
     void aCoordinatorThatNoLongerRacesUnderRunFailsTheGateToo() {
         // If RUN stopped double-charging the lab would have lost its point: the gate says so.
         CoordinatorFactory alwaysWait = (store, policy, config) -> CoordinatorFactory.LIBRARY.create(store,

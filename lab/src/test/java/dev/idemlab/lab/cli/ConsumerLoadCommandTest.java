@@ -40,6 +40,9 @@ class ConsumerLoadCommandTest {
         LabRun share = LabRun.of("consumer-load", "--duplicates", "1.5");
         assertThat(share.exitCode()).isEqualTo(2);
         assertThat(share.err()).contains("--duplicates must be a fraction from 0 to 1, got 1.5");
+        LabRun twice = LabRun.of("consumer-load", "--stores", "redis,redis");
+        assertThat(twice.exitCode()).isEqualTo(2);
+        assertThat(twice.err()).contains("--stores names each store once, got redis,redis");
         LabRun rounds = LabRun.of("consumer-load", "--rounds", "0");
         assertThat(rounds.exitCode()).isEqualTo(2);
         assertThat(rounds.err()).contains("--rounds must be from 1 to 20, got 0");

@@ -38,8 +38,9 @@ import java.util.function.Function;
  *
  * <p>Bad input is refused with {@link InvalidRecordException}, naming the record and the rule: no key
  * where one is required, a key that breaks the key rule, a value the fingerprint cannot read. A key
- * reused with another payload is the coordinator's {@code IdempotencyKeyReuseException}. Neither
- * acknowledges the record.
+ * reused with another payload is the coordinator's {@code IdempotencyKeyReuseException}. The handler
+ * acknowledges neither: {@link IdempotentConsumer} commits no offset past such a record, and a share
+ * consumer rejects it ({@link ShareAcknowledgement}), the broker archiving it.
  *
  * <p>Immutable and thread-safe when the handler, the key function and the value reader are.
  *

@@ -1,6 +1,7 @@
 package dev.idemlab.idempotency.kafka;
 
 import dev.idemlab.idempotency.IdempotencyKeyReuseException;
+import dev.idemlab.idempotency.IdempotentReplayUnavailableException;
 import org.apache.kafka.clients.consumer.AcknowledgeType;
 
 import java.util.Objects;
@@ -25,6 +26,9 @@ import java.util.Objects;
  *   <li>A record that breaks a rule ({@link InvalidRecordException}) or reuses a key with another payload
  *   ({@link IdempotencyKeyReuseException}): {@link AcknowledgeType#REJECT}. No delivery of it can succeed;
  *   the broker archives it, and the application that wants it kept copies it aside first.</li>
+ *   <li>A record whose key an earlier delivery completed but whose stored result cannot be replayed
+ *   ({@link IdempotentReplayUnavailableException}): ACCEPT. It was handled; the handler is never run again
+ *   for it, so releasing it would only spend its deliveries until the broker archived it.</li>
  * </ul>
  *
  * <p>Every delivery counts, a released one too: after {@code group.share.delivery.count.limit} deliveries
@@ -51,10 +55,14 @@ public final class ShareAcknowledgement {
      * The acknowledgement of a delivery whose handling threw {@code failure}.
      *
      * @return REJECT for a record no delivery can handle (an {@link InvalidRecordException}, an
-     *     {@link IdempotencyKeyReuseException}), RELEASE for any other failure
+     *     {@link IdempotencyKeyReuseException}), ACCEPT for one already handled whose result cannot be
+     *     replayed ({@link IdempotentReplayUnavailableException}), RELEASE for any other failure
      */
     public static AcknowledgeType ofFailure(Exception failure) {
         Objects.requireNonNull(failure, "failure");
+        if (failure instanceof IdempotentReplayUnavailableException) {
+            return AcknowledgeType.ACCEPT;
+        }
         return failure instanceof InvalidRecordException || failure instanceof IdempotencyKeyReuseException
                 ? AcknowledgeType.REJECT : AcknowledgeType.RELEASE;
     }

@@ -28,6 +28,12 @@ class ShareAcknowledgementTest {
     }
 
     @Test
+    void aRecordAlreadyHandledWhoseResultCannotBeReplayedIsAcceptedNotReleasedUntilArchived() {
+        assertThat(ShareAcknowledgement.ofFailure(new dev.idemlab.idempotency.IdempotentReplayUnavailableException(
+                "payment.charge", "order-42", "the stored result cannot be read", null))).isEqualTo(AcknowledgeType.ACCEPT);
+    }
+
+    @Test
     void aRecordNoDeliveryCanHandleIsRejected() {
         assertThat(ShareAcknowledgement.ofFailure(new InvalidRecordException("payment.charge", null, "charges", 0, 7,
                 "it carries no idempotency key", null))).isEqualTo(AcknowledgeType.REJECT);

@@ -134,7 +134,8 @@ class ShareGroupOnABrokerTest {
             assertThat(runs).as("handler runs").containsExactly("A");
             assertThat(accepted).as("B's acceptance, deliveries " + bDeliveries + ", outcomes " + bOutcomes).isTrue();
             assertThat(first.deliveryCount()).contains((short) 1);
-            assertThat(bDeliveries.get(0)).as("B's first delivery: the second, after A's lock ran out").isEqualTo((short) 2);
+            assertThat(bDeliveries.get(0)).as("B's first delivery: a redelivery (the second as a rule), after A's lock ran out")
+                    .isGreaterThanOrEqualTo((short) 2);
             assertThat(bOutcomes.get(bOutcomes.size() - 1)).isEqualTo(RecordOutcome.REPLAYED);
             if (policy == RedeliveryPolicy.SKIP) {
                 assertThat(bOutcomes.get(0)).as("released while A held the key").isEqualTo(RecordOutcome.IN_FLIGHT);

@@ -103,7 +103,10 @@ class LocalKafkaShareGroupsTest {
             b.subscribe(List.of(topic));
             ConsumerRecord<String, String> second = pollOne(b); // only once A's lock ran out
             assertThat(second.offset()).isEqualTo(first.offset());
-            assertThat(second.deliveryCount()).contains((short) 2);
+            // a redelivery: the second as a rule, a later one where a delivery in between reached no application
+            assertThat(second.deliveryCount()).hasValueSatisfying(count -> assertThat(count).isGreaterThanOrEqualTo((short) 2));
+            // A while B holds the record: refused. (Acknowledged after B had accepted, A's stale ACCEPT came back
+            // without an error in a run here: the order matters.)
             a.acknowledge(first, AcknowledgeType.ACCEPT);
             assertThat(a.commitSync().values()).as("A's acknowledgement, after its lock ran out")
                     .singleElement().satisfies(result -> assertThat(result).get().isInstanceOf(InvalidRecordStateException.class));
