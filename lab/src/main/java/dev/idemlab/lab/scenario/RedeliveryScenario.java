@@ -224,7 +224,7 @@ public final class RedeliveryScenario implements Scenario {
         IntSupplier ledger = () -> provider.chargeIds().size();
         consumers[0] = new RedeliveryConsumer("A", servers, group, topic, Map.of(
                 ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, A_POLL_INTERVAL_MS),
-                handler(coordinatorA, policy, chargeA, () -> consumers[0], new CountDownLatch(1), orders), start, ledger,
+                handler(coordinatorA, policy, chargeA, () -> consumers[0].received(), new CountDownLatch(1), orders), start, ledger,
                 true);
         try {
             if (!aCharging.await(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)) {
@@ -232,7 +232,7 @@ public final class RedeliveryScenario implements Scenario {
             }
             InFlightScenario.parkUntil(start.get() + settings.retryAt().toNanos());
             consumers[1] = new RedeliveryConsumer("B", servers, group, topic, Map.of(),
-                    handler(coordinatorB, policy, chargeB, () -> consumers[1], bReceived, orders), start, ledger, false);
+                    handler(coordinatorB, policy, chargeB, () -> consumers[1].received(), bReceived, orders), start, ledger, false);
             consumers[0].awaitAnswer(PATIENCE);
             consumers[1].awaitAnswer(PATIENCE);
         } finally {
@@ -247,11 +247,12 @@ public final class RedeliveryScenario implements Scenario {
 
     /**
      * A consumer's handler: the charge through the adapter, or, with {@code orders}, the inbox: the charge
-     * and its order row in the transaction that completes the record's key.
+     * and its order row in the transaction that completes the record's key. Each delivery it reads runs
+     * {@code onReceived} and counts {@code received} down. A share group's members use it too.
      */
-    private static IdempotentRecordHandler<String, String, Charge> handler(
+    static IdempotentRecordHandler<String, String, Charge> handler(
             IdempotencyCoordinator coordinator, LabPolicy policy, RecordHandler<String, String, Charge> charge,
-            java.util.function.Supplier<RedeliveryConsumer> self, CountDownLatch received, InboxOrders orders) {
+            Runnable onReceived, CountDownLatch received, InboxOrders orders) {
         IdempotentRecordHandler.Builder<String, String, Charge> builder = orders == null
                 ? IdempotentRecordHandler.builder(coordinator, OPERATION, ChargeClient.CHARGE, charge)
                 : IdempotentRecordHandler.inbox(coordinator, OPERATION, ChargeClient.CHARGE,
@@ -264,7 +265,7 @@ public final class RedeliveryScenario implements Scenario {
         return builder
                 .redelivery(policy == LabPolicy.RAISE ? RedeliveryPolicy.SKIP : RedeliveryPolicy.WAIT)
                 .valueReader(value -> {
-                    self.get().received();
+                    onReceived.run();
                     received.countDown();
                     return value;
                 })

@@ -2,9 +2,7 @@ package dev.idemlab.lab.scenario;
 
 import dev.idemlab.idempotency.IdempotencyCoordinator;
 import dev.idemlab.idempotency.Outcome;
-import dev.idemlab.idempotency.kafka.IdempotentRecordHandler;
 import dev.idemlab.idempotency.kafka.RecordHandler;
-import dev.idemlab.idempotency.kafka.RedeliveryPolicy;
 import dev.idemlab.idempotency.spi.IdempotencyStore;
 import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.provider.Charge;
@@ -34,7 +32,6 @@ import java.util.stream.Collectors;
 public final class ShareLockExpiryScenario implements Scenario {
 
     private static final Duration PATIENCE = Duration.ofSeconds(30);
-    private static final String OPERATION = "payment.charge";
 
     private final RedeliveryBroker broker;
     private final boolean holdAUntilBReceives;
@@ -160,16 +157,16 @@ public final class ShareLockExpiryScenario implements Scenario {
         String servers = broker.kafka().bootstrapServers();
         IntSupplier ledger = () -> provider.chargeIds().size();
         members[0] = new ShareGroupMember("A", servers, group, topic,
-                handler(coordinatorA, policy, chargeA, () -> members[0], new CountDownLatch(1)), skipBackoff(), start,
-                ledger, true);
+                RedeliveryScenario.handler(coordinatorA, policy, chargeA, () -> members[0].received(),
+                        new CountDownLatch(1), null), skipBackoff(), start, ledger, true);
         try {
             if (!aCharging.await(patience().toMillis(), TimeUnit.MILLISECONDS)) {
                 throw new IllegalStateException("member A was never delivered the charge record on " + broker.describe());
             }
             InFlightScenario.parkUntil(start.get() + settings.retryAt().toNanos());
             members[1] = new ShareGroupMember("B", servers, group, topic,
-                    handler(coordinatorB, policy, chargeB, () -> members[1], bReceived), skipBackoff(), start, ledger,
-                    false);
+                    RedeliveryScenario.handler(coordinatorB, policy, chargeB, () -> members[1].received(), bReceived,
+                            null), skipBackoff(), start, ledger, false);
             members[0].awaitAnswer(patience());
             members[1].awaitAccepted(patience());
         } finally {
@@ -182,18 +179,6 @@ public final class ShareLockExpiryScenario implements Scenario {
         return members;
     }
 
-    private static IdempotentRecordHandler<String, String, Charge> handler(
-            IdempotencyCoordinator coordinator, LabPolicy policy, RecordHandler<String, String, Charge> charge,
-            java.util.function.Supplier<ShareGroupMember> self, CountDownLatch received) {
-        return IdempotentRecordHandler.builder(coordinator, OPERATION, ChargeClient.CHARGE, charge)
-                .redelivery(policy == LabPolicy.RAISE ? RedeliveryPolicy.SKIP : RedeliveryPolicy.WAIT)
-                .valueReader(value -> {
-                    self.get().received();
-                    received.countDown();
-                    return value;
-                })
-                .build();
-    }
 
 
     private static List<Integer> counts(ShareGroupMember member) {
