@@ -142,12 +142,13 @@ final class CheckCommand implements Callable<Integer> {
     }
 
     /**
-     * The race on a consumer group on every store, ordered by a latch so that the gate does not depend
-     * on the machine's speed; on PostgreSQL the inbox's row, the consumer killed at each boundary in each
+     * The race on a consumer group on every store, in a classic group and in one of the consumer protocol,
+     * ordered by a latch so that the gate does not depend on the machine's speed; on PostgreSQL the inbox's row, the consumer killed at each boundary in each
      * mode, and DBOS's crashed worker.
      */
     private static List<ScenarioRunner.Plan> kafkaPlans(RedeliveryBroker broker) {
-        return List.of(new ScenarioRunner.Plan(RedeliveryScenario.latched(broker), List.of(LabPolicy.values())));
+        return List.of(new ScenarioRunner.Plan(RedeliveryScenario.latched(broker), List.of(LabPolicy.values())),
+                new ScenarioRunner.Plan(RedeliveryScenario.onConsumerProtocol(broker), List.of(LabPolicy.values())));
     }
 
     private static List<ScenarioRunner.Plan> postgresPlans(RedeliveryBroker broker) {

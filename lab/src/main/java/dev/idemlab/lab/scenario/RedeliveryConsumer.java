@@ -86,6 +86,10 @@ final class RedeliveryConsumer {
                 // the heartbeat thread is what notices A's poll interval running out and leaves the group
                 ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 20));
         config.putAll(extra);
+        if ("consumer".equals(String.valueOf(config.get(ConsumerConfig.GROUP_PROTOCOL_CONFIG)))) {
+            // the consumer protocol (KIP-848) takes its heartbeat interval from the broker and refuses one set here
+            config.remove(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG);
+        }
         IdempotentConsumer.requireManualCommits(config);
         return config;
     }

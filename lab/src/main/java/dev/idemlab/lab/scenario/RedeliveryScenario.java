@@ -15,6 +15,7 @@ import dev.idemlab.lab.policy.LabPolicy;
 import dev.idemlab.provider.Charge;
 import dev.idemlab.provider.PaymentProvider;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.GroupProtocol;
 
 import java.sql.SQLException;
 import java.time.Duration;
@@ -54,6 +55,7 @@ public final class RedeliveryScenario implements Scenario {
     private final RedeliveryBroker broker;
     private final boolean holdAUntilBReceives;
     private final boolean inbox;
+    private final GroupProtocol protocol;
 
     /** The scenario on {@code broker}, which the caller closes, timed as the post times its race. */
     public RedeliveryScenario(RedeliveryBroker broker) {
@@ -79,6 +81,16 @@ public final class RedeliveryScenario implements Scenario {
         return new RedeliveryScenario(broker, true, true);
     }
 
+    /**
+     * The race in a group of the consumer protocol (KIP-848, {@code group.protocol=consumer}): A's poll
+     * interval runs out and A leaves the group, and the coordinator hands the partition to B at B's next
+     * heartbeat, which comes at an interval the broker sets (half a second on the lab's broker, 5 s by
+     * Kafka's default): often after A's 300 ms charge. So this race is always ordered by a latch.
+     */
+    public static RedeliveryScenario onConsumerProtocol(RedeliveryBroker broker) {
+        return new RedeliveryScenario(broker, true, false, GroupProtocol.CONSUMER);
+    }
+
     RedeliveryScenario(RedeliveryBroker broker, boolean holdAUntilBReceives) {
         this(broker, holdAUntilBReceives, false);
     }
@@ -90,9 +102,23 @@ public final class RedeliveryScenario implements Scenario {
      *     orders the two by a latch instead
      */
     RedeliveryScenario(RedeliveryBroker broker, boolean holdAUntilBReceives, boolean inbox) {
+        this(broker, holdAUntilBReceives, inbox, GroupProtocol.CLASSIC);
+    }
+
+    private RedeliveryScenario(RedeliveryBroker broker, boolean holdAUntilBReceives, boolean inbox, GroupProtocol protocol) {
         this.broker = broker;
         this.holdAUntilBReceives = holdAUntilBReceives;
         this.inbox = inbox;
+        this.protocol = protocol;
+    }
+
+    /** The consumers' settings for this row's group protocol, beside {@code extra}. */
+    private Map<String, Object> withProtocol(Map<String, Object> extra) {
+        Map<String, Object> config = new java.util.HashMap<>(extra);
+        if (protocol == GroupProtocol.CONSUMER) {
+            config.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+        }
+        return config;
     }
 
     @Override
@@ -118,11 +144,12 @@ public final class RedeliveryScenario implements Scenario {
         if (inbox) {
             return INBOX_LABEL;
         }
-        return switch (policy) {
+        String row = switch (policy) {
             case RUN -> "a processed-messages table written after handling";
             case WAIT -> "the adapter, redelivery WAIT";
             case RAISE -> "the adapter, redelivery SKIP";
         };
+        return protocol == GroupProtocol.CONSUMER ? row + ", consumer protocol" : row;
     }
 
     @Override
@@ -193,6 +220,10 @@ public final class RedeliveryScenario implements Scenario {
         reported.put("aMaxPollIntervalMs", A_POLL_INTERVAL_MS);
         reported.put("bSkipped", consumers[1].skipped());
         reported.put("raceOrderedBy", holdAUntilBReceives ? "a latch" : "the clock");
+        reported.put("groupProtocol", protocol.name().toLowerCase(java.util.Locale.ROOT));
+        if (protocol == GroupProtocol.CONSUMER) {
+            reported.put("target", "consumer protocol");
+        }
         reported.put("bDuringA", raced(consumers));
         return new ScenarioRun(name(), StagedScenario.policyName(policy), label(policy), context.backend().server(),
                 reported, callers, charges, coordinatorA.stats().totalStorageErrors()
@@ -222,8 +253,8 @@ public final class RedeliveryScenario implements Scenario {
         RecordHandler<String, String, Charge> chargeB = (record, ctx) -> charge(provider.client(), ctx.key());
         String servers = broker.kafka().bootstrapServers();
         IntSupplier ledger = () -> provider.chargeIds().size();
-        consumers[0] = new RedeliveryConsumer("A", servers, group, topic, Map.of(
-                ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, A_POLL_INTERVAL_MS),
+        consumers[0] = new RedeliveryConsumer("A", servers, group, topic, withProtocol(Map.of(
+                ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, A_POLL_INTERVAL_MS)),
                 handler(coordinatorA, policy, chargeA, () -> consumers[0].received(), new CountDownLatch(1), orders), start, ledger,
                 true);
         try {
@@ -231,7 +262,7 @@ public final class RedeliveryScenario implements Scenario {
                 throw new IllegalStateException("consumer A was never delivered the charge record on " + broker.describe());
             }
             InFlightScenario.parkUntil(start.get() + settings.retryAt().toNanos());
-            consumers[1] = new RedeliveryConsumer("B", servers, group, topic, Map.of(),
+            consumers[1] = new RedeliveryConsumer("B", servers, group, topic, withProtocol(Map.of()),
                     handler(coordinatorB, policy, chargeB, () -> consumers[1].received(), bReceived, orders), start, ledger, false);
             consumers[0].awaitAnswer(PATIENCE);
             consumers[1].awaitAnswer(PATIENCE);

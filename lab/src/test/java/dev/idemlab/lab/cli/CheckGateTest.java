@@ -39,7 +39,9 @@ class CheckGateTest {
         assertThat(run.out()).containsPattern("(?m)^kafka Kafka 4\\.1\\.2 at 127\\.0\\.0\\.1:\\d+ ")
                 .contains("PASS memory    redelivery/run").contains("PASS memory    redelivery/raise")
                 .contains("FAIL memory    redelivery/wait").contains("promises exactly-once but the provider charged 2 times")
-                .contains("check: 2 passed, 1 failed");
+                .contains("PASS memory    redelivery/run (consumer protocol)")
+                .contains("FAIL memory    redelivery/wait (consumer protocol)")
+                .contains("check: 4 passed, 2 failed");
         // the crash table and DBOS's cells run on postgres only: asked of memory alone, the gate runs nothing
         LabRun none = LabRun.of("check", "--stores", "memory", "--scenarios", "redelivery-crash,dbos-crashed-worker");
         assertThat(none.exitCode()).isEqualTo(2);

@@ -15,6 +15,14 @@ class RedeliveryCommandTest {
     }
 
     @Test
+    void anUnknownGroupProtocolIsAUsageErrorNamingTheChoices() {
+        LabRun run = LabRun.of("scenario", "redelivery", "--store", "memory", "--group-protocol", "share");
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains("--group-protocol must be classic, consumer or both, not share")
+                .doesNotContain("\tat ");
+    }
+
+    @Test
     void theCrashTableRefusesTheMemoryStoreWhichItsChildJvmCannotReach() {
         LabRun run = LabRun.of("scenario", "redelivery-crash", "--store", "memory");
         assertThat(run.exitCode()).isEqualTo(2);

@@ -11,6 +11,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import java.util.List;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -65,6 +67,22 @@ class RedeliveryScenarioTest {
         if (policy == LabPolicy.WAIT) {
             assertThat(run.callers().get(1).outcome()).isEqualTo("waited");
         }
+    }
+
+    /** The same race in a group of the consumer protocol (KIP-848), where B gets the partition at its next heartbeat. */
+    @ParameterizedTest
+    @EnumSource(value = LabPolicy.class, names = {"RUN", "WAIT"})
+    void theRaceIsTheSameInAGroupOfTheConsumerProtocol(LabPolicy policy) throws InterruptedException {
+        ScenarioRun run;
+        try (MemoryBackend backend = new MemoryBackend()) {
+            run = RedeliveryScenario.onConsumerProtocol(broker).run(
+                    new ScenarioContext(backend, ScenarioSettings.defaults(), CoordinatorFactory.LIBRARY), policy);
+        }
+        assertThat(run.settings()).containsEntry("groupProtocol", "consumer").containsEntry("bDuringA", true);
+        assertThat(run.label()).endsWith(", consumer protocol");
+        assertThat(run.note()).contains("while A was still inside the charge").contains("A's commit was refused");
+        assertThat(run.charges()).as("the ledger")
+                .containsExactlyElementsOf(policy == LabPolicy.RUN ? List.of("ch_1", "ch_2") : List.of("ch_1"));
     }
 
     @Test

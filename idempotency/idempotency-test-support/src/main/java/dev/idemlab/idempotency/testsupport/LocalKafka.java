@@ -182,6 +182,10 @@ public final class LocalKafka implements AutoCloseable {
                 Map.entry("group.initial.rebalance.delay.ms", "0"),
                 // a killed member is noticed when its session runs out: let a test's consumer ask for 1 s, not 6 s
                 Map.entry("group.min.session.timeout.ms", "1000"),
+                // a member of a consumer-protocol group (KIP-848) hears of a new assignment at its next heartbeat:
+                // every half second here, not every 5 s (the broker's default and floor)
+                Map.entry("group.consumer.min.heartbeat.interval.ms", "500"),
+                Map.entry("group.consumer.heartbeat.interval.ms", "500"),
                 Map.entry("auto.create.topics.enable", "false"),
                 Map.entry("log.flush.interval.messages", "1000000"),
                 Map.entry("delete.topic.enable", "true")));
