@@ -28,16 +28,12 @@ import java.util.function.IntSupplier;
 final class RedeliveryConsumer {
 
     private final String name;
-    private final AtomicLong startNanos;
+    private final MemberTimes times;
     private final IdempotentConsumer<String, String> loop;
     private final CountDownLatch acknowledged = new CountDownLatch(1);
     private final Thread thread;
     private final boolean leaveOnceAnswered;
-    private final IntSupplier ledger;
-    private volatile int chargesAtAnswer = -1;
     private volatile boolean running = true;
-    private volatile long receivedNanos = -1;
-    private volatile long answeredNanos = -1;
     private volatile RecordResult<?> answer;
     private volatile int skipped;
     private volatile RuntimeException commitFailure;
@@ -57,9 +53,8 @@ final class RedeliveryConsumer {
                        IdempotentRecordHandler<String, String, Charge> handler, AtomicLong startNanos,
                        IntSupplier ledger, boolean leaveOnceAnswered) {
         this.name = name;
-        this.ledger = ledger;
+        this.times = new MemberTimes(startNanos, ledger);
         this.leaveOnceAnswered = leaveOnceAnswered;
-        this.startNanos = startNanos;
         Map<String, Object> config = config(bootstrapServers, group, name, extra);
         this.loop = IdempotentConsumer.of(new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer()),
                 handler, Duration.ofMillis(20), dev.idemlab.idempotency.Ticker.system());
@@ -96,9 +91,7 @@ final class RedeliveryConsumer {
 
     /** Called by the handler's value reader: the record reached this consumer (first time counts). */
     void received() {
-        if (receivedNanos < 0) {
-            receivedNanos = System.nanoTime();
-        }
+        times.received();
     }
 
     private void observe(RecordResult<?> result) {
@@ -107,8 +100,7 @@ final class RedeliveryConsumer {
             skipped++;
             return;
         }
-        answeredNanos = System.nanoTime();
-        chargesAtAnswer = ledger.getAsInt();
+        times.answered();
         answer = result;
         acknowledged.countDown();
     }
@@ -122,7 +114,7 @@ final class RedeliveryConsumer {
                 }
                 if (!poll.failures().isEmpty() && failure == null) {
                     failure = poll.failures().get(0).failure();
-                    answeredNanos = System.nanoTime();
+                    times.failed();
                     acknowledged.countDown();
                 }
             }
@@ -147,10 +139,7 @@ final class RedeliveryConsumer {
 
     /** This consumer's row: when the record reached it, when it was answered (ms since A began the charge), and how. */
     CallerResult result(String outcome) {
-        long start = receivedNanos < 0 ? -1 : TimeUnit.NANOSECONDS.toMillis(receivedNanos - startNanos.get());
-        long end = answeredNanos < 0 ? -1 : TimeUnit.NANOSECONDS.toMillis(answeredNanos - startNanos.get());
-        int charges = chargesAtAnswer < 0 ? ledger.getAsInt() : chargesAtAnswer;
-        return new CallerResult(name, start, end, response(), outcome, charges);
+        return times.row(name, response(), outcome);
     }
 
     private String response() {
@@ -158,7 +147,7 @@ final class RedeliveryConsumer {
             return failure.getClass().getSimpleName();
         }
         if (answer == null) {
-            return receivedNanos < 0 ? "never delivered" : "not acknowledged";
+            return !times.wasReceived() ? "never delivered" : "not acknowledged";
         }
         return answer.value() instanceof Charge charge ? charge.id() : String.valueOf(answer.value());
     }

@@ -44,20 +44,16 @@ final class ShareGroupMember {
     }
 
     private final String name;
-    private final AtomicLong startNanos;
+    private final MemberTimes times;
     private final IdempotentRecordHandler<String, String, Charge> handler;
     private final KafkaShareConsumer<String, String> consumer;
     private final Duration skipBackoff;
     private final boolean leaveOnceAnswered;
-    private final IntSupplier ledger;
     private final CountDownLatch answered = new CountDownLatch(1);
     private final CountDownLatch settled = new CountDownLatch(1);
     private final List<Delivery> deliveries = new ArrayList<>();
     private final Thread thread;
     private volatile boolean running = true;
-    private volatile long receivedNanos = -1;
-    private volatile long answeredNanos = -1;
-    private volatile int chargesAtAnswer = -1;
     private volatile RecordResult<Charge> answer;
     private volatile boolean accepted;
     private volatile Exception failure;
@@ -76,8 +72,7 @@ final class ShareGroupMember {
         this.name = name;
         this.handler = handler;
         this.skipBackoff = skipBackoff;
-        this.startNanos = startNanos;
-        this.ledger = ledger;
+        this.times = new MemberTimes(startNanos, ledger);
         this.leaveOnceAnswered = leaveOnceAnswered;
         this.consumer = new KafkaShareConsumer<>(Map.of(
                 ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
@@ -95,9 +90,7 @@ final class ShareGroupMember {
 
     /** Called by the handler's value reader: the record reached this member (first time counts). */
     void received() {
-        if (receivedNanos < 0) {
-            receivedNanos = System.nanoTime();
-        }
+        times.received();
     }
 
     private void pollUntilStopped() {
@@ -148,8 +141,7 @@ final class ShareGroupMember {
         if (result != null && result.outcome().acknowledged()) {
             if (answer == null || refusal == null) {
                 answer = result;
-                answeredNanos = System.nanoTime();
-                chargesAtAnswer = ledger.getAsInt();
+                times.answered();
             }
             answered.countDown();
             if (refusal == null) {
@@ -195,10 +187,7 @@ final class ShareGroupMember {
 
     /** This member's row: when the record first reached it, when the answer it kept came, and how. */
     CallerResult result(String outcome) {
-        long start = receivedNanos < 0 ? -1 : TimeUnit.NANOSECONDS.toMillis(receivedNanos - startNanos.get());
-        long end = answeredNanos < 0 ? -1 : TimeUnit.NANOSECONDS.toMillis(answeredNanos - startNanos.get());
-        int charges = chargesAtAnswer < 0 ? ledger.getAsInt() : chargesAtAnswer;
-        return new CallerResult(name, start, end, response(), outcome, charges);
+        return times.row(name, response(), outcome);
     }
 
     private String response() {
@@ -206,7 +195,7 @@ final class ShareGroupMember {
             if (failure != null) {
                 return failure.getClass().getSimpleName();
             }
-            return receivedNanos < 0 ? "never delivered" : "not acknowledged";
+            return !times.wasReceived() ? "never delivered" : "not acknowledged";
         }
         return answer.value() == null ? "null" : answer.value().id();
     }
