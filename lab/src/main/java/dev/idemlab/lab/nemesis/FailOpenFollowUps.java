@@ -44,6 +44,8 @@ final class FailOpenFollowUps implements LandedReserves.Watcher {
     static final long AFTER_ANSWER = 2 * SettledFailOpens.SETTLE_CALM;
     /** After the marker's lease ends: a marker left unsettled has expired by then. */
     static final long AFTER_LEASE = SettledFailOpens.SETTLE_CALM;
+    /** How long after the first call of {@link #raceAsRepliesAreLost} its retry is sent (ms): the post's client. */
+    static final long RETRY_AFTER = 50;
     /** Mixed into the seed, so that the follow-ups' draws are not the workload's own sequence. */
     private static final long SALT = 0x666f6c6c6f77L;
 
@@ -152,6 +154,45 @@ final class FailOpenFollowUps implements LandedReserves.Watcher {
      * callers are out during the same fault, seldom gives (nothing else on the key could have written it).
      */
     void sendAsRepliesAreLost(int key, String client) {
+        Workload.Caller caller = new Workload.Caller(0, false, InFlightPolicy.WAIT, StoreFailureMode.FAIL_OPEN, 0,
+                false, -1, false);
+        send(caller, key, 0, client, caller.policy(), caller.onStoreFailure());
+    }
+
+    /**
+     * Sends two calls of one request on {@code key}, a fresh key, as {@code client}: one {@code delayMillis}
+     * after a long loss of replies began, and its retry {@link #RETRY_AFTER} ms later while the first still
+     * waits on the store (the post's race, in an outage). For a layer that fails closed whatever the workload drew (the
+     * sample), recorded with its {@code policy} and {@code mode}: there neither may charge without a
+     * reservation, so two charges are a violation, where a layer that failed open would have made both.
+     * The store's own watch does not see such a layer's reserves, so no follow-ups are planned from them.
+     */
+    void raceAsRepliesAreLost(int key, String client, InFlightPolicy policy, StoreFailureMode mode, long delayMillis) {
+        Workload.Caller caller = new Workload.Caller(0, false, policy, mode, 0, false, -1, false);
+        later(delayMillis, () -> send(caller, key, 0, client, policy, mode));
+        later(delayMillis + RETRY_AFTER, () -> send(caller, key, 1, client, policy, mode));
+    }
+
+    /** Runs {@code sending} after {@code delayMillis}, counted as outstanding meanwhile; nothing once sending stopped. */
+    private void later(long delayMillis, Runnable sending) {
+        synchronized (counting) {
+            if (sender == null || !sendingAsRepliesAreLost) {
+                return;
+            }
+            outstanding++;
+        }
+        callers.launcher().schedule(() -> {
+            try {
+                sending.run();
+            } finally {
+                count(-1);
+            }
+        }, delayMillis, TimeUnit.MILLISECONDS);
+    }
+
+    /** Sends one call of {@link #sendAsRepliesAreLost}'s kind, counted until it answered; none once they stopped. */
+    private void send(Workload.Caller caller, int key, int callerIndex, String client, InFlightPolicy policy,
+                      StoreFailureMode mode) {
         Sender to = sender;
         synchronized (counting) {
             if (to == null || !sendingAsRepliesAreLost) {
@@ -159,10 +200,8 @@ final class FailOpenFollowUps implements LandedReserves.Watcher {
             }
             outstanding++;
         }
-        Workload.Caller caller = new Workload.Caller(0, false, InFlightPolicy.WAIT, StoreFailureMode.FAIL_OPEN, 0,
-                false, -1, false);
-        CallRecord record = new CallRecord(nextId.getAndIncrement(), key, 0, false, caller.policy(),
-                caller.onStoreFailure(), bound.toNanos());
+        CallRecord record = new CallRecord(nextId.getAndIncrement(), key, callerIndex, false, policy, mode,
+                bound.toNanos());
         record.sentBy(client);
         records.add(record);
         try {

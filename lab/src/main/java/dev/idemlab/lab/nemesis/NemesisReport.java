@@ -21,7 +21,7 @@ public final class NemesisReport {
     private static final int KEYS_SHOWN = 3;
     /** The violations listed one by one; the rest are counted by rule. */
     private static final int VIOLATIONS_LISTED = 30;
-    private static final List<String> GRAVITY = List.of("duplicate-charge", "answer-not-in-ledger", "answer-of-another-request",
+    private static final List<String> GRAVITY = List.of("duplicate-charge", "answer-not-in-ledger", "answer-of-another-request", "no-downstream-key",
             "fence-repeated", "fence-not-increasing", "action-after-cancel",
             "no-answer", "outlived-bound");
 

@@ -36,6 +36,11 @@ public final class NemesisRun {
     private static final Duration SLACK = Duration.ofSeconds(10);
     /** A child JVM's call: its start on a loaded machine, its long action, its pause, and the patience for its lines. */
     private static final Duration CHILD_BOUND = Duration.ofSeconds(120);
+    /**
+     * How long after a long loss of replies on PostgreSQL began the sample's race pair is sent: the loss
+     * drops replies from {@link PostgresTarget#BUSY_MILLIS} in, and ends 2.2 to 2.6 s in.
+     */
+    private static final long RACE_DELAY_ON_POSTGRES_MILLIS = 500;
 
     private final StoreBackend backend;
     private final NemesisSettings settings;
@@ -137,14 +142,30 @@ public final class NemesisRun {
             long scheduled = System.nanoTime();
             followUps.start((caller, record, done) -> path.send(caller, record, done),
                     calls.size() + Workload.calls(requests) * path.clients().size());
+            AtomicInteger freshKeys = new AtomicInteger(requests.size() + holderFaults.size());
             if (landed != null && settings.through() == Through.COORDINATOR) {
                 // As each long loss of replies begins, a call of its own on a fresh key (FailOpenFollowUps), where
                 // the run watches reserves land: on the coordinator's own path (a layer makes its calls elsewhere).
-                AtomicInteger freshKeys = new AtomicInteger(requests.size() + holderFaults.size());
                 target.whenRepliesAreLost(length -> {
                     if (length.compareTo(FaultSchedule.LONG_OUTAGE) >= 0) {
                         int key = freshKeys.getAndIncrement();
                         followUps.sendAsRepliesAreLost(path.historyKey(key, 0), path.clients().get(0));
+                    }
+                });
+            } else if (settings.through() == Through.SAMPLE) {
+                // The sample fails closed: as each long loss of replies begins, a call on a fresh key and its retry
+                // 50 ms later, both out while the store answers nothing. A service that failed open there would
+                // charge twice; the workload's own keys meet such an outage with two callers out only by chance.
+                // On PostgreSQL the sample's orders share the store's server, and a call that gave up on the store
+                // while replies were still lost could not write its order either: there the pair is sent late
+                // enough that its calls give up (the 2 s socket timeout) about as the loss ends.
+                Workload.Caller any = workload.requests().get(0).callers().get(0);
+                long delay = target instanceof PostgresTarget ? RACE_DELAY_ON_POSTGRES_MILLIS : 0;
+                target.whenRepliesAreLost(length -> {
+                    if (length.compareTo(FaultSchedule.LONG_OUTAGE) >= 0) {
+                        int key = freshKeys.getAndIncrement();
+                        followUps.raceAsRepliesAreLost(path.historyKey(key, 0), path.clients().get(0),
+                                path.policy(any), path.onStoreFailure(any), delay);
                     }
                 });
             }

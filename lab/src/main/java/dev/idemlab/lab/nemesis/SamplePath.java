@@ -15,6 +15,7 @@ import dev.idemlab.lab.faults.FaultKind;
 import dev.idemlab.lab.http.SpringSampleJar;
 import dev.idemlab.lab.load.LoadKeys;
 import dev.idemlab.lab.scenario.StoreEndpoint;
+import dev.idemlab.provider.Charge;
 import dev.idemlab.provider.FakePaymentProvider;
 import dev.idemlab.provider.http.ProviderService;
 
@@ -243,11 +244,28 @@ final class SamplePath implements CallPath {
         }
     }
 
-    /** Ties each charge of the ledger to the call that made it ({@link SampleAttribution}); nothing of its own to flag. */
+    /**
+     * Ties each charge of the ledger to the call that made it ({@link SampleAttribution}); on the starter's
+     * reservation, flags every charge that reached the provider without a downstream key.
+     */
     @Override
     public List<Violation> check(List<CallRecord> calls) {
         SampleAttribution.attribute(calls, provider.ledger(), charges, reserves);
-        return List.of();
+        return reserves ? withoutDownstreamKey(provider.ledger()) : List.of();
+    }
+
+    /**
+     * The charges of {@code ledger} made without a downstream key. The sample hands the provider each call's
+     * key, so that a provider deduplicating on it charges once where the reservation could not hold (a
+     * holder paused or killed past its lease): a charge without one breaks that half of its contract,
+     * whether or not this run's faults happened to put a second charge beside it.
+     */
+    static List<Violation> withoutDownstreamKey(List<Charge> ledger) {
+        return ledger.stream().filter(charge -> charge.idempotencyKey() == null || charge.idempotencyKey().isBlank())
+                .map(charge -> new Violation("no-downstream-key", LoadKeys.indexOfOrder(charge.orderId()),
+                        "charge " + charge.id() + " of order " + charge.orderId() + " reached the provider without the "
+                                + "call's downstream key: a provider deduplicating on it could not stop a second charge"))
+                .toList();
     }
 
     /** The sample's coordinator counts in its own JVM, which a kill resets: none are read here. */
