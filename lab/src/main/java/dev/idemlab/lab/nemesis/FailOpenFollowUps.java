@@ -156,7 +156,7 @@ final class FailOpenFollowUps implements LandedReserves.Watcher {
     void sendAsRepliesAreLost(int key, String client) {
         Workload.Caller caller = new Workload.Caller(0, false, InFlightPolicy.WAIT, StoreFailureMode.FAIL_OPEN, 0,
                 false, -1, false);
-        send(caller, key, 0, client, caller.policy(), caller.onStoreFailure());
+        send(caller, key, 0, client);
     }
 
     /**
@@ -169,8 +169,8 @@ final class FailOpenFollowUps implements LandedReserves.Watcher {
      */
     void raceAsRepliesAreLost(int key, String client, InFlightPolicy policy, StoreFailureMode mode, long delayMillis) {
         Workload.Caller caller = new Workload.Caller(0, false, policy, mode, 0, false, -1, false);
-        later(delayMillis, () -> send(caller, key, 0, client, policy, mode));
-        later(delayMillis + RETRY_AFTER, () -> send(caller, key, 1, client, policy, mode));
+        later(delayMillis, () -> send(caller, key, 0, client));
+        later(delayMillis + RETRY_AFTER, () -> send(caller, key, 1, client));
     }
 
     /** Runs {@code sending} after {@code delayMillis}, counted as outstanding meanwhile; nothing once sending stopped. */
@@ -191,8 +191,7 @@ final class FailOpenFollowUps implements LandedReserves.Watcher {
     }
 
     /** Sends one call of {@link #sendAsRepliesAreLost}'s kind, counted until it answered; none once they stopped. */
-    private void send(Workload.Caller caller, int key, int callerIndex, String client, InFlightPolicy policy,
-                      StoreFailureMode mode) {
+    private void send(Workload.Caller caller, int key, int callerIndex, String client) {
         Sender to = sender;
         synchronized (counting) {
             if (to == null || !sendingAsRepliesAreLost) {
@@ -200,8 +199,8 @@ final class FailOpenFollowUps implements LandedReserves.Watcher {
             }
             outstanding++;
         }
-        CallRecord record = new CallRecord(nextId.getAndIncrement(), key, callerIndex, false, policy, mode,
-                bound.toNanos());
+        CallRecord record = new CallRecord(nextId.getAndIncrement(), key, callerIndex, false, caller.policy(),
+                caller.onStoreFailure(), bound.toNanos());
         record.sentBy(client);
         records.add(record);
         try {

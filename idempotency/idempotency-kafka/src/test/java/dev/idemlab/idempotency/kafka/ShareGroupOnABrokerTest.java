@@ -80,6 +80,7 @@ class ShareGroupOnABrokerTest {
 
         IdempotencyStore shared = new InMemoryIdempotencyStore();
         CountDownLatch bMetA = new CountDownLatch(1);
+        CountDownLatch aAnswered = new CountDownLatch(1);
         List<String> runs = Collections.synchronizedList(new ArrayList<>());
         IdempotencyStore watched = new ForwardingIdempotencyStore(shared) {
             @Override
@@ -107,7 +108,9 @@ class ShareGroupOnABrokerTest {
             ConsumerRecord<String, String> first = pollOne(consumerA);
             CompletableFuture<Map<?, Optional<KafkaException>>> aAcknowledged = CompletableFuture.supplyAsync(() -> {
                 try {
-                    consumerA.acknowledge(first, ShareAcknowledgement.of(a.process(first).outcome()));
+                    RecordOutcome outcome = a.process(first).outcome();
+                    aAnswered.countDown();
+                    consumerA.acknowledge(first, ShareAcknowledgement.of(outcome));
                 } catch (Exception e) {
                     throw new AssertionError(e);
                 }
@@ -124,7 +127,8 @@ class ShareGroupOnABrokerTest {
                 bOutcomes.add(outcome);
                 AcknowledgeType type = ShareAcknowledgement.of(outcome);
                 if (type == AcknowledgeType.RELEASE) {
-                    Thread.sleep(SKIP_BACKOFF.toMillis());
+                    // The skip's backoff: the record held at most this long, released as soon as A has answered.
+                    aAnswered.await(SKIP_BACKOFF.toMillis(), TimeUnit.MILLISECONDS);
                 }
                 consumerB.acknowledge(record, type);
                 accepted = type == AcknowledgeType.ACCEPT
