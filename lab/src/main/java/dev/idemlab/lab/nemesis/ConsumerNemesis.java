@@ -100,7 +100,7 @@ public final class ConsumerNemesis {
             ConsumerMember.Settings members = new ConsumerMember.Settings(kafka.bootstrapServers(), topic, groupId,
                     settings.lease(), SESSION_TIMEOUT_MS, MAX_POLL_INTERVAL_MS, settings.sabotage());
             FaultSchedule schedule = FaultSchedule.draw(settings.seed(), settings.duration(),
-                    settings.faults() ? kinds(target, kafka) : List.of(), false);
+                    settings.faults() ? kinds(target, kafka) : List.of(), FaultSchedule.Holders.AS_DRAWN);
             group = new ConsumerGroup(members, target.store(), provider, endpoint, StoreEndpoint.prefixOf(target.store()),
                     service.uri(), line -> record(line));
             try {

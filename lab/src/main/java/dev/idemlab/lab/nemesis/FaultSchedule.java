@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
  * <p>Where the store can lose replies ({@link FaultKind#DROP_REPLIES}), a long outage of that kind comes
  * at least every {@link #REPLY_LOSS_EVERY_MILLIS} and a fault more: the first fault drawn that long or
  * longer after the last one began (or after the run began) becomes one, 2.2 to 2.6 s long, and the next
- * fault comes no sooner than {@link #CALM_AFTER_ADDED_MILLIS} after it. It is the fault
+ * fault comes no sooner than {@link #CALM_AFTER_LONG_LOSS_MILLIS} after it. It is the fault
  * that leaves a reserve landed on the server while its caller, told nothing, fails open, the case a
  * coordinator must settle (the run sends a call of its own as it begins: {@link FailOpenFollowUps}); drawn
  * by chance alone it came about once a minute or less, so a short run often met none. The draws stay the
@@ -32,6 +32,16 @@ import java.util.concurrent.TimeUnit;
  * release that ignores its token removes another caller's reservation, and drawn by chance, one fault in a
  * dozen and then one pause in two, a run of a minute often had none. A fault due to become a loss of
  * replies stays one; the pause comes with the next.
+ *
+ * <p>Every long loss of replies, drawn or added, is followed by a calm of {@link #CALM_AFTER_LONG_LOSS_MILLIS}
+ * at least: a reserve that landed as it began is settled in that calm, or never (its marker's lease runs out
+ * under the next fault), and a run that met one such loss then had nothing to show.
+ *
+ * <p>Where every key is held by one service's JVM ({@link Holders#ONE_SERVICE}, the sample), a kill takes
+ * the whole service down until it has started again, seconds in which every call is refused: a kill drawn
+ * within {@link #SERVICE_KILL_EVERY_MILLIS} of the last one began becomes a fault of the store instead (of a
+ * kind picked by its drawn length, no draw of its own), so that the service serves most of the run, its
+ * losses of replies included.
  * Immutable.
  */
 final class FaultSchedule {
@@ -59,6 +69,16 @@ final class FaultSchedule {
      */
     record Planned(FaultKind kind, long atMillis, long lengthMillis, boolean added) { }
 
+    /** Where the schedule's holder faults land, which decides what it adds and what it spaces out. */
+    enum Holders {
+        /** A child JVM of its own per charge: a paused holder can fail as it wakes, and the schedule adds such pauses. */
+        CHILD_PER_CHARGE,
+        /** Holders stopped at a step boundary (a workflow's) or members of a group: their faults as drawn. */
+        AS_DRAWN,
+        /** One service's JVM holds every key in flight (the sample's): its kills are spaced out. */
+        ONE_SERVICE
+    }
+
     private static final long MIN_GAP_MILLIS = 1000;
     private static final long MAX_GAP_MILLIS = 3000;
     private static final long MIN_LENGTH_MILLIS = 100;
@@ -74,7 +94,7 @@ final class FaultSchedule {
      * The least pause after a long loss of replies the schedule added: the store's recovery (1 s), then a
      * calm long enough for a settle to get through (750 ms), and a margin for a stall as the fault ends.
      */
-    private static final long CALM_AFTER_ADDED_MILLIS = 2500;
+    static final long CALM_AFTER_LONG_LOSS_MILLIS = 2500;
     /** From the start of a long {@link FaultKind#DROP_REPLIES} (or of the run), when the next fault becomes one. */
     static final long REPLY_LOSS_EVERY_MILLIS = 20_000;
     /**
@@ -84,6 +104,8 @@ final class FaultSchedule {
     static final long FIRST_HOLDER_PAUSE_MILLIS = 5_000;
     /** From the start of a paused holder the schedule added, when the next fault becomes one. */
     static final long HOLDER_PAUSE_EVERY_MILLIS = 20_000;
+    /** Through one service's JVM: from the start of a kill of it, when the next can come. */
+    static final long SERVICE_KILL_EVERY_MILLIS = 20_000;
 
     private final List<Planned> faults;
 
@@ -96,21 +118,25 @@ final class FaultSchedule {
      * is not the workload's own random sequence).
      */
     static FaultSchedule draw(long seed, Duration duration, List<FaultKind> kinds) {
-        return draw(seed, duration, kinds, true);
+        return draw(seed, duration, kinds, Holders.CHILD_PER_CHARGE);
     }
 
     /**
-     * As {@link #draw(long, Duration, List)}; {@code pausedHoldersFail} says whether a paused holder can
-     * fail as it wakes (a charge's holder in a child JVM of its own), the only place the schedule adds
-     * pauses: a workflow's holder stops at a step boundary instead, and the sample's pause is its whole JVM.
+     * As {@link #draw(long, Duration, List)}, for holder faults played where {@code holders} says: only
+     * where a paused holder can fail as it wakes (a charge's holder in a child JVM of its own) does the
+     * schedule add pauses; a workflow's holder stops at a step boundary instead, and the sample's pause is
+     * its whole JVM, whose kills are spaced out.
      */
-    static FaultSchedule draw(long seed, Duration duration, List<FaultKind> kinds, boolean pausedHoldersFail) {
+    static FaultSchedule draw(long seed, Duration duration, List<FaultKind> kinds, Holders holders) {
         List<Planned> faults = new ArrayList<>();
         if (!kinds.isEmpty()) {
             SplittableRandom random = new SplittableRandom(seed ^ 0x6e656d65736973L);
             boolean losesReplies = kinds.contains(FaultKind.DROP_REPLIES);
-            boolean pausesHolders = pausedHoldersFail && kinds.contains(FaultKind.PAUSE_HOLDER);
+            boolean pausesHolders = holders == Holders.CHILD_PER_CHARGE && kinds.contains(FaultKind.PAUSE_HOLDER);
+            List<FaultKind> storeKinds = kinds.stream().filter(kind -> !kind.onChildHolder()).toList();
+            boolean spacesKills = holders == Holders.ONE_SERVICE && !storeKinds.isEmpty();
             long lastReplyLoss = 0;
+            long nextKill = 0;
             long nextHolderPause = FIRST_HOLDER_PAUSE_MILLIS;
             long at = random.nextLong(MIN_GAP_MILLIS, MAX_GAP_MILLIS);
             while (at < duration.toMillis()) {
@@ -125,8 +151,15 @@ final class FaultSchedule {
                     length = longOutage(length);
                 } else if (pause) {
                     kind = FaultKind.PAUSE_HOLDER;
+                } else if (spacesKills && kind == FaultKind.KILL_HOLDER) {
+                    if (at < nextKill) {
+                        kind = storeKinds.get((int) (length % storeKinds.size()));
+                    } else {
+                        nextKill = at + SERVICE_KILL_EVERY_MILLIS;
+                    }
                 }
-                if (kind == FaultKind.DROP_REPLIES && length >= LONG_OUTAGE.toMillis()) {
+                boolean longLoss = kind == FaultKind.DROP_REPLIES && length >= LONG_OUTAGE.toMillis();
+                if (longLoss) {
                     lastReplyLoss = at;
                 }
                 if (pause) {
@@ -134,7 +167,7 @@ final class FaultSchedule {
                 }
                 faults.add(new Planned(kind, at, length, added || pause));
                 long gap = random.nextLong(MIN_GAP_MILLIS, MAX_GAP_MILLIS);
-                at += length + (added ? Math.max(gap, CALM_AFTER_ADDED_MILLIS) : gap);
+                at += length + (longLoss ? Math.max(gap, CALM_AFTER_LONG_LOSS_MILLIS) : gap);
             }
         }
         return new FaultSchedule(faults);

@@ -119,7 +119,8 @@ public final class NemesisRun {
             closing = path;
             FaultSchedule schedule = FaultSchedule.draw(settings.seed(), settings.duration(),
                     Nemesis.kinds(target).stream().filter(faultFilter).filter(path::plays).toList(),
-                    path.holderFaults() == null && !settings.localEffects());
+                    path.holderFaults() != null ? FaultSchedule.Holders.ONE_SERVICE
+                            : settings.localEffects() ? FaultSchedule.Holders.AS_DRAWN : FaultSchedule.Holders.CHILD_PER_CHARGE);
             // A path whose own JVM holds every key (the sample's) plays the holder faults on it; else a child per fault.
             List<ChildHolderFaults.Planned> holderFaults = path.holderFaults() != null ? List.of()
                     : planHolders(schedule, workload, config, calls, path);

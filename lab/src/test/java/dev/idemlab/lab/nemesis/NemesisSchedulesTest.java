@@ -123,8 +123,63 @@ class NemesisSchedulesTest {
         FaultSchedule schedule = FaultSchedule.draw(3, Duration.ofMinutes(2), kinds);
         assertThat(HolderPlan.draw(3, schedule, 0, LEASE, true)).noneMatch(HolderPlan::failsAfterPause);
         // and where no paused holder can fail (a workflow's, the sample's JVM) the schedule adds no pause
-        assertThat(FaultSchedule.draw(3, Duration.ofMinutes(2), kinds, false).faults())
+        assertThat(FaultSchedule.draw(3, Duration.ofMinutes(2), kinds, FaultSchedule.Holders.AS_DRAWN).faults())
                 .noneMatch(fault -> fault.kind() == FaultKind.PAUSE_HOLDER && fault.added());
+    }
+
+    @Test
+    void everyLongLossOfRepliesDrawnOrAddedIsFollowedByACalm() {
+        List<FaultKind> kinds = List.of(FaultKind.FREEZE, FaultKind.DROP_REPLIES, FaultKind.RESET,
+                FaultKind.KILL_CONNECTIONS, FaultKind.LOCK_TABLE, FaultKind.STOP_BACKENDS, FaultKind.DROP_REQUESTS);
+        long drawn = 0;
+        for (long seed = 1; seed <= 20; seed++) {
+            List<FaultSchedule.Planned> faults = FaultSchedule.draw(seed, Duration.ofMinutes(2), kinds).faults();
+            for (int i = 0; i + 1 < faults.size(); i++) {
+                FaultSchedule.Planned fault = faults.get(i);
+                if (fault.kind() == FaultKind.DROP_REPLIES && fault.lengthMillis() >= FaultSchedule.LONG_OUTAGE.toMillis()) {
+                    drawn += fault.added() ? 0 : 1;
+                    assertThat(faults.get(i + 1).atMillis()).as("the fault after a long loss of replies at %d ms, seed %d",
+                                    fault.atMillis(), seed)
+                            .isGreaterThanOrEqualTo(fault.atMillis() + fault.lengthMillis()
+                                    + FaultSchedule.CALM_AFTER_LONG_LOSS_MILLIS);
+                }
+            }
+        }
+        assertThat(drawn).as("long losses the draw made, not the schedule").isPositive();
+    }
+
+    @Test
+    void throughOneServiceItsKillsAreSpacedOutAndTheOtherFaultsStayAsDrawn() {
+        List<FaultKind> kinds = List.of(FaultKind.FREEZE, FaultKind.DROP_REPLIES, FaultKind.RESET,
+                FaultKind.KILL_CONNECTIONS, FaultKind.LOCK_TABLE, FaultKind.STOP_BACKENDS, FaultKind.DROP_REQUESTS,
+                FaultKind.PAUSE_HOLDER, FaultKind.KILL_HOLDER);
+        long turned = 0;
+        // 158548189466367 drew three kills in its first 9 s, and the sample was down for most of a 30 s run
+        for (long seed : new long[] {158548189466367L, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}) {
+            List<FaultSchedule.Planned> asDrawn = FaultSchedule.draw(seed, Duration.ofMinutes(2), kinds,
+                    FaultSchedule.Holders.AS_DRAWN).faults();
+            List<FaultSchedule.Planned> spaced = FaultSchedule.draw(seed, Duration.ofMinutes(2), kinds,
+                    FaultSchedule.Holders.ONE_SERVICE).faults();
+            List<Long> kills = spaced.stream().filter(fault -> fault.kind() == FaultKind.KILL_HOLDER)
+                    .map(FaultSchedule.Planned::atMillis).toList();
+            for (int i = 1; i < kills.size(); i++) {
+                assertThat(kills.get(i) - kills.get(i - 1)).isGreaterThanOrEqualTo(FaultSchedule.SERVICE_KILL_EVERY_MILLIS);
+            }
+            assertThat(spaced).hasSameSizeAs(asDrawn);
+            for (int i = 0; i < spaced.size(); i++) {
+                FaultSchedule.Planned was = asDrawn.get(i);
+                FaultSchedule.Planned now = spaced.get(i);
+                assertThat(now.atMillis()).isEqualTo(was.atMillis());
+                assertThat(now.lengthMillis()).isEqualTo(was.lengthMillis());
+                if (now.kind() != was.kind()) {
+                    turned++;
+                    assertThat(was.kind()).isEqualTo(FaultKind.KILL_HOLDER);
+                    assertThat(now.kind().onChildHolder()).as("a kill too soon becomes a fault of the store").isFalse();
+                }
+            }
+            assertThat(kills).as("seed %d still kills the service", seed).isNotEmpty();
+        }
+        assertThat(turned).isPositive();
     }
 
     @Test
