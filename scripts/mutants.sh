@@ -10,6 +10,9 @@
 #   bash scripts/mutants.sh --only ID,... --stores memory,redis --seeds 2 --duration 60s
 #   bash scripts/mutants.sh --seed-list 11,12     these seeds (default: fresh ones, printed, the same for every mutant)
 #   bash scripts/mutants.sh --control             also the tree without a patch, on the same stores and seeds
+#   bash scripts/mutants.sh --duration 30s --longer 2m
+#                                                 a run missed in 30s is made again on its seed for 2m (with
+#                                                 --control, beside a control of 2m on that store and seed)
 #   bash scripts/mutants.sh --list                the mutants and their stores
 #   bash scripts/mutants.sh --build-only          builds every mutant (and checks it shadows the jar), runs none
 #   bash scripts/mutants.sh --require-caught      as a gate: exits 1 when any mutant's run is not caught
@@ -40,7 +43,7 @@ command_line="bash scripts/mutants.sh${*:+ $*}"
 usage() {
   [[ $# -gt 0 ]] && echo "mutants.sh: $*" >&2
   echo "usage: bash scripts/mutants.sh [--quick] [--only ID,...] [--stores STORE,...] [--seeds N] [--seed-list S,...]" >&2
-  echo "                               [--duration TIME] [--control] [--require-caught] [--list] [--build-only]" >&2
+  echo "                               [--duration TIME] [--longer TIME] [--control] [--require-caught] [--list] [--build-only]" >&2
   exit 2
 }
 
@@ -49,7 +52,7 @@ rows() {
   grep -v '^#' "$manifest" | grep -v '^id	' | grep -v '^[[:space:]]*$'
 }
 
-only=""; stores_wanted=""; seeds=""; seed_list=""; duration=""; quick=0; control=0; build_only=0; require_caught=0
+only=""; stores_wanted=""; seeds=""; seed_list=""; duration=""; longer=""; quick=0; control=0; build_only=0; require_caught=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --only) [[ $# -ge 2 ]] || usage "--only needs a list of mutant ids"; only="$2"; shift 2 ;;
@@ -57,6 +60,7 @@ while [[ $# -gt 0 ]]; do
     --seeds) [[ $# -ge 2 ]] || usage "--seeds needs a number"; seeds="$2"; shift 2 ;;
     --seed-list) [[ $# -ge 2 ]] || usage "--seed-list needs seeds"; seed_list="$2"; shift 2 ;;
     --duration) [[ $# -ge 2 ]] || usage "--duration needs a time"; duration="$2"; shift 2 ;;
+    --longer) [[ $# -ge 2 ]] || usage "--longer needs a time"; longer="$2"; shift 2 ;;
     --quick) quick=1; shift ;;
     --control) control=1; shift ;;
     --require-caught) require_caught=1; shift ;;
@@ -76,12 +80,20 @@ fi
 if [[ -n "$duration" ]] && ! [[ "$duration" =~ ^[1-9][0-9]*(s|m)$ ]]; then
   usage "--duration must be a number of seconds or minutes (30s, 2m), got '$duration'"
 fi
+if [[ -n "$longer" ]] && ! [[ "$longer" =~ ^[1-9][0-9]*(s|m)$ ]]; then
+  usage "--longer must be a number of seconds or minutes (30s, 2m), got '$longer'"
+fi
+seconds_of() { local t="$1"; [[ "$t" == *m ]] && echo $(( ${t%m} * 60 )) || echo "${t%s}"; }
 if [[ $quick == 1 ]]; then
   duration="${duration:-30s}"; seeds="${seeds:-1}"
   out=results/nemesis/quick/mutants.md
 else
   duration="${duration:-120s}"; seeds="${seeds:-3}"
   out=results/nemesis/mutants.md
+fi
+
+if [[ -n "$longer" ]] && (( $(seconds_of "$longer") <= $(seconds_of "$duration") )); then
+  usage "--longer ($longer) must be longer than the runs' duration ($duration)"
 fi
 
 declare -A known_ids=()
@@ -143,7 +155,7 @@ header="$(page_header "$command_line" "${servers[@]}")"
 cp "$jar" "$work/lab.jar"
 jar="$work/lab.jar"
 total=$(( ${#plan[@]} * ${#seed_values[@]} ))
-[[ $build_only == 1 ]] || echo "mutants: ${#plan[@]} mutant-store pairs x ${#seed_values[@]} seeds (${seed_values[*]}) x $duration = $total nemesis runs, one at a time"
+[[ $build_only == 1 ]] || echo "mutants: ${#plan[@]} mutant-store pairs x ${#seed_values[@]} seeds (${seed_values[*]}) x $duration = $total nemesis runs, one at a time${longer:+, a missed one again for $longer}"
 [[ $build_only == 1 ]] || echo "writing $out; scratch in $work"
 
 # Checks that the scratch classes folder shadows the jar: each patched class or resource resolves there.
@@ -345,11 +357,79 @@ results="$work/results.tsv"
 status=0
 n=0
 declare -A built=()
+
+# One nemesis run of mutant $1 (none: the tree as committed) on store $2 with extra arguments $3 (or -), seed
+# $4, for $5, logged to $6.out and $6.err; reads its report into verdict, after, rules, note and beyond.
+nemesis_run() {
+  local id="$1" store="$2" args="$3" seed="$4" length="$5" log="$6" classes="" rc=0 violations
+  local sample=() extra=()
+  [[ "$id" != none ]] && classes="$work/$id/classes:"
+  [[ "$id" != none && -f "$work/$id/sample.jar" ]] && sample=("-Didemlab.sample.jar=$work/$id/sample.jar")
+  [[ "$args" != - ]] && read -r -a extra <<<"$args"
+  java "${sample[@]}" -cp "${classes}$jar" dev.idemlab.lab.cli.LabMain nemesis --store "$store" --seed "$seed" \
+    --duration "$length" "${extra[@]}" > "$log.out" 2> "$log.err" || rc=$?
+  # The first pass that flags something: how many violations, and when the first showed. The second pass
+  # (the same schedule, the provider deduplicating on the key) runs only when the first flagged nothing,
+  # and its times count from its own start: the first pass's length in all is added.
+  read -r violations after < <(awk '
+    /^nemesis  store: / && first == "" && match($0, /[0-9.]+ s in all/) { first = substr($0, RSTART, RLENGTH - 9) + 0 }
+    /^same schedule/ { second = 1 }
+    /^ *violations: [1-9]/ && n == "" {
+      n = $2; sub(/,$/, "", n)
+      if (match($0, /the first shown by [0-9.]+ s/)) t = sprintf("%.3f s", substr($0, RSTART + 19, RLENGTH - 21) + (second ? first : 0))
+    }
+    END { print (n == "" ? 0 : n), t }' "$log.out")
+  rules="$(sed -n '/^ *violations: [1-9]/,/^same schedule/p' "$log.out" | grep -oE '^ {2,4}[a-z][a-z-]+ key [0-9]+:' \
+    | awk '{ print $1 }' | sort | uniq -c | sort -rn | awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $1 }' \
+    || true)"
+  # The keys the first pass flags, each with when its unexplained charge began (empty for other rules).
+  awk '/^ *violations: [1-9]/ { p = 1; next } /^same schedule/ { p = 0 } !p { next }
+    /^ +[a-z][a-z-]+ key [0-9]+:/ { if (k != "") print k "\t" t; k = $3; sub(/:$/, "", k); t = ""; next }
+    /UNEXPLAINED/ && t == "" && match($0, /action at [0-9.]+ s/) { t = substr($0, RSTART + 10, RLENGTH - 12) }
+    END { if (k != "") print k "\t" t }' "$log.out" > "$log.keys"
+  # The control this run is read beside: the same store, seed, length and extra arguments.
+  local control_keys="$work/control-$store-${args//[^A-Za-z0-9]/_}-$seed-$length.keys"
+  [[ "$id" == none ]] && cp "$log.keys" "$control_keys"
+  # Beside a control run of the same store and seed (the same workload, key for key): the violations on
+  # keys the tree without a patch did not flag, and when the first of them began; "none" when every
+  # key the mutant's run flags was flagged there too.
+  beyond=""
+  if [[ "$id" != none && $rc == 1 && -f "$control_keys" ]]; then
+    beyond="$(awk -F'\t' 'FILENAME == ARGV[1] { flagged[$1] = 1; next }
+      !($1 in flagged) { n++; if ($2 != "" && (best == "" || $2 + 0 < best + 0)) best = $2 }
+      END { print (n == 0 ? "none" : (best == "" ? "?" : best)) }' "$control_keys" "$log.keys")"
+  fi
+  note=""
+  if [[ $rc == 1 && "${violations:-0}" -gt 0 && "$beyond" == none ]]; then
+    verdict="control's only"
+    note="every key it flags was flagged without the patch too"
+  elif [[ $rc == 1 && "${violations:-0}" -gt 0 ]]; then
+    verdict=caught
+  elif [[ $rc == 0 ]]; then
+    verdict=missed
+  else
+    verdict="not run"
+    note="exit $rc: $( (grep -v '^nemesis: ' "$log.err" || true) | head -n 1 | tr '\t|' '  ')"
+  fi
+  if [[ "$id" == none && "$verdict" != missed ]]; then
+    status=1
+    note="the tree without a patch: ${note:-a violation}"
+  fi
+  after="${after% s}"
+}
+
+# Writes the run just read as a row of the results: mutant, store label, seed, verdict, after, rules, note,
+# beyond, the run's length, and (for a run made again for longer) what the shorter one gave.
+record() {
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$verdict" "$after" "$rules" "$note" "$beyond" \
+    "$4" "${5:-}" >> "$results"
+}
+
+declare -A longer_controls=()
 for entry in "${plan[@]}"; do
   IFS=$'\t' read -r id store args <<<"$entry"
   # The page's store column: the store, and the run's extra arguments where it has some.
   label="$store"; [[ "$args" != - ]] && label="$store $args"
-  classes=""
   if [[ "$id" != none ]]; then
     if [[ -z "${built[$id]:-}" ]]; then
       if why="$(build_mutant "$id")"; then built[$id]=ok; else built[$id]="$why"; fi
@@ -357,78 +437,42 @@ for entry in "${plan[@]}"; do
     if [[ "${built[$id]}" != ok ]]; then
       echo "mutant $id: not built: ${built[$id]}" >&2
       for seed in "${seed_values[@]}"; do
-        n=$((n + 1)); printf '%s\t%s\t%s\tnot built\t\t\t%s\t\n' "$id" "$label" "$seed" "${built[$id]}" >> "$results"
+        n=$((n + 1)); printf '%s\t%s\t%s\tnot built\t\t\t%s\t\t%s\t\n' "$id" "$label" "$seed" "${built[$id]}" "$duration" >> "$results"
       done
       status=1
       continue
     fi
-    classes="$work/$id/classes:"
   fi
-  sample=()
-  [[ "$id" != none && -f "$work/$id/sample.jar" ]] && sample=("-Didemlab.sample.jar=$work/$id/sample.jar")
-  extra=()
-  [[ "$args" != - ]] && read -r -a extra <<<"$args"
   for seed in "${seed_values[@]}"; do
     n=$((n + 1))
-    log="$work/run-$n"
-    echo "[$n/$total] $id on $store, seed $seed, $duration${extra[*]:+, ${extra[*]}}"
+    shown=""; [[ "$args" != - ]] && shown=", $args"
+    echo "[$n/$total] $id on $store, seed $seed, $duration$shown"
     started=$SECONDS
-    rc=0
-    java "${sample[@]}" -cp "${classes}$jar" dev.idemlab.lab.cli.LabMain nemesis --store "$store" --seed "$seed" \
-      --duration "$duration" "${extra[@]}" > "$log.out" 2> "$log.err" || rc=$?
-    # The first pass that flags something: how many violations, and when the first showed. The second pass
-    # (the same schedule, the provider deduplicating on the key) runs only when the first flagged nothing,
-    # and its times count from its own start: the first pass's length in all is added.
-    read -r violations after < <(awk '
-      /^nemesis  store: / && first == "" && match($0, /[0-9.]+ s in all/) { first = substr($0, RSTART, RLENGTH - 9) + 0 }
-      /^same schedule/ { second = 1 }
-      /^ *violations: [1-9]/ && n == "" {
-        n = $2; sub(/,$/, "", n)
-        if (match($0, /the first shown by [0-9.]+ s/)) t = sprintf("%.3f s", substr($0, RSTART + 19, RLENGTH - 21) + (second ? first : 0))
-      }
-      END { print (n == "" ? 0 : n), t }' "$log.out")
-    rules="$(sed -n '/^ *violations: [1-9]/,/^same schedule/p' "$log.out" | grep -oE '^ {2,4}[a-z][a-z-]+ key [0-9]+:' \
-      | awk '{ print $1 }' | sort | uniq -c | sort -rn | awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $1 }' \
-      || true)"
-    # The keys the first pass flags, each with when its unexplained charge began (empty for other rules).
-    awk '/^ *violations: [1-9]/ { p = 1; next } /^same schedule/ { p = 0 } !p { next }
-      /^ +[a-z][a-z-]+ key [0-9]+:/ { if (k != "") print k "\t" t; k = $3; sub(/:$/, "", k); t = ""; next }
-      /UNEXPLAINED/ && t == "" && match($0, /action at [0-9.]+ s/) { t = substr($0, RSTART + 10, RLENGTH - 12) }
-      END { if (k != "") print k "\t" t }' "$log.out" > "$log.keys"
-    # The control this run is read beside: the same store, seed and extra arguments.
-    control_keys="$work/control-$store-${args//[^A-Za-z0-9]/_}-$seed.keys"
-    [[ "$id" == none ]] && cp "$log.keys" "$control_keys"
-    # Beside a control run of the same store and seed (the same workload, key for key): the violations on
-    # keys the tree without a patch did not flag, and when the first of them began; "none" when every
-    # key the mutant's run flags was flagged there too.
-    beyond=""
-    if [[ "$id" != none && $rc == 1 && -f "$control_keys" ]]; then
-      beyond="$(awk -F'\t' 'FILENAME == ARGV[1] { flagged[$1] = 1; next }
-        !($1 in flagged) { n++; if ($2 != "" && (best == "" || $2 + 0 < best + 0)) best = $2 }
-        END { print (n == 0 ? "none" : (best == "" ? "?" : best)) }' "$control_keys" "$log.keys")"
-    fi
-    note=""
-    if [[ $rc == 1 && "${violations:-0}" -gt 0 && "$beyond" == none ]]; then
-      verdict="control's only"
-      note="every key it flags was flagged without the patch too"
-    elif [[ $rc == 1 && "${violations:-0}" -gt 0 ]]; then
-      verdict=caught
-    elif [[ $rc == 0 ]]; then
-      verdict=missed
-    else
-      verdict="not run"
-      note="exit $rc: $( (grep -v '^nemesis: ' "$log.err" || true) | head -n 1 | tr '\t|' '  ')"
+    nemesis_run "$id" "$store" "$args" "$seed" "$duration" "$work/run-$n"
+    echo "[$n/$total] $id on $store, seed $seed: $verdict${after:+ after $after s}${beyond:+ (beyond the control: $beyond)}${rules:+ ($rules)}${note:+; $note} ($((SECONDS - started)) s)"
+    length="$duration"; shorter=""
+    if [[ -n "$longer" && "$id" != none && ( "$verdict" == missed || "$verdict" == "control's only" ) ]]; then
+      # Missed in the run's length: the same seed again for the longer one, beside a control of that length.
+      shorter="$verdict in $duration"
+      key="$store	$args	$seed"
+      if [[ $control == 1 && -z "${longer_controls[$key]:-}" ]]; then
+        longer_controls[$key]=1
+        echo "[$n/$total] none on $store, seed $seed, $longer$shown (the control for the longer run)"
+        started=$SECONDS
+        nemesis_run none "$store" "$args" "$seed" "$longer" "$work/run-$n-control-longer"
+        record none "$label" "$seed" "$longer"
+        echo "[$n/$total] none on $store, seed $seed, $longer: $verdict${after:+ after $after s}${note:+; $note} ($((SECONDS - started)) s)"
+      fi
+      echo "[$n/$total] $id on $store, seed $seed, again for $longer"
+      started=$SECONDS
+      nemesis_run "$id" "$store" "$args" "$seed" "$longer" "$work/run-$n-longer"
+      length="$longer"
+      echo "[$n/$total] $id on $store, seed $seed, $longer: $verdict${after:+ after $after s}${beyond:+ (beyond the control: $beyond)}${rules:+ ($rules)}${note:+; $note} ($((SECONDS - started)) s)"
     fi
     if [[ $require_caught == 1 && "$id" != none && "$verdict" != caught ]]; then
       status=1
     fi
-    if [[ "$id" == none && "$verdict" != missed ]]; then
-      status=1
-      note="the tree without a patch: ${note:-a violation}"
-    fi
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$label" "$seed" "$verdict" "${after% s}" "$rules" "$note" \
-      "$beyond" >> "$results"
-    echo "[$n/$total] $id on $store, seed $seed: $verdict${after:+ after $after}${beyond:+ (beyond the control: $beyond)}${rules:+ ($rules)}${note:+; $note} ($((SECONDS - started)) s)"
+    record "$id" "$label" "$seed" "$length" "$shorter"
   done
 done
 
@@ -445,7 +489,14 @@ bug_of() { rows | awk -F'\t' -v id="$1" '$1 == id { print $4 }'; }
   echo "\`mutants/\` and listed in \`mutants/mutants.tsv\`. Each was applied to a scratch copy, built, and run"
   echo "under \`lab nemesis\` (the seeded workload and faults against a real store, the checker reading the"
   echo "history and the ledger) for $duration on each store it lists, on the seeds below (the same for every"
-  echo "mutant). Caught: the nemesis exited 1 with a violation; missed: it exited 0. \"Caught after\" is"
+  if [[ -n "$longer" ]]; then
+    beside=""; [[ $control == 1 ]] && beside=" (beside a control of $longer on that store and seed)"
+    echo "mutant); a run missed in $duration was made again on the same seed for $longer$beside, and its row reads the"
+    echo "longer run, marked with what the $duration run gave."
+  else
+    echo "mutant)."
+  fi
+  echo "Caught: the nemesis exited 1 with a violation; missed: it exited 0. \"Caught after\" is"
   echo "how far into the run the history first shows the violation (for a double charge, when the key's"
   echo "second charge began), from the report's \"the first shown by\" line; where only the second pass"
   echo "(the same schedule again, the provider deduplicating on the key) shows it, counted from the first"
@@ -462,34 +513,51 @@ bug_of() { rows | awk -F'\t' -v id="$1" '$1 == id { print $4 }'; }
   echo
   echo "seeds: ${seed_values[*]}"
   echo
-  awk -F'\t' '$1 != "none" { runs++; if ($4 == "caught") caught++; else if ($4 == "missed" || $4 == "control'"'"'s only") missed++; else other++ }
-    END { printf "**%d of %d runs caught**, %d missed, %d not run or not built.\n", caught, runs, missed, other }' "$results"
+  awk -F'\t' -v longer="$longer" '$1 != "none" { runs++; if ($4 == "caught") { caught++; if ($10 != "") late++ }
+      else if ($4 == "missed" || $4 == "control'"'"'s only") missed++; else other++ }
+    END { printf "**%d of %d runs caught**%s, %d missed, %d not run or not built.\n", caught, runs,
+      (longer == "" ? "" : sprintf(" (%d of them only when run again for %s)", late, longer)), missed, other }' "$results"
   echo
   echo "| mutant | store | seeds | caught | caught after (s), per seed | on keys the control did not flag (s) | violations seen | the bug |"
   echo "|---|---|---|---|---|---|---|---|"
-  while IFS=$'\t' read -r id store; do
-    awk -F'\t' -v id="$id" -v store="$store" -v bug="$( [[ $id == none ]] && echo "none: the tree as committed (a control)" || bug_of "$id")" '
-      $1 == id && $2 == store {
+  while IFS=$'\t' read -r id store length; do
+    awk -F'\t' -v id="$id" -v store="$store" -v length_="$length" -v duration="$duration" \
+        -v bug="$( [[ $id == none ]] && echo "none: the tree as committed (a control)" || bug_of "$id")" '
+      $1 == id && $2 == store && (length_ == "" || $9 == length_) {
         runs++; if ($4 == "caught") caught++
         seeds = seeds (runs > 1 ? ", " : "") $3
-        after = after (runs > 1 ? ", " : "") ($4 == "caught" || $4 == "control'"'"'s only" ? $5 : $4)
+        cell = ($4 == "caught" || $4 == "control'"'"'s only" ? $5 : $4)
+        if ($10 != "") cell = cell " (in " $9 "; " $10 ")"
+        after = after (runs > 1 ? ", " : "") cell
         beyond = beyond (runs > 1 ? ", " : "") ($8 == "" ? "-" : $8)
         if ($6 != "") rules = rules (rules != "" ? "; " : "") $6
         if ($7 != "") note = $7
       }
       END {
         gsub(/\|/, "\\|", note)
+        if (length_ != "" && length_ != duration) store = store ", " length_ " runs"
         printf "| `%s` | %s | %s | %d of %d | %s | %s | %s | %s%s |\n", id, store, seeds, caught, runs, after, beyond,
           (rules == "" ? "none" : rules), bug, (note == "" ? "" : " (" note ")")
       }' "$results"
-  done < <(cut -f1,2 "$results" | awk '!seen[$0]++')
+  done < <(awk -F'\t' '{ k = $1 "\t" $2 "\t" ($1 == "none" ? $9 : "") } !seen[k]++ { print k }' "$results")
   echo
   echo "## Missed or not run"
   echo
   if awk -F'\t' '$1 != "none" && $4 != "caught"' "$results" | grep -q .; then
-    awk -F'\t' '$1 != "none" && $4 != "caught" { printf "* `%s` on %s, seed %s: %s%s\n", $1, $2, $3, $4, ($7 == "" ? "" : " (" $7 ")") }' "$results"
+    awk -F'\t' '$1 != "none" && $4 != "caught" { printf "* `%s` on %s, seed %s: %s%s%s\n", $1, $2, $3, $4,
+      ($10 == "" ? "" : " in " $9 " (" $10 ")"), ($7 == "" ? "" : " (" $7 ")") }' "$results"
   else
     echo "none: every run caught its mutant."
+  fi
+  if [[ -n "$longer" ]]; then
+    echo
+    echo "## Caught only when run again for $longer"
+    echo
+    if awk -F'\t' '$1 != "none" && $4 == "caught" && $10 != ""' "$results" | grep -q .; then
+      awk -F'\t' '$1 != "none" && $4 == "caught" && $10 != "" { printf "* `%s` on %s, seed %s: %s, then caught after %s s in %s\n", $1, $2, $3, $10, $5, $9 }' "$results"
+    else
+      echo "none."
+    fi
   fi
   echo
   echo "## How it was run"
@@ -505,6 +573,7 @@ bug_of() { rows | awk -F'\t' -v id="$1" '$1 == id { print $4 }'; }
   echo "* rerun one: \`git apply mutants/ID.patch\`, build the jar, then"
   echo "  \`java -jar lab/target/lab.jar nemesis --store S --seed N --duration $duration\`; or"
   echo "  \`bash scripts/mutants.sh --only ID --stores S --seed-list N --duration $duration\`"
+  [[ -z "$longer" ]] || echo "* a run missed in $duration: the same command with \`--duration $longer\`"
 } > "$page_tmp"
 mv "$page_tmp" "$out"
 page_tmp=""

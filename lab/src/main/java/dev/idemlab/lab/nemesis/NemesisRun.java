@@ -37,10 +37,13 @@ public final class NemesisRun {
     /** A child JVM's call: its start on a loaded machine, its long action, its pause, and the patience for its lines. */
     private static final Duration CHILD_BOUND = Duration.ofSeconds(120);
     /**
-     * How long after a long loss of replies on PostgreSQL began the sample's race pair is sent: the loss
-     * drops replies from {@link PostgresTarget#BUSY_MILLIS} in, and ends 2.2 to 2.6 s in.
+     * How long after a long loss of replies on PostgreSQL began the sample's race pairs are sent, a pair on a
+     * fresh key each: the loss drops replies from {@link PostgresTarget#BUSY_MILLIS} in and ends 2.2 to 2.6 s
+     * in, and a call that gives up on the store (the 2 s socket timeout) while replies are still lost cannot
+     * write its order either. A pair 500 ms in gives up as a loss of 2.5 s or less has ended; one a second in
+     * gives up after the longest has, where the sample's pool may have no connection left to lend it.
      */
-    private static final long RACE_DELAY_ON_POSTGRES_MILLIS = 500;
+    private static final List<Long> RACE_DELAYS_ON_POSTGRES_MILLIS = List.of(500L, 1000L);
 
     private final StoreBackend backend;
     private final NemesisSettings settings;
@@ -159,14 +162,16 @@ public final class NemesisRun {
                 // charge twice; the workload's own keys meet such an outage with two callers out only by chance.
                 // On PostgreSQL the sample's orders share the store's server, and a call that gave up on the store
                 // while replies were still lost could not write its order either: there the pair is sent late
-                // enough that its calls give up (the 2 s socket timeout) about as the loss ends.
+                // enough that its calls give up (the 2 s socket timeout) about as the loss ends, or after it.
                 Workload.Caller any = workload.requests().get(0).callers().get(0);
-                long delay = target instanceof PostgresTarget ? RACE_DELAY_ON_POSTGRES_MILLIS : 0;
+                List<Long> delays = target instanceof PostgresTarget ? RACE_DELAYS_ON_POSTGRES_MILLIS : List.of(0L);
                 target.whenRepliesAreLost(length -> {
                     if (length.compareTo(FaultSchedule.LONG_OUTAGE) >= 0) {
-                        int key = freshKeys.getAndIncrement();
-                        followUps.raceAsRepliesAreLost(path.historyKey(key, 0), path.clients().get(0),
-                                path.policy(any), path.onStoreFailure(any), delay);
+                        for (long delay : delays) {
+                            int key = freshKeys.getAndIncrement();
+                            followUps.raceAsRepliesAreLost(path.historyKey(key, 0), path.clients().get(0),
+                                    path.policy(any), path.onStoreFailure(any), delay);
+                        }
                     }
                 });
             }
