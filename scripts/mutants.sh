@@ -15,7 +15,8 @@
 #                                                 --control, beside a control of 2m on that store and seed)
 #   bash scripts/mutants.sh --list                the mutants and their stores
 #   bash scripts/mutants.sh --build-only          builds every mutant (and checks it shadows the jar), runs none
-#   bash scripts/mutants.sh --require-caught      as a gate: exits 1 when any mutant's run is not caught
+#   bash scripts/mutants.sh --require-caught      as a gate: exits 1 when any mutant's run is not caught (with
+#                                                 --longer, a catch in the longer run counts)
 #
 # A mutant is built without Maven: its patched .java files are compiled with javac --release 17
 # against lab/target/lab.jar (the shaded jar, built first if missing) into a scratch classes folder,
@@ -509,6 +510,7 @@ bug_of() { rows | awk -F'\t' -v id="$1" '$1 == id { print $4 }'; }
     echo "gives the same workload, key for key, so a key the control flags too is not the mutant's doing:"
     echo "\"on keys the control did not flag\" is when the first violation elsewhere began, and a run whose"
     echo "every flagged key the control flagged as well counts as missed (\"control's only\")."
+    [[ -z "$longer" ]] || echo "A control of $longer runs once per store and seed where a mutant's run is made again for $longer, before it."
   fi
   echo
   echo "seeds: ${seed_values[*]}"
@@ -539,7 +541,8 @@ bug_of() { rows | awk -F'\t' -v id="$1" '$1 == id { print $4 }'; }
         printf "| `%s` | %s | %s | %d of %d | %s | %s | %s | %s%s |\n", id, store, seeds, caught, runs, after, beyond,
           (rules == "" ? "none" : rules), bug, (note == "" ? "" : " (" note ")")
       }' "$results"
-  done < <(awk -F'\t' '{ k = $1 "\t" $2 "\t" ($1 == "none" ? $9 : "") } !seen[k]++ { print k }' "$results")
+  done < <(awk -F'\t' '{ k = $1 "\t" $2 "\t" ($1 == "none" ? $9 : "") }
+      !seen[k]++ { if ($1 == "none") print k; else rest[++n] = k } END { for (i = 1; i <= n; i++) print rest[i] }' "$results")
   echo
   echo "## Missed or not run"
   echo

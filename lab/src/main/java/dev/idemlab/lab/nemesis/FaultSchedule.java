@@ -40,8 +40,8 @@ import java.util.concurrent.TimeUnit;
  * <p>Where every key is held by one service's JVM ({@link Holders#ONE_SERVICE}, the sample), a kill takes
  * the whole service down until it has started again, seconds in which every call is refused: a kill drawn
  * within {@link #SERVICE_KILL_EVERY_MILLIS} of the last one began becomes a fault of the store instead (of a
- * kind picked by its drawn length, no draw of its own), so that the service serves most of the run, its
- * losses of replies included.
+ * kind picked by its drawn length, no draw of its own; never a loss of replies, which could be long and move
+ * the faults after it, nor one that breaks the store's promise), so that the service serves more of the run.
  * Immutable.
  */
 final class FaultSchedule {
@@ -91,7 +91,7 @@ final class FaultSchedule {
     /** How much longer than {@link #LONG_OUTAGE} a long loss of replies the schedule adds may be. */
     private static final long FORCED_SPREAD_MILLIS = 400;
     /**
-     * The least pause after a long loss of replies the schedule added: the store's recovery (1 s), then a
+     * The least pause after a long loss of replies, drawn or added: the store's recovery (1 s), then a
      * calm long enough for a settle to get through (750 ms), and a margin for a stall as the fault ends.
      */
     static final long CALM_AFTER_LONG_LOSS_MILLIS = 2500;
@@ -133,7 +133,10 @@ final class FaultSchedule {
             SplittableRandom random = new SplittableRandom(seed ^ 0x6e656d65736973L);
             boolean losesReplies = kinds.contains(FaultKind.DROP_REPLIES);
             boolean pausesHolders = holders == Holders.CHILD_PER_CHARGE && kinds.contains(FaultKind.PAUSE_HOLDER);
-            List<FaultKind> storeKinds = kinds.stream().filter(kind -> !kind.onChildHolder()).toList();
+            // What a kill drawn too soon becomes: a fault of the store that neither breaks its promise (that would
+            // excuse more) nor loses replies (a long one would move every fault after it).
+            List<FaultKind> storeKinds = kinds.stream().filter(StoreFaults::onStore)
+                    .filter(kind -> !kind.breaksStorePromise() && kind != FaultKind.DROP_REPLIES).toList();
             boolean spacesKills = holders == Holders.ONE_SERVICE && !storeKinds.isEmpty();
             long lastReplyLoss = 0;
             long nextKill = 0;
@@ -146,6 +149,7 @@ final class FaultSchedule {
                 FaultKind kind = kinds.get(random.nextInt(kinds.size()));
                 boolean added = losesReplies && at - lastReplyLoss >= REPLY_LOSS_EVERY_MILLIS;
                 boolean pause = !added && pausesHolders && at >= nextHolderPause;
+                boolean spaced = false;
                 if (added) {
                     kind = FaultKind.DROP_REPLIES;
                     length = longOutage(length);
@@ -154,6 +158,7 @@ final class FaultSchedule {
                 } else if (spacesKills && kind == FaultKind.KILL_HOLDER) {
                     if (at < nextKill) {
                         kind = storeKinds.get((int) (length % storeKinds.size()));
+                        spaced = true;
                     } else {
                         nextKill = at + SERVICE_KILL_EVERY_MILLIS;
                     }
@@ -165,7 +170,7 @@ final class FaultSchedule {
                 if (pause) {
                     nextHolderPause = at + HOLDER_PAUSE_EVERY_MILLIS; // a pause drawn by chance may not fail
                 }
-                faults.add(new Planned(kind, at, length, added || pause));
+                faults.add(new Planned(kind, at, length, added || pause || spaced));
                 long gap = random.nextLong(MIN_GAP_MILLIS, MAX_GAP_MILLIS);
                 at += length + (longLoss ? Math.max(gap, CALM_AFTER_LONG_LOSS_MILLIS) : gap);
             }

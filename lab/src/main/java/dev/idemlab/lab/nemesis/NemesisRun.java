@@ -161,8 +161,9 @@ public final class NemesisRun {
                 // 50 ms later, both out while the store answers nothing. A service that failed open there would
                 // charge twice; the workload's own keys meet such an outage with two callers out only by chance.
                 // On PostgreSQL the sample's orders share the store's server, and a call that gave up on the store
-                // while replies were still lost could not write its order either: there the pair is sent late
-                // enough that its calls give up (the 2 s socket timeout) about as the loss ends, or after it.
+                // while replies were still lost could not write its order either: there two such pairs, each on a
+                // fresh key, are sent late enough that their calls give up (the 2 s socket timeout) about as the
+                // loss ends, or after it.
                 Workload.Caller any = workload.requests().get(0).callers().get(0);
                 List<Long> delays = target instanceof PostgresTarget ? RACE_DELAYS_ON_POSTGRES_MILLIS : List.of(0L);
                 target.whenRepliesAreLost(length -> {

@@ -152,10 +152,11 @@ class NemesisSchedulesTest {
     void throughOneServiceItsKillsAreSpacedOutAndTheOtherFaultsStayAsDrawn() {
         List<FaultKind> kinds = List.of(FaultKind.FREEZE, FaultKind.DROP_REPLIES, FaultKind.RESET,
                 FaultKind.KILL_CONNECTIONS, FaultKind.LOCK_TABLE, FaultKind.STOP_BACKENDS, FaultKind.DROP_REQUESTS,
-                FaultKind.PAUSE_HOLDER, FaultKind.KILL_HOLDER);
+                FaultKind.RESTART_FROM_SNAPSHOT, FaultKind.PAUSE_HOLDER, FaultKind.KILL_HOLDER);
         long turned = 0;
         // 158548189466367 drew three kills in its first 9 s, and the sample was down for most of a 30 s run
-        for (long seed : new long[] {158548189466367L, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}) {
+        // 50, 86 and 102 once turned a kill into a long loss of replies, which moved every fault after it
+        for (long seed : new long[] {158548189466367L, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 50, 86, 102}) {
             List<FaultSchedule.Planned> asDrawn = FaultSchedule.draw(seed, Duration.ofMinutes(2), kinds,
                     FaultSchedule.Holders.AS_DRAWN).faults();
             List<FaultSchedule.Planned> spaced = FaultSchedule.draw(seed, Duration.ofMinutes(2), kinds,
@@ -174,10 +175,15 @@ class NemesisSchedulesTest {
                 if (now.kind() != was.kind()) {
                     turned++;
                     assertThat(was.kind()).isEqualTo(FaultKind.KILL_HOLDER);
-                    assertThat(now.kind().onChildHolder()).as("a kill too soon becomes a fault of the store").isFalse();
+                    assertThat(StoreFaults.onStore(now.kind())).as("a kill too soon becomes a fault of the store").isTrue();
+                    assertThat(now.kind()).isNotEqualTo(FaultKind.DROP_REPLIES);
+                    assertThat(now.kind().breaksStorePromise()).isFalse();
+                    assertThat(now.added()).as("the schedule chose its kind").isTrue();
                 }
             }
-            assertThat(kills).as("seed %d still kills the service", seed).isNotEmpty();
+            if (asDrawn.stream().anyMatch(fault -> fault.kind() == FaultKind.KILL_HOLDER)) {
+                assertThat(kills).as("seed %d still kills the service", seed).isNotEmpty();
+            }
         }
         assertThat(turned).isPositive();
     }
