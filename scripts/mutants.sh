@@ -13,6 +13,9 @@
 #   bash scripts/mutants.sh --duration 30s --longer 2m
 #                                                 a run missed in 30s is made again on its seed for 2m (with
 #                                                 --control, beside a control of 2m on that store and seed)
+#   bash scripts/mutants.sh --resume ...          keeps the run in .mutants-run/ and, started again with the
+#                                                 same arguments on the same commit, goes on where it stopped
+#                                                 (the whole set takes hours; a run stopped midway loses nothing)
 #   bash scripts/mutants.sh --list                the mutants and their stores
 #   bash scripts/mutants.sh --build-only          builds every mutant (and checks it shadows the jar), runs none
 #   bash scripts/mutants.sh --require-caught      as a gate: exits 1 when any mutant's run is not caught (with
@@ -44,7 +47,7 @@ command_line="bash scripts/mutants.sh${*:+ $*}"
 usage() {
   [[ $# -gt 0 ]] && echo "mutants.sh: $*" >&2
   echo "usage: bash scripts/mutants.sh [--quick] [--only ID,...] [--stores STORE,...] [--seeds N] [--seed-list S,...]" >&2
-  echo "                               [--duration TIME] [--longer TIME] [--control] [--require-caught] [--list] [--build-only]" >&2
+  echo "                               [--duration TIME] [--longer TIME] [--control] [--resume] [--require-caught] [--list] [--build-only]" >&2
   exit 2
 }
 
@@ -53,7 +56,7 @@ rows() {
   grep -v '^#' "$manifest" | grep -v '^id	' | grep -v '^[[:space:]]*$'
 }
 
-only=""; stores_wanted=""; seeds=""; seed_list=""; duration=""; longer=""; quick=0; control=0; build_only=0; require_caught=0
+only=""; stores_wanted=""; seeds=""; seed_list=""; duration=""; longer=""; resume=0; quick=0; control=0; build_only=0; require_caught=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --only) [[ $# -ge 2 ]] || usage "--only needs a list of mutant ids"; only="$2"; shift 2 ;;
@@ -64,6 +67,7 @@ while [[ $# -gt 0 ]]; do
     --longer) [[ $# -ge 2 ]] || usage "--longer needs a time"; longer="$2"; shift 2 ;;
     --quick) quick=1; shift ;;
     --control) control=1; shift ;;
+    --resume) resume=1; shift ;;
     --require-caught) require_caught=1; shift ;;
     --build-only) build_only=1; shift ;;
     --list) rows | awk -F'\t' '{ printf "%-36s %-24s %s\n", $1, $2, ($3 == "-" ? "" : $3) }'; exit 0 ;;
@@ -146,14 +150,41 @@ if [[ ! -f "$jar" ]]; then
   echo "building $jar"
   ./mvnw -B -ntp -q package -DskipTests -pl lab -am
 fi
-work="$(mktemp -d)"
 page_tmp=""
-cleanup() { rm -rf "$work"; [[ -n "$page_tmp" ]] && rm -f "$page_tmp"; return 0; }
+# What a kept run must match to go on: the commit and every argument but the seeds (kept from its start).
+settings="commit=$(page_commit) only=$only stores=$stores_wanted seeds=${seed_list:-$seeds} duration=$duration longer=$longer control=$control quick=$quick"
+if [[ $resume == 1 && $build_only == 0 ]]; then
+  work="$repo/.mutants-run"
+  if [[ -f "$work/settings" ]]; then
+    if [[ "$(cat "$work/settings")" != "$settings" ]]; then
+      echo "mutants.sh: .mutants-run holds a run of other settings or another commit:" >&2
+      echo "  it:  $(cat "$work/settings")" >&2
+      echo "  now: $settings" >&2
+      echo "remove .mutants-run to start afresh, or run with its arguments on its commit" >&2
+      exit 2
+    fi
+    read -r -a seed_values < "$work/seeds"
+    echo "resuming the run kept in .mutants-run: $(wc -l < "$work/results.tsv") runs recorded already"
+  else
+    mkdir -p "$work"
+    echo "$settings" > "$work/settings.tmp"
+    echo "${seed_values[*]}" > "$work/seeds"
+    : > "$work/results.tsv"
+    page_header "$command_line" "${servers[@]}" > "$work/header"
+    cp "$jar" "$work/lab.jar"
+    mv "$work/settings.tmp" "$work/settings"
+  fi
+  cleanup() { [[ -n "$page_tmp" ]] && rm -f "$page_tmp"; return 0; }
+else
+  work="$(mktemp -d)"
+  cleanup() { rm -rf "$work"; [[ -n "$page_tmp" ]] && rm -f "$page_tmp"; return 0; }
+  # The commit and the jar as they are now: the runs take long, and the tree may move meanwhile.
+  page_header "$command_line" "${servers[@]}" > "$work/header"
+  cp "$jar" "$work/lab.jar"
+fi
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-# The commit and the jar as they are now: the runs take long, and the tree may move meanwhile.
-header="$(page_header "$command_line" "${servers[@]}")"
-cp "$jar" "$work/lab.jar"
+header="$(cat "$work/header")"
 jar="$work/lab.jar"
 total=$(( ${#plan[@]} * ${#seed_values[@]} ))
 [[ $build_only == 1 ]] || echo "mutants: ${#plan[@]} mutant-store pairs x ${#seed_values[@]} seeds (${seed_values[*]}) x $duration = $total nemesis runs, one at a time${longer:+, a missed one again for $longer}"
@@ -273,6 +304,7 @@ EOF
 build_mutant() {
   local id="$1" dir="$work/$1" patch file
   patch="$(pwd)/mutants/$id.patch"
+  rm -rf "$dir"
   mkdir -p "$dir/tree" "$dir/classes"
   local files=() sources=() shadowed=()
   mapfile -t files < <(git apply --numstat "$patch" | cut -f3)
@@ -354,7 +386,7 @@ if [[ $build_only == 1 ]]; then
 fi
 
 results="$work/results.tsv"
-: > "$results"
+[[ $resume == 1 ]] || : > "$results"
 status=0
 n=0
 declare -A built=()
@@ -427,11 +459,26 @@ record() {
 }
 
 declare -A longer_controls=()
+# A resumed run: what it recorded before counts as it did then (a control that flagged, a mutant not caught).
+if [[ $resume == 1 ]]; then
+  while IFS=$'\t' read -r id label seed verdict _ _ _ _ length _; do
+    [[ "$id" == none && "$length" == "$longer" && -n "$longer" ]] && longer_controls["$label	$seed"]=1
+    [[ "$id" == none && "$verdict" != missed ]] && status=1
+    [[ $require_caught == 1 && "$id" != none && "$verdict" != caught ]] && status=1
+  done < "$results"
+fi
+# Whether the results hold mutant $1's run on store label $2 and seed $3 already (a resumed run).
+recorded() {
+  [[ $resume == 1 ]] && awk -F'\t' -v id="$1" -v label="$2" -v seed="$3" -v len="$duration" \
+    '$1 == id && $2 == label && $3 == seed && ($1 != "none" || $9 == len) { found = 1 } END { exit !found }' "$results"
+}
 for entry in "${plan[@]}"; do
   IFS=$'\t' read -r id store args <<<"$entry"
   # The page's store column: the store, and the run's extra arguments where it has some.
   label="$store"; [[ "$args" != - ]] && label="$store $args"
-  if [[ "$id" != none ]]; then
+  pending=0
+  for seed in "${seed_values[@]}"; do recorded "$id" "$label" "$seed" || pending=1; done
+  if [[ "$id" != none && $pending == 1 ]]; then
     if [[ -z "${built[$id]:-}" ]]; then
       if why="$(build_mutant "$id")"; then built[$id]=ok; else built[$id]="$why"; fi
     fi
@@ -446,6 +493,10 @@ for entry in "${plan[@]}"; do
   fi
   for seed in "${seed_values[@]}"; do
     n=$((n + 1))
+    if recorded "$id" "$label" "$seed"; then
+      echo "[$n/$total] $id on $store, seed $seed: recorded before"
+      continue
+    fi
     shown=""; [[ "$args" != - ]] && shown=", $args"
     echo "[$n/$total] $id on $store, seed $seed, $duration$shown"
     started=$SECONDS
@@ -455,7 +506,7 @@ for entry in "${plan[@]}"; do
     if [[ -n "$longer" && "$id" != none && ( "$verdict" == missed || "$verdict" == "control's only" ) ]]; then
       # Missed in the run's length: the same seed again for the longer one, beside a control of that length.
       shorter="$verdict in $duration"
-      key="$store	$args	$seed"
+      key="$label	$seed"
       if [[ $control == 1 && -z "${longer_controls[$key]:-}" ]]; then
         longer_controls[$key]=1
         echo "[$n/$total] none on $store, seed $seed, $longer$shown (the control for the longer run)"
