@@ -15,7 +15,8 @@
 #                                                 --control, beside a control of 2m on that store and seed)
 #   bash scripts/mutants.sh --resume ...          keeps the run in .mutants-run/ and, started again with the
 #                                                 same arguments on the same commit, goes on where it stopped
-#                                                 (the whole set takes hours; a run stopped midway loses nothing)
+#                                                 (the whole set takes hours; a run stopped midway loses only
+#                                                 the run in progress, a mutant's longer run its shorter one too)
 #   bash scripts/mutants.sh --list                the mutants and their stores
 #   bash scripts/mutants.sh --build-only          builds every mutant (and checks it shadows the jar), runs none
 #   bash scripts/mutants.sh --require-caught      as a gate: exits 1 when any mutant's run is not caught (with
@@ -152,7 +153,7 @@ if [[ ! -f "$jar" ]]; then
 fi
 page_tmp=""
 # What a kept run must match to go on: the commit and every argument but the seeds (kept from its start).
-settings="commit=$(page_commit) only=$only stores=$stores_wanted seeds=${seed_list:-$seeds} duration=$duration longer=$longer control=$control quick=$quick"
+settings="commit=$(git log -1 --format=%h -- . ':(exclude)results')$(git diff --quiet HEAD -- . ':(exclude)results' || echo ' (with uncommitted changes)') only=$only stores=$stores_wanted seeds=${seed_list:-$seeds} duration=$duration longer=$longer control=$control quick=$quick"
 if [[ $resume == 1 && $build_only == 0 ]]; then
   work="$repo/.mutants-run"
   if [[ -f "$work/settings" ]]; then
@@ -312,7 +313,13 @@ build_mutant() {
     mkdir -p "$dir/tree/$(dirname "$file")"
     cp "$file" "$dir/tree/$file"
   done
-  (cd "$dir/tree" && git apply "$patch") > "$dir/build.log" 2>&1 || { echo "the patch does not apply: $(head -n 1 "$dir/build.log")"; return 1; }
+  # The scratch tree is no repository: where it lies inside one (a kept run's), git must not find that one, or it
+  # would read the patch's paths from that repository's root and silently skip them.
+  (cd "$dir/tree" && GIT_CEILING_DIRECTORIES="$dir" git apply "$patch") > "$dir/build.log" 2>&1 \
+    || { echo "the patch does not apply: $(head -n 1 "$dir/build.log")"; return 1; }
+  local changed=0
+  for file in "${files[@]}"; do cmp -s "$file" "$dir/tree/$file" || changed=1; done
+  [[ $changed == 1 ]] || { echo "the patch changed none of the files it names"; return 1; }
   local sample_sources=() library_sources=()
   for file in "${files[@]}"; do
     case "$file" in
@@ -461,11 +468,15 @@ record() {
 declare -A longer_controls=()
 # A resumed run: what it recorded before counts as it did then (a control that flagged, a mutant not caught).
 if [[ $resume == 1 ]]; then
-  while IFS=$'\t' read -r id label seed verdict _ _ _ _ length _; do
-    [[ "$id" == none && "$length" == "$longer" && -n "$longer" ]] && longer_controls["$label	$seed"]=1
-    [[ "$id" == none && "$verdict" != missed ]] && status=1
-    [[ $require_caught == 1 && "$id" != none && "$verdict" != caught ]] && status=1
-  done < "$results"
+  # A row a kill cut short (no newline at its end) is dropped: its run is made again.
+  if [[ -s "$results" && -n "$(tail -c 1 "$results")" ]]; then sed -i '$d' "$results"; fi
+  # (awk, not read: read takes a run of tabs, the empty columns between them, for one)
+  while IFS= read -r key; do longer_controls[$key]=1; done < <(awk -F'\t' -v l="$longer" \
+    'l != "" && $1 == "none" && $9 == l { print $2 "\t" $3 }' "$results")
+  if awk -F'\t' -v gate="$require_caught" '($1 == "none" && $4 != "missed") || $4 == "not built" \
+      || (gate == 1 && $1 != "none" && $4 != "caught") { found = 1 } END { exit !found }' "$results"; then
+    status=1
+  fi
 fi
 # Whether the results hold mutant $1's run on store label $2 and seed $3 already (a resumed run).
 recorded() {
@@ -485,7 +496,9 @@ for entry in "${plan[@]}"; do
     if [[ "${built[$id]}" != ok ]]; then
       echo "mutant $id: not built: ${built[$id]}" >&2
       for seed in "${seed_values[@]}"; do
-        n=$((n + 1)); printf '%s\t%s\t%s\tnot built\t\t\t%s\t\t%s\t\n' "$id" "$label" "$seed" "${built[$id]}" "$duration" >> "$results"
+        n=$((n + 1))
+        recorded "$id" "$label" "$seed" \
+          || printf '%s\t%s\t%s\tnot built\t\t\t%s\t\t%s\t\n' "$id" "$label" "$seed" "${built[$id]}" "$duration" >> "$results"
       done
       status=1
       continue
