@@ -17,6 +17,8 @@
 #                                                 same arguments on the same commit, goes on where it stopped
 #                                                 (the whole set takes hours; a run stopped midway loses only
 #                                                 the run in progress, a mutant's longer run its shorter one too)
+#   bash scripts/mutants.sh --jobs 3 ...          three nemesis runs at a time (default one); a run over HTTP (the
+#                                                 filters, the sample), which fills the machine, still runs alone
 #   bash scripts/mutants.sh --list                the mutants and their stores
 #   bash scripts/mutants.sh --build-only          builds every mutant (and checks it shadows the jar), runs none
 #   bash scripts/mutants.sh --require-caught      as a gate: exits 1 when any mutant's run is not caught (with
@@ -31,7 +33,8 @@
 # examples/spring-boot-payments/) or of the starter it runs on (idempotency/idempotency-spring-boot-starter/,
 # not in the lab's jar) is compiled against the sample's own jar and written into a copy of it, the patched
 # classes replacing the jar's, the starter's inside the copy's nested starter jar (each checked to replace
-# one), and the nemesis named that copy (-Didemlab.sample.jar), which it starts for --through sample. One nemesis at a time. Exits 0 when the page was written (missed
+# one), and the nemesis named that copy (-Didemlab.sample.jar), which it starts for --through sample. One nemesis at a time unless --jobs says more; every control
+# finishes before the first mutant runs. Exits 0 when the page was written (missed
 # mutants are on it), 1 when a mutant did not build, did not shadow the jar, or the control run found
 # a violation (or, with --require-caught, a mutant's run was not caught), 2 on a usage error.
 set -euo pipefail
@@ -48,7 +51,8 @@ command_line="bash scripts/mutants.sh${*:+ $*}"
 usage() {
   [[ $# -gt 0 ]] && echo "mutants.sh: $*" >&2
   echo "usage: bash scripts/mutants.sh [--quick] [--only ID,...] [--stores STORE,...] [--seeds N] [--seed-list S,...]" >&2
-  echo "                               [--duration TIME] [--longer TIME] [--control] [--resume] [--require-caught] [--list] [--build-only]" >&2
+  echo "                               [--duration TIME] [--longer TIME] [--control] [--jobs N] [--resume] [--require-caught]" >&2
+  echo "                               [--list] [--build-only]" >&2
   exit 2
 }
 
@@ -57,7 +61,7 @@ rows() {
   grep -v '^#' "$manifest" | grep -v '^id	' | grep -v '^[[:space:]]*$'
 }
 
-only=""; stores_wanted=""; seeds=""; seed_list=""; duration=""; longer=""; resume=0; quick=0; control=0; build_only=0; require_caught=0
+only=""; stores_wanted=""; seeds=""; seed_list=""; duration=""; longer=""; jobs_wanted=1; resume=0; quick=0; control=0; build_only=0; require_caught=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --only) [[ $# -ge 2 ]] || usage "--only needs a list of mutant ids"; only="$2"; shift 2 ;;
@@ -66,6 +70,7 @@ while [[ $# -gt 0 ]]; do
     --seed-list) [[ $# -ge 2 ]] || usage "--seed-list needs seeds"; seed_list="$2"; shift 2 ;;
     --duration) [[ $# -ge 2 ]] || usage "--duration needs a time"; duration="$2"; shift 2 ;;
     --longer) [[ $# -ge 2 ]] || usage "--longer needs a time"; longer="$2"; shift 2 ;;
+    --jobs) [[ $# -ge 2 ]] || usage "--jobs needs a number"; jobs_wanted="$2"; shift 2 ;;
     --quick) quick=1; shift ;;
     --control) control=1; shift ;;
     --resume) resume=1; shift ;;
@@ -79,6 +84,7 @@ done
 
 [[ -f "$manifest" ]] || usage "no manifest at $manifest"
 if [[ -n "$seeds" && -n "$seed_list" ]]; then usage "--seeds and --seed-list exclude each other"; fi
+[[ "$jobs_wanted" =~ ^[1-9]$ ]] || usage "--jobs must be 1 to 9, got '$jobs_wanted'"
 if [[ -n "$seeds" ]] && ! [[ "$seeds" =~ ^[1-9][0-9]?$ ]]; then usage "--seeds must be 1 to 99, got '$seeds'"; fi
 if [[ -n "$seed_list" ]] && ! [[ "$seed_list" =~ ^-?[0-9]+(,-?[0-9]+)*$ ]]; then
   usage "--seed-list must be numbers separated by commas, got '$seed_list'"
@@ -152,8 +158,13 @@ if [[ ! -f "$jar" ]]; then
   ./mvnw -B -ntp -q package -DskipTests -pl lab -am
 fi
 page_tmp=""
+# The runs still going when the script stops early (killed, or failed): each one's nemesis JVM, then the run.
+stop_runs() {
+  local p
+  for p in $(jobs -p); do pkill -TERM -P "$p" 2>/dev/null || true; kill "$p" 2>/dev/null || true; done
+}
 # What a kept run must match to go on: the commit and every argument but the seeds (kept from its start).
-settings="commit=$(git log -1 --format=%h -- . ':(exclude)results')$(git diff --quiet HEAD -- . ':(exclude)results' || echo ' (with uncommitted changes)') only=$only stores=$stores_wanted seeds=${seed_list:-$seeds} duration=$duration longer=$longer control=$control quick=$quick"
+settings="commit=$(git log -1 --format=%h -- . ':(exclude)results')$(git diff --quiet HEAD -- . ':(exclude)results' || echo ' (with uncommitted changes)') only=$only stores=$stores_wanted seeds=${seed_list:-$seeds} duration=$duration longer=$longer control=$control quick=$quick jobs=$jobs_wanted"
 if [[ $resume == 1 && $build_only == 0 ]]; then
   work="$repo/.mutants-run"
   if [[ -f "$work/settings" ]]; then
@@ -175,10 +186,10 @@ if [[ $resume == 1 && $build_only == 0 ]]; then
     cp "$jar" "$work/lab.jar"
     mv "$work/settings.tmp" "$work/settings"
   fi
-  cleanup() { [[ -n "$page_tmp" ]] && rm -f "$page_tmp"; return 0; }
+  cleanup() { stop_runs; [[ -n "$page_tmp" ]] && rm -f "$page_tmp"; return 0; }
 else
   work="$(mktemp -d)"
-  cleanup() { rm -rf "$work"; [[ -n "$page_tmp" ]] && rm -f "$page_tmp"; return 0; }
+  cleanup() { stop_runs; rm -rf "$work"; [[ -n "$page_tmp" ]] && rm -f "$page_tmp"; return 0; }
   # The commit and the jar as they are now: the runs take long, and the tree may move meanwhile.
   page_header "$command_line" "${servers[@]}" > "$work/header"
   cp "$jar" "$work/lab.jar"
@@ -188,7 +199,7 @@ trap 'exit 130' INT TERM
 header="$(cat "$work/header")"
 jar="$work/lab.jar"
 total=$(( ${#plan[@]} * ${#seed_values[@]} ))
-[[ $build_only == 1 ]] || echo "mutants: ${#plan[@]} mutant-store pairs x ${#seed_values[@]} seeds (${seed_values[*]}) x $duration = $total nemesis runs, one at a time${longer:+, a missed one again for $longer}"
+[[ $build_only == 1 ]] || echo "mutants: ${#plan[@]} mutant-store pairs x ${#seed_values[@]} seeds (${seed_values[*]}) x $duration = $total nemesis runs, $( ((jobs_wanted == 1)) && echo "one at a time" || echo "$jobs_wanted at a time (over HTTP alone)")${longer:+, a missed one again for $longer}"
 [[ $build_only == 1 ]] || echo "writing $out; scratch in $work"
 
 # Checks that the scratch classes folder shadows the jar: each patched class or resource resolves there.
@@ -452,7 +463,6 @@ nemesis_run() {
     note="exit $rc: $( (grep -v '^nemesis: ' "$log.err" || true) | head -n 1 | tr '\t|' '  ')"
   fi
   if [[ "$id" == none && "$verdict" != missed ]]; then
-    status=1
     note="the tree without a patch: ${note:-a violation}"
   fi
   after="${after% s}"
@@ -465,28 +475,72 @@ record() {
     "$4" "${5:-}" >> "$results"
 }
 
-declare -A longer_controls=()
-# A resumed run: what it recorded before counts as it did then (a control that flagged, a mutant not caught).
+# The longer controls: one per store label and seed, made by the first run that needs it, the others waiting for
+# it (runs go on at once under --jobs): its folder is taken with mkdir, and holds "done" once recorded.
+longer_lock() { echo "$work/longer/${1//[^A-Za-z0-9]/_}-$2"; }
+rm -rf "$work/longer"
+mkdir -p "$work/longer"
+# A resumed run: what it recorded before counts as it did then.
 if [[ $resume == 1 ]]; then
   # A row a kill cut short (no newline at its end) is dropped: its run is made again.
   if [[ -s "$results" && -n "$(tail -c 1 "$results")" ]]; then sed -i '$d' "$results"; fi
   # (awk, not read: read takes a run of tabs, the empty columns between them, for one)
-  while IFS= read -r key; do longer_controls[$key]=1; done < <(awk -F'\t' -v l="$longer" \
-    'l != "" && $1 == "none" && $9 == l { print $2 "\t" $3 }' "$results")
-  if awk -F'\t' -v gate="$require_caught" '($1 == "none" && $4 != "missed") || $4 == "not built" \
-      || (gate == 1 && $1 != "none" && $4 != "caught") { found = 1 } END { exit !found }' "$results"; then
-    status=1
-  fi
+  while IFS=$'\t' read -r label seed; do
+    mkdir -p "$(longer_lock "$label" "$seed")"
+    touch "$(longer_lock "$label" "$seed")/done"
+  done < <(awk -F'\t' -v l="$longer" 'l != "" && $1 == "none" && $9 == l { print $2 "\t" $3 }' "$results")
 fi
 # Whether the results hold mutant $1's run on store label $2 and seed $3 already (a resumed run).
 recorded() {
   [[ $resume == 1 ]] && awk -F'\t' -v id="$1" -v label="$2" -v seed="$3" -v len="$duration" \
     '$1 == id && $2 == label && $3 == seed && ($1 != "none" || $9 == len) { found = 1 } END { exit !found }' "$results"
 }
+
+# Run $6 of the plan: mutant $1 on store $2 with extra arguments $3 (store label $4), seed $5, made again for
+# --longer when missed; records its row. Runs in the background, one of up to --jobs.
+one_run() {
+  local id="$1" store="$2" args="$3" label="$4" seed="$5" n="$6" shown="" started length shorter lock
+  [[ "$args" != - ]] && shown=", $args"
+  echo "[$n/$total] $id on $store, seed $seed, $duration$shown"
+  started=$SECONDS
+  nemesis_run "$id" "$store" "$args" "$seed" "$duration" "$work/run-$n"
+  echo "[$n/$total] $id on $store, seed $seed: $verdict${after:+ after $after s}${beyond:+ (beyond the control: $beyond)}${rules:+ ($rules)}${note:+; $note} ($((SECONDS - started)) s)"
+  length="$duration"; shorter=""
+  if [[ -n "$longer" && "$id" != none && ( "$verdict" == missed || "$verdict" == "control's only" ) ]]; then
+    # Missed in the run's length: the same seed again for the longer one, beside a control of that length.
+    shorter="$verdict in $duration"
+    lock="$(longer_lock "$label" "$seed")"
+    if [[ $control == 1 ]] && mkdir "$lock" 2>/dev/null; then
+      echo "[$n/$total] none on $store, seed $seed, $longer$shown (the control for the longer run)"
+      started=$SECONDS
+      nemesis_run none "$store" "$args" "$seed" "$longer" "$work/run-$n-control-longer"
+      record none "$label" "$seed" "$longer"
+      touch "$lock/done"
+      echo "[$n/$total] none on $store, seed $seed, $longer: $verdict${after:+ after $after s}${note:+; $note} ($((SECONDS - started)) s)"
+    elif [[ $control == 1 ]]; then
+      # Another run makes this control: the mutant is read beside it, so it waits for it.
+      while [[ ! -e "$lock/done" ]]; do sleep 2; done
+    fi
+    echo "[$n/$total] $id on $store, seed $seed, again for $longer"
+    started=$SECONDS
+    nemesis_run "$id" "$store" "$args" "$seed" "$longer" "$work/run-$n-longer"
+    length="$longer"
+    echo "[$n/$total] $id on $store, seed $seed, $longer: $verdict${after:+ after $after s}${beyond:+ (beyond the control: $beyond)}${rules:+ ($rules)}${note:+; $note} ($((SECONDS - started)) s)"
+  fi
+  record "$id" "$label" "$seed" "$length" "$shorter"
+}
+
+# Waits until fewer than $1 runs are going.
+throttle() {
+  while (( $(jobs -rp | wc -l) >= $1 )); do wait -n || true; done
+}
+phase=controls
 for entry in "${plan[@]}"; do
   IFS=$'\t' read -r id store args <<<"$entry"
   # The page's store column: the store, and the run's extra arguments where it has some.
   label="$store"; [[ "$args" != - ]] && label="$store $args"
+  # A mutant is read beside the control of its store and seed: every control finishes before the first mutant.
+  if [[ "$id" != none && $phase == controls ]]; then wait; phase=mutants; fi
   pending=0
   for seed in "${seed_values[@]}"; do recorded "$id" "$label" "$seed" || pending=1; done
   if [[ "$id" != none && $pending == 1 ]]; then
@@ -500,47 +554,35 @@ for entry in "${plan[@]}"; do
         recorded "$id" "$label" "$seed" \
           || printf '%s\t%s\t%s\tnot built\t\t\t%s\t\t%s\t\n' "$id" "$label" "$seed" "${built[$id]}" "$duration" >> "$results"
       done
-      status=1
       continue
     fi
   fi
+  # A run over HTTP (the servlet or WebFlux filter, the sample's Spring Boot JVM) fills the machine with its
+  # clients and server: it runs alone, whatever --jobs says.
+  alone=0; [[ " $args " =~ \ --through\ (http|webflux|sample)\  ]] && alone=1
   for seed in "${seed_values[@]}"; do
     n=$((n + 1))
     if recorded "$id" "$label" "$seed"; then
       echo "[$n/$total] $id on $store, seed $seed: recorded before"
       continue
     fi
-    shown=""; [[ "$args" != - ]] && shown=", $args"
-    echo "[$n/$total] $id on $store, seed $seed, $duration$shown"
-    started=$SECONDS
-    nemesis_run "$id" "$store" "$args" "$seed" "$duration" "$work/run-$n"
-    echo "[$n/$total] $id on $store, seed $seed: $verdict${after:+ after $after s}${beyond:+ (beyond the control: $beyond)}${rules:+ ($rules)}${note:+; $note} ($((SECONDS - started)) s)"
-    length="$duration"; shorter=""
-    if [[ -n "$longer" && "$id" != none && ( "$verdict" == missed || "$verdict" == "control's only" ) ]]; then
-      # Missed in the run's length: the same seed again for the longer one, beside a control of that length.
-      shorter="$verdict in $duration"
-      key="$label	$seed"
-      if [[ $control == 1 && -z "${longer_controls[$key]:-}" ]]; then
-        longer_controls[$key]=1
-        echo "[$n/$total] none on $store, seed $seed, $longer$shown (the control for the longer run)"
-        started=$SECONDS
-        nemesis_run none "$store" "$args" "$seed" "$longer" "$work/run-$n-control-longer"
-        record none "$label" "$seed" "$longer"
-        echo "[$n/$total] none on $store, seed $seed, $longer: $verdict${after:+ after $after s}${note:+; $note} ($((SECONDS - started)) s)"
-      fi
-      echo "[$n/$total] $id on $store, seed $seed, again for $longer"
-      started=$SECONDS
-      nemesis_run "$id" "$store" "$args" "$seed" "$longer" "$work/run-$n-longer"
-      length="$longer"
-      echo "[$n/$total] $id on $store, seed $seed, $longer: $verdict${after:+ after $after s}${beyond:+ (beyond the control: $beyond)}${rules:+ ($rules)}${note:+; $note} ($((SECONDS - started)) s)"
-    fi
-    if [[ $require_caught == 1 && "$id" != none && "$verdict" != caught ]]; then
-      status=1
-    fi
-    record "$id" "$label" "$seed" "$length" "$shorter"
+    if [[ $alone == 1 ]]; then wait; else throttle "$jobs_wanted"; fi
+    one_run "$id" "$store" "$args" "$label" "$seed" "$n" &
+    [[ $alone == 0 ]] || wait
   done
 done
+wait
+# The exit status, from the results (a resumed run's earlier rows count as they did then): a control that
+# flagged, a mutant not built, and with --require-caught a mutant's run not caught.
+if awk -F'\t' -v gate="$require_caught" '($1 == "none" && $4 != "missed") || $4 == "not built" \
+    || (gate == 1 && $1 != "none" && $4 != "caught") { found = 1 } END { exit !found }' "$results"; then
+  status=1
+fi
 
+# The results in the order of the seeds (runs made at once finish in any order), for the page.
+sorted="$work/results-in-seed-order.tsv"
+awk -F'\t' -v seeds="${seed_values[*]}" 'BEGIN { n = split(seeds, s, " "); for (i = 1; i <= n; i++) rank[s[i]] = i }
+  { print rank[$3] + 0 "\t" $0 }' "$results" | sort -t$'\t' -k1,1n -s | cut -f2- > "$sorted"
 # The page: one row per mutant and store, then every run, then how to rerun one.
 mkdir -p "$(dirname "$out")"
 page_tmp="$(mktemp "$(dirname "$out")/.mutants.md.XXXXXX")"
@@ -582,7 +624,7 @@ bug_of() { rows | awk -F'\t' -v id="$1" '$1 == id { print $4 }'; }
   awk -F'\t' -v longer="$longer" '$1 != "none" { runs++; if ($4 == "caught") { caught++; if ($10 != "") late++ }
       else if ($4 == "missed" || $4 == "control'"'"'s only") missed++; else other++ }
     END { printf "**%d of %d runs caught**%s, %d missed, %d not run or not built.\n", caught, runs,
-      (longer == "" ? "" : sprintf(" (%d of them only when run again for %s)", late, longer)), missed, other }' "$results"
+      (longer == "" ? "" : sprintf(" (%d of them only when run again for %s)", late, longer)), missed, other }' "$sorted"
   echo
   echo "| mutant | store | seeds | caught | caught after (s), per seed | on keys the control did not flag (s) | violations seen | the bug |"
   echo "|---|---|---|---|---|---|---|---|"
@@ -604,15 +646,19 @@ bug_of() { rows | awk -F'\t' -v id="$1" '$1 == id { print $4 }'; }
         if (length_ != "" && length_ != duration) store = store ", " length_ " runs"
         printf "| `%s` | %s | %s | %d of %d | %s | %s | %s | %s%s |\n", id, store, seeds, caught, runs, after, beyond,
           (rules == "" ? "none" : rules), bug, (note == "" ? "" : " (" note ")")
-      }' "$results"
-  done < <(awk -F'\t' '{ k = $1 "\t" $2 "\t" ($1 == "none" ? $9 : "") }
-      !seen[k]++ { if ($1 == "none") print k; else rest[++n] = k } END { for (i = 1; i <= n; i++) print rest[i] }' "$results")
+      }' "$sorted"
+  done < <(printf '%s\n' "${plan[@]}" | awk -F'\t' -v duration="$duration" '
+      # in the order of the plan (the controls first), whatever order the runs finished in; a longer control after its own
+      NR == FNR { label = $2 ($3 == "-" ? "" : " " $3); if (!(($1 "\t" label) in rank)) rank[$1 "\t" label] = ++r; next }
+      { k = $1 "\t" $2 "\t" ($1 == "none" ? $9 : "") }
+      !seen[k]++ { print rank[$1 "\t" $2] + 0 "\t" ($1 == "none" && $9 != duration ? 1 : 0) "\t" k }' - "$sorted" \
+      | sort -t$'\t' -k1,1n -k2,2n -s | cut -f3-)
   echo
   echo "## Missed or not run"
   echo
-  if awk -F'\t' '$1 != "none" && $4 != "caught"' "$results" | grep -q .; then
+  if awk -F'\t' '$1 != "none" && $4 != "caught"' "$sorted" | grep -q .; then
     awk -F'\t' '$1 != "none" && $4 != "caught" { printf "* `%s` on %s, seed %s: %s%s%s\n", $1, $2, $3, $4,
-      ($10 == "" ? "" : " in " $9 " (" $10 ")"), ($7 == "" ? "" : " (" $7 ")") }' "$results"
+      ($10 == "" ? "" : " in " $9 " (" $10 ")"), ($7 == "" ? "" : " (" $7 ")") }' "$sorted"
   else
     echo "none: every run caught its mutant."
   fi
@@ -620,8 +666,8 @@ bug_of() { rows | awk -F'\t' -v id="$1" '$1 == id { print $4 }'; }
     echo
     echo "## Caught only when run again for $longer"
     echo
-    if awk -F'\t' '$1 != "none" && $4 == "caught" && $10 != ""' "$results" | grep -q .; then
-      awk -F'\t' '$1 != "none" && $4 == "caught" && $10 != "" { printf "* `%s` on %s, seed %s: %s, then caught after %s s in %s\n", $1, $2, $3, $10, $5, $9 }' "$results"
+    if awk -F'\t' '$1 != "none" && $4 == "caught" && $10 != ""' "$sorted" | grep -q .; then
+      awk -F'\t' '$1 != "none" && $4 == "caught" && $10 != "" { printf "* `%s` on %s, seed %s: %s, then caught after %s s in %s\n", $1, $2, $3, $10, $5, $9 }' "$sorted"
     else
       echo "none."
     fi
@@ -635,7 +681,12 @@ bug_of() { rows | awk -F'\t' -v id="$1" '$1 == id { print $4 }'; }
   echo "  \`java -cp SCRATCH:lab/target/lab.jar dev.idemlab.lab.cli.LabMain nemesis --store S --seed N --duration $duration\`"
   echo "  (and the mutant's extra arguments, if the manifest gives any); the child JVMs the nemesis starts"
   echo "  inherit that class path"
-  echo "* one nemesis at a time; a run takes the duration, the wait for the last answers, and the same"
+  if ((jobs_wanted == 1)); then
+    echo "* one nemesis at a time; a run takes the duration, the wait for the last answers, and the same"
+  else
+    echo "* $jobs_wanted nemesis runs at a time (each in its own JVM with servers of its own), every control before the"
+    echo "  first mutant, a run over HTTP (the filters, the sample) alone; a run takes the duration, the wait for the last answers, and the same"
+  fi
   echo "  schedule again with the provider deduplicating on the key when the first pass had explained duplicates"
   echo "* rerun one: \`git apply mutants/ID.patch\`, build the jar, then"
   echo "  \`java -jar lab/target/lab.jar nemesis --store S --seed N --duration $duration\`; or"

@@ -14,7 +14,7 @@
 # The steps whose figures are counts read off the provider's ledger (scenarios, faults, peers,
 # failover, failures, the sweep's table sizes) run first, in three lanes at once; then the nemesis and
 # its layers, alone, as their stores at once fill the machine; then the mutants (each deliberate bug under
-# the nemesis, one run at a time, caught or missed), alone too; then the steps whose figures are times
+# the nemesis, three runs at a time, those over HTTP one at a time, caught or missed), alone too; then the steps whose figures are times
 # (benchmarks, wake-up, record cost, load, capacity), one at a time, with nothing else of the publish
 # running. The environment's overrides of the scripts (STORES, DURATION, ...) are refused.
 #
@@ -41,7 +41,7 @@ steps=(
   "nemesis|NEMESIS_PARALLEL=1 NEMESIS_THROUGH= bash scripts/nemesis.sh 10m"
   "nemesis-layers|NEMESIS_PARALLEL=1 NEMESIS_LAYERS_ONLY=1 NEMESIS_THROUGH_DURATION=5m bash scripts/nemesis.sh 5m"
   "nemesis-consumers|bash scripts/nemesis-consumers.sh 5m"
-  "mutants|bash scripts/mutants.sh --seeds 3 --duration 30s --longer 2m --control"
+  "mutants|bash scripts/mutants.sh --seeds 3 --duration 30s --longer 2m --control --jobs 3"
   "bench|ITERATIONS=3 ITERATION_TIME=1s bash scripts/bench.sh"
   "wakeup|bash scripts/wakeup.sh"
   "cost|bash scripts/cost.sh"
@@ -51,7 +51,7 @@ steps=(
   "consumer-load|bash scripts/consumer-load.sh"
 )
 # The counted steps, by lane, run at once; then the nemesis alone (its four stores at once fill the
-# machine), and the mutants alone (a nemesis each, one after the other); every other step is timed and
+# machine), and the mutants alone (up to three nemesis runs at once); every other step is timed and
 # runs alone afterwards.
 lanes=("scenarios faults peers failover" "failures" "sweep")
 alone_first=(nemesis nemesis-layers nemesis-consumers mutants)
