@@ -85,6 +85,12 @@ done
 [[ -f "$manifest" ]] || usage "no manifest at $manifest"
 if [[ -n "$seeds" && -n "$seed_list" ]]; then usage "--seeds and --seed-list exclude each other"; fi
 [[ "$jobs_wanted" =~ ^[1-9]$ ]] || usage "--jobs must be 1 to 9, got '$jobs_wanted'"
+if ((jobs_wanted > 1)); then
+  for var in IDEMLAB_REDIS_URL IDEMLAB_PG_URL; do
+    # Runs at once on one server would reach each other's records and faults (a restart, a lock held).
+    [[ -z "${!var:-}" ]] || usage "--jobs $jobs_wanted needs a server of its own for each run: unset $var or run with --jobs 1"
+  done
+fi
 if [[ -n "$seeds" ]] && ! [[ "$seeds" =~ ^[1-9][0-9]?$ ]]; then usage "--seeds must be 1 to 99, got '$seeds'"; fi
 if [[ -n "$seed_list" ]] && ! [[ "$seed_list" =~ ^-?[0-9]+(,-?[0-9]+)*$ ]]; then
   usage "--seed-list must be numbers separated by commas, got '$seed_list'"
@@ -158,10 +164,18 @@ if [[ ! -f "$jar" ]]; then
   ./mvnw -B -ntp -q package -DskipTests -pl lab -am
 fi
 page_tmp=""
-# The runs still going when the script stops early (killed, or failed): each one's nemesis JVM, then the run.
+# The runs still going when the script stops early (killed, or failed): each run's shell first, so that it records
+# no row for a nemesis stopped midway (a kept run makes that run again), then its nemesis JVM, whose shutdown
+# stops its servers; waits for them.
 stop_runs() {
-  local p
-  for p in $(jobs -p); do pkill -TERM -P "$p" 2>/dev/null || true; kill "$p" 2>/dev/null || true; done
+  local p kids=()
+  for p in $(jobs -p); do
+    kids+=($(pgrep -P "$p" || true))
+    kill "$p" 2>/dev/null || true
+  done
+  [[ ${#kids[@]} -eq 0 ]] || { kill "${kids[@]}" 2>/dev/null || true; }
+  wait 2>/dev/null || true
+  for p in "${kids[@]}"; do while kill -0 "$p" 2>/dev/null; do sleep 1; done; done
 }
 # What a kept run must match to go on: the commit and every argument but the seeds (kept from its start).
 settings="commit=$(git log -1 --format=%h -- . ':(exclude)results')$(git diff --quiet HEAD -- . ':(exclude)results' || echo ' (with uncommitted changes)') only=$only stores=$stores_wanted seeds=${seed_list:-$seeds} duration=$duration longer=$longer control=$control quick=$quick jobs=$jobs_wanted"
@@ -511,6 +525,9 @@ one_run() {
     shorter="$verdict in $duration"
     lock="$(longer_lock "$label" "$seed")"
     if [[ $control == 1 ]] && mkdir "$lock" 2>/dev/null; then
+      # Those waiting for it go on even if this run ends without recording it.
+      trap 'touch "$lock/done"' EXIT
+      echo "$BASHPID" > "$lock/holder"
       echo "[$n/$total] none on $store, seed $seed, $longer$shown (the control for the longer run)"
       started=$SECONDS
       nemesis_run none "$store" "$args" "$seed" "$longer" "$work/run-$n-control-longer"
@@ -519,7 +536,11 @@ one_run() {
       echo "[$n/$total] none on $store, seed $seed, $longer: $verdict${after:+ after $after s}${note:+; $note} ($((SECONDS - started)) s)"
     elif [[ $control == 1 ]]; then
       # Another run makes this control: the mutant is read beside it, so it waits for it.
-      while [[ ! -e "$lock/done" ]]; do sleep 2; done
+      # (and goes on without it when the run making it is gone, killed from outside)
+      while [[ ! -e "$lock/done" ]]; do
+        if [[ -s "$lock/holder" ]] && ! kill -0 "$(cat "$lock/holder")" 2>/dev/null; then break; fi
+        sleep 2
+      done
     fi
     echo "[$n/$total] $id on $store, seed $seed, again for $longer"
     started=$SECONDS
@@ -572,17 +593,38 @@ for entry in "${plan[@]}"; do
   done
 done
 wait
+# A run whose shell ended without its row (killed from outside, out of memory) is "not run" on the page and in the
+# exit status, never left out; kept apart from the results, so that a kept run makes it again when resumed.
+unrecorded="$work/unrecorded.tsv"
+: > "$unrecorded"
+n=0
+for entry in "${plan[@]}"; do
+  IFS=$'\t' read -r id store args <<<"$entry"
+  label="$store"; [[ "$args" != - ]] && label="$store $args"
+  for seed in "${seed_values[@]}"; do
+    n=$((n + 1))
+    awk -F'\t' -v id="$id" -v label="$label" -v seed="$seed" -v len="$duration" \
+      '$1 == id && $2 == label && $3 == seed && ($1 != "none" || $9 == len) { found = 1 } END { exit !found }' "$results" \
+      || printf '%s\t%s\t%s\tnot run\t\t\t%s\t\t%s\t\n' "$id" "$label" "$seed" \
+        "its run ended without recording a result; its logs: run-$n.out, run-$n.err" "$duration" >> "$unrecorded"
+  done
+done
 # The exit status, from the results (a resumed run's earlier rows count as they did then): a control that
 # flagged, a mutant not built, and with --require-caught a mutant's run not caught.
 if awk -F'\t' -v gate="$require_caught" '($1 == "none" && $4 != "missed") || $4 == "not built" \
-    || (gate == 1 && $1 != "none" && $4 != "caught") { found = 1 } END { exit !found }' "$results"; then
+    || (gate == 1 && $1 != "none" && $4 != "caught") || $4 == "not run" { found = 1 } END { exit !found }' \
+    "$results" "$unrecorded"; then
   status=1
 fi
 
-# The results in the order of the seeds (runs made at once finish in any order), for the page.
-sorted="$work/results-in-seed-order.tsv"
-awk -F'\t' -v seeds="${seed_values[*]}" 'BEGIN { n = split(seeds, s, " "); for (i = 1; i <= n; i++) rank[s[i]] = i }
-  { print rank[$3] + 0 "\t" $0 }' "$results" | sort -t$'\t' -k1,1n -s | cut -f2- > "$sorted"
+# The results in the order of the plan (the controls first, a longer control after its own), then of the seeds,
+# whatever order the runs finished in, for the page.
+sorted="$work/results-in-order.tsv"
+printf '%s\n' "${plan[@]}" | awk -F'\t' -v seeds="${seed_values[*]}" -v duration="$duration" '
+  BEGIN { n = split(seeds, s, " "); for (i = 1; i <= n; i++) seed_rank[s[i]] = i }
+  NR == FNR { label = $2 ($3 == "-" ? "" : " " $3); if (!(($1 "\t" label) in rank)) rank[$1 "\t" label] = ++r; next }
+  { print rank[$1 "\t" $2] + 0 "\t" ($1 == "none" && $9 != duration ? 1 : 0) "\t" seed_rank[$3] + 0 "\t" $0 }' - "$results" "$unrecorded" \
+  | sort -t$'\t' -k1,1n -k2,2n -k3,3n -s | cut -f4- > "$sorted"
 # The page: one row per mutant and store, then every run, then how to rerun one.
 mkdir -p "$(dirname "$out")"
 page_tmp="$(mktemp "$(dirname "$out")/.mutants.md.XXXXXX")"
@@ -647,12 +689,7 @@ bug_of() { rows | awk -F'\t' -v id="$1" '$1 == id { print $4 }'; }
         printf "| `%s` | %s | %s | %d of %d | %s | %s | %s | %s%s |\n", id, store, seeds, caught, runs, after, beyond,
           (rules == "" ? "none" : rules), bug, (note == "" ? "" : " (" note ")")
       }' "$sorted"
-  done < <(printf '%s\n' "${plan[@]}" | awk -F'\t' -v duration="$duration" '
-      # in the order of the plan (the controls first), whatever order the runs finished in; a longer control after its own
-      NR == FNR { label = $2 ($3 == "-" ? "" : " " $3); if (!(($1 "\t" label) in rank)) rank[$1 "\t" label] = ++r; next }
-      { k = $1 "\t" $2 "\t" ($1 == "none" ? $9 : "") }
-      !seen[k]++ { print rank[$1 "\t" $2] + 0 "\t" ($1 == "none" && $9 != duration ? 1 : 0) "\t" k }' - "$sorted" \
-      | sort -t$'\t' -k1,1n -k2,2n -s | cut -f3-)
+  done < <(awk -F'\t' '!seen[$1 "\t" $2 "\t" ($1 == "none" ? $9 : "")]++ { print $1 "\t" $2 "\t" ($1 == "none" ? $9 : "") }' "$sorted")
   echo
   echo "## Missed or not run"
   echo
@@ -684,7 +721,7 @@ bug_of() { rows | awk -F'\t' -v id="$1" '$1 == id { print $4 }'; }
   if ((jobs_wanted == 1)); then
     echo "* one nemesis at a time; a run takes the duration, the wait for the last answers, and the same"
   else
-    echo "* $jobs_wanted nemesis runs at a time (each in its own JVM with servers of its own), every control before the"
+    echo "* $jobs_wanted nemesis runs at a time (each in its own JVM with servers of its own), every control of $duration before the"
     echo "  first mutant, a run over HTTP (the filters, the sample) alone; a run takes the duration, the wait for the last answers, and the same"
   fi
   echo "  schedule again with the provider deduplicating on the key when the first pass had explained duplicates"
