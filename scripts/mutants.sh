@@ -19,6 +19,10 @@
 #                                                 the run in progress, a mutant's longer run its shorter one too)
 #   bash scripts/mutants.sh --jobs 3 ...          three nemesis runs at a time (default one); a run over HTTP (the
 #                                                 filters, the sample), which fills the machine, still runs alone
+#   bash scripts/mutants.sh --resume --page-only ...
+#                                                 writes the page from the run kept in .mutants-run as it stands,
+#                                                 running nothing (a run stopped for good: the runs it did not
+#                                                 make are listed as not run); its own arguments, any commit
 #   bash scripts/mutants.sh --list                the mutants and their stores
 #   bash scripts/mutants.sh --build-only          builds every mutant (and checks it shadows the jar), runs none
 #   bash scripts/mutants.sh --require-caught      as a gate: exits 1 when any mutant's run is not caught (with
@@ -52,7 +56,7 @@ usage() {
   [[ $# -gt 0 ]] && echo "mutants.sh: $*" >&2
   echo "usage: bash scripts/mutants.sh [--quick] [--only ID,...] [--stores STORE,...] [--seeds N] [--seed-list S,...]" >&2
   echo "                               [--duration TIME] [--longer TIME] [--control] [--jobs N] [--resume] [--require-caught]" >&2
-  echo "                               [--list] [--build-only]" >&2
+  echo "                               [--page-only] [--list] [--build-only]" >&2
   exit 2
 }
 
@@ -61,7 +65,7 @@ rows() {
   grep -v '^#' "$manifest" | grep -v '^id	' | grep -v '^[[:space:]]*$'
 }
 
-only=""; stores_wanted=""; seeds=""; seed_list=""; duration=""; longer=""; jobs_wanted=1; resume=0; quick=0; control=0; build_only=0; require_caught=0
+only=""; stores_wanted=""; seeds=""; seed_list=""; duration=""; longer=""; jobs_wanted=1; resume=0; page_only=0; quick=0; control=0; build_only=0; require_caught=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --only) [[ $# -ge 2 ]] || usage "--only needs a list of mutant ids"; only="$2"; shift 2 ;;
@@ -74,6 +78,7 @@ while [[ $# -gt 0 ]]; do
     --quick) quick=1; shift ;;
     --control) control=1; shift ;;
     --resume) resume=1; shift ;;
+    --page-only) page_only=1; shift ;;
     --require-caught) require_caught=1; shift ;;
     --build-only) build_only=1; shift ;;
     --list) rows | awk -F'\t' '{ printf "%-36s %-24s %s\n", $1, $2, ($3 == "-" ? "" : $3) }'; exit 0 ;;
@@ -84,6 +89,7 @@ done
 
 [[ -f "$manifest" ]] || usage "no manifest at $manifest"
 if [[ -n "$seeds" && -n "$seed_list" ]]; then usage "--seeds and --seed-list exclude each other"; fi
+[[ $page_only == 0 || $resume == 1 ]] || usage "--page-only writes the page of a kept run: it needs --resume"
 [[ "$jobs_wanted" =~ ^[1-9]$ ]] || usage "--jobs must be 1 to 9, got '$jobs_wanted'"
 if ((jobs_wanted > 1)); then
   for var in IDEMLAB_REDIS_URL IDEMLAB_PG_URL; do
@@ -181,16 +187,29 @@ stop_runs() {
 settings="commit=$(git log -1 --format=%h -- . ':(exclude)results')$(git diff --quiet HEAD -- . ':(exclude)results' || echo ' (with uncommitted changes)') only=$only stores=$stores_wanted seeds=${seed_list:-$seeds} duration=$duration longer=$longer control=$control quick=$quick jobs=$jobs_wanted"
 if [[ $resume == 1 && $build_only == 0 ]]; then
   work="$repo/.mutants-run"
-  if [[ -f "$work/settings" ]]; then
-    if [[ "$(cat "$work/settings")" != "$settings" ]]; then
-      echo "mutants.sh: .mutants-run holds a run of other settings or another commit:" >&2
-      echo "  it:  $(cat "$work/settings")" >&2
-      echo "  now: $settings" >&2
-      echo "remove .mutants-run to start afresh, or run with its arguments on its commit" >&2
-      exit 2
-    fi
+  # (--page-only runs nothing: a run kept from an earlier commit is read as that commit made it, its page header
+  # naming that commit)
+  without_commit() { sed -E 's/^commit=[0-9a-f]+( \(with uncommitted changes\))? //'; }
+  if [[ $page_only == 1 && ! -f "$work/settings" ]]; then
+    usage "--page-only: no run kept in .mutants-run"
+  elif [[ $page_only == 1 && "$(without_commit < "$work/settings")" != "$(without_commit <<<"$settings")" ]]; then
+    echo "mutants.sh: .mutants-run holds a run of other settings:" >&2
+    echo "  it:  $(cat "$work/settings")" >&2
+    echo "  now: $settings" >&2
+    exit 2
+  elif [[ $page_only == 0 && -f "$work/settings" && "$(cat "$work/settings")" != "$settings" ]]; then
+    echo "mutants.sh: .mutants-run holds a run of other settings or another commit:" >&2
+    echo "  it:  $(cat "$work/settings")" >&2
+    echo "  now: $settings" >&2
+    echo "remove .mutants-run to start afresh, or run with its arguments on its commit" >&2
+    exit 2
+  elif [[ -f "$work/settings" ]]; then
     read -r -a seed_values < "$work/seeds"
-    echo "resuming the run kept in .mutants-run: $(wc -l < "$work/results.tsv") runs recorded already"
+    if [[ $page_only == 1 ]]; then
+      echo "the page of the run kept in .mutants-run ($(cut -d' ' -f1 "$work/settings")): $(wc -l < "$work/results.tsv") runs recorded"
+    else
+      echo "resuming the run kept in .mutants-run: $(wc -l < "$work/results.tsv") runs recorded already"
+    fi
   else
     mkdir -p "$work"
     echo "$settings" > "$work/settings.tmp"
@@ -557,6 +576,7 @@ throttle() {
 }
 phase=controls
 for entry in "${plan[@]}"; do
+  [[ $page_only == 0 ]] || break
   IFS=$'\t' read -r id store args <<<"$entry"
   # The page's store column: the store, and the run's extra arguments where it has some.
   label="$store"; [[ "$args" != - ]] && label="$store $args"
@@ -606,7 +626,8 @@ for entry in "${plan[@]}"; do
     awk -F'\t' -v id="$id" -v label="$label" -v seed="$seed" -v len="$duration" \
       '$1 == id && $2 == label && $3 == seed && ($1 != "none" || $9 == len) { found = 1 } END { exit !found }' "$results" \
       || printf '%s\t%s\t%s\tnot run\t\t\t%s\t\t%s\t\n' "$id" "$label" "$seed" \
-        "its run ended without recording a result; its logs: run-$n.out, run-$n.err" "$duration" >> "$unrecorded"
+        "$( ((page_only)) && echo "the kept run had not made it when its page was written" \
+          || echo "its run ended without recording a result; its logs: run-$n.out, run-$n.err")" "$duration" >> "$unrecorded"
   done
 done
 # The exit status, from the results (a resumed run's earlier rows count as they did then): a control that
@@ -661,6 +682,11 @@ bug_of() { rows | awk -F'\t' -v id="$1" '$1 == id { print $4 }'; }
     [[ -z "$longer" ]] || echo "A control of $longer runs once per store and seed where a mutant's run is made again for $longer, before it."
   fi
   echo
+  if [[ $page_only == 1 ]]; then
+    echo "Written from the run as it stood when it was stopped for good (\`--page-only\`): the runs it had not made"
+    echo "are listed as not run."
+    echo
+  fi
   echo "seeds: ${seed_values[*]}"
   echo
   awk -F'\t' -v longer="$longer" '$1 != "none" { runs++; if ($4 == "caught") { caught++; if ($10 != "") late++ }
