@@ -3,7 +3,7 @@
 # every page carries the header of scripts/lib/page.sh and that all of them name the commit the publish
 # started from, and writes that commit into the index (results/README.md).
 #
-#   bash scripts/publish.sh                  every step below (about 4.5 hours on 2 cores, 3 of them the
+#   bash scripts/publish.sh                  every step below (about 3.75 hours on 2 cores, 2.25 of them the
 #                                            mutants, and the nemesis's layers about 30 minutes more)
 #   bash scripts/publish.sh --list           the steps and the command each runs
 #   bash scripts/publish.sh --only STEP,...  the steps named, one after the other, then the check
