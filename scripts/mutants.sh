@@ -525,7 +525,11 @@ if [[ $resume == 1 ]]; then
 fi
 # Whether the results hold mutant $1's run on store label $2 and seed $3 already (a resumed run).
 recorded() {
-  [[ $resume == 1 ]] && awk -F'\t' -v id="$1" -v label="$2" -v seed="$3" -v len="$duration" \
+  [[ $resume == 1 ]] && has_row "$@"
+}
+# Whether the results hold a row of mutant $1 on store label $2 and seed $3 (a control's of the runs' length).
+has_row() {
+  awk -F'\t' -v id="$1" -v label="$2" -v seed="$3" -v len="$duration" \
     '$1 == id && $2 == label && $3 == seed && ($1 != "none" || $9 == len) { found = 1 } END { exit !found }' "$results"
 }
 
@@ -623,8 +627,7 @@ for entry in "${plan[@]}"; do
   label="$store"; [[ "$args" != - ]] && label="$store $args"
   for seed in "${seed_values[@]}"; do
     n=$((n + 1))
-    awk -F'\t' -v id="$id" -v label="$label" -v seed="$seed" -v len="$duration" \
-      '$1 == id && $2 == label && $3 == seed && ($1 != "none" || $9 == len) { found = 1 } END { exit !found }' "$results" \
+    has_row "$id" "$label" "$seed" \
       || printf '%s\t%s\t%s\tnot run\t\t\t%s\t\t%s\t\n' "$id" "$label" "$seed" \
         "$( ((page_only)) && echo "the kept run had not made it when its page was written" \
           || echo "its run ended without recording a result; its logs: run-$n.out, run-$n.err")" "$duration" >> "$unrecorded"
