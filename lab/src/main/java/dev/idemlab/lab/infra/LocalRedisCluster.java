@@ -304,6 +304,19 @@ public final class LocalRedisCluster implements AutoCloseable {
                     () -> "OK".equals(admin.node(replica.port()).clusterReplicate(masterId)));
         }
         awaitClusterOk();
+        // A replica's own view knows its master at once; gossip tells the other nodes later. Until it has,
+        // a client that reads the topology from them takes the replica for a master without slots.
+        ClusterAdmin.await("every node sees every replica as one", PATIENCE, () -> processes.values().stream()
+                .allMatch(p -> {
+                    Partitions view = admin.view(p.port());
+                    for (int i = 0; i < replicas.size(); i++) {
+                        RedisClusterNode seen = view.getPartitionByNodeId(idOf(replicas.get(i)));
+                        if (seen == null || !idOf(masters.get(i)).equals(seen.getSlaveOf())) {
+                            return false;
+                        }
+                    }
+                    return true;
+                }));
         for (RedisProcess replica : replicas) {
             awaitReplicaInSync(replica);
         }
