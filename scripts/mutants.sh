@@ -187,21 +187,16 @@ stop_runs() {
 settings="commit=$(git log -1 --format=%h -- . ':(exclude)results')$(git diff --quiet HEAD -- . ':(exclude)results' || echo ' (with uncommitted changes)') only=$only stores=$stores_wanted seeds=${seed_list:-$seeds} duration=$duration longer=$longer control=$control quick=$quick jobs=$jobs_wanted"
 if [[ $resume == 1 && $build_only == 0 ]]; then
   work="$repo/.mutants-run"
-  # (--page-only runs nothing: a run kept from an earlier commit is read as that commit made it, its page header
-  # naming that commit)
-  without_commit() { sed -E 's/^commit=[0-9a-f]+( \(with uncommitted changes\))? //'; }
+  # What a kept run must match: everything, or for --page-only, which runs nothing, everything but the commit (a
+  # run kept from an earlier commit is read as that commit made it, its page header naming that commit).
+  comparable() { if [[ $page_only == 1 ]]; then sed -E 's/^commit=[0-9a-f]+( \(with uncommitted changes\))? //'; else cat; fi; }
   if [[ $page_only == 1 && ! -f "$work/settings" ]]; then
     usage "--page-only: no run kept in .mutants-run"
-  elif [[ $page_only == 1 && "$(without_commit < "$work/settings")" != "$(without_commit <<<"$settings")" ]]; then
-    echo "mutants.sh: .mutants-run holds a run of other settings:" >&2
+  elif [[ -f "$work/settings" && "$(comparable < "$work/settings")" != "$(comparable <<<"$settings")" ]]; then
+    echo "mutants.sh: .mutants-run holds a run of other settings$( ((page_only)) || echo ' or another commit'):" >&2
     echo "  it:  $(cat "$work/settings")" >&2
     echo "  now: $settings" >&2
-    exit 2
-  elif [[ $page_only == 0 && -f "$work/settings" && "$(cat "$work/settings")" != "$settings" ]]; then
-    echo "mutants.sh: .mutants-run holds a run of other settings or another commit:" >&2
-    echo "  it:  $(cat "$work/settings")" >&2
-    echo "  now: $settings" >&2
-    echo "remove .mutants-run to start afresh, or run with its arguments on its commit" >&2
+    ((page_only)) || echo "remove .mutants-run to start afresh, or run with its arguments on its commit" >&2
     exit 2
   elif [[ -f "$work/settings" ]]; then
     read -r -a seed_values < "$work/seeds"
